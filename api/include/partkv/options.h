@@ -1,0 +1,40 @@
+// Options for opening a store, creating tables and writing.
+//
+// All option structs are plain aggregates with defaults that match Azure Table's behaviour where
+// it has one; the comment on each field says where a default comes from.
+
+#ifndef PARTKV_OPTIONS_H_
+#define PARTKV_OPTIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace partkv {
+
+struct StoreOptions {
+  // Create the store directory and an empty store when `path` holds none.
+  bool create_if_missing = true;
+  // Fail with AlreadyExists when `path` already holds a store.
+  bool error_if_exists = false;
+  // The one memory budget of the store, in bytes: the shared block cache plus every physical
+  // partition's memtables. RocksDB's own fixed overheads (about 70 KB per physical partition,
+  // table readers of open files) come on top. Split half to the block cache, half to memtables.
+  size_t memory_budget_bytes = 64u << 20;
+};
+
+struct TableOptions {
+  // Number of physical partitions (RocksDB column families), each owning one contiguous range of
+  // the 64-bit XXH3 hash space of PartitionKeys. Fixed at creation; 1..1024.
+  uint32_t physical_partitions = 16;
+};
+
+struct WriteOptions {
+  // When true the write is fsync'ed to the write-ahead log before it is acknowledged, so it
+  // survives power loss; when false it survives a crash of the process, not of the machine.
+  bool sync = false;
+};
+
+}  // namespace partkv
+
+#endif  // PARTKV_OPTIONS_H_

@@ -1,0 +1,17 @@
+// partkv — an embedded, partitioned table store with Azure Table semantics on RocksDB.
+// Including this header brings in the whole public API.
+
+#ifndef PARTKV_PARTKV_H_
+#define PARTKV_PARTKV_H_
+
+#include "partkv/batch.h"
+#include "partkv/entity.h"
+#include "partkv/if_match.h"
+#include "partkv/options.h"
+#include "partkv/result.h"
+#include "partkv/status.h"
+#include "partkv/store.h"
+#include "partkv/table.h"
+#include "partkv/value.h"
+
+#endif  // PARTKV_PARTKV_H_

@@ -1,0 +1,73 @@
+// partkv::Store — one partkv store: a directory holding one RocksDB database with its catalog of
+// tables. The entry point of the library.
+//
+//   auto store = partkv::Store::Open("/var/lib/app/data");
+//   if (!store.ok()) { ...store.status()... }
+//   (void)store->CreateTable("Orders");
+//   auto orders = store->OpenTable("Orders");
+//
+// A Store is a move-only handle. All methods are thread-safe. The engine stays open while the
+// Store or any Table obtained from it lives, and closes when the last of them is destroyed.
+// One process at a time may open a store; a second Open of a store held by another process
+// fails with Busy.
+//
+// The on-disk format carries a version checked at open: a store written by a newer format is
+// refused with InvalidArgument naming both versions (docs/format.md).
+
+#ifndef PARTKV_STORE_H_
+#define PARTKV_STORE_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "partkv/options.h"
+#include "partkv/result.h"
+#include "partkv/table.h"
+
+namespace partkv {
+
+namespace engine {
+class StoreState;
+}  // namespace engine
+
+class Store {
+ public:
+  // Opens (or, with options.create_if_missing, creates) the store in directory `path`.
+  // InvalidArgument when `path` holds something that is not a partkv store or a store of an
+  // unknown format version; Busy when another process has it open; IOError on file-system errors.
+  static Result<Store> Open(std::string_view path, const StoreOptions& options = {});
+
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  ~Store();
+
+  // Creates a table. InvalidArgument for a bad name (Azure's rule: ^[A-Za-z][A-Za-z0-9]{2,62}$,
+  // not "tables") or partition count; AlreadyExists when a table of that name (compared
+  // case-insensitively) exists.
+  Status CreateTable(std::string_view name, const TableOptions& options = {});
+  // Drops a table and all its entities. NotFound when there is none.
+  Status DropTable(std::string_view name);
+  // Every table, sorted by name.
+  Result<std::vector<TableInfo>> ListTables() const;
+  // A handle on an existing table (name compared case-insensitively). NotFound when missing.
+  Result<Table> OpenTable(std::string_view name) const;
+
+  // Flushes every memtable to disk (for benchmarks and tools; never needed for durability).
+  Status Flush();
+  const std::string& path() const;
+
+  // For the engine.
+  engine::StoreState& state() const { return *state_; }
+
+ private:
+  explicit Store(std::shared_ptr<engine::StoreState> state);
+  std::shared_ptr<engine::StoreState> state_;
+};
+
+}  // namespace partkv
+
+#endif  // PARTKV_STORE_H_

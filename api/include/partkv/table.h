@@ -1,0 +1,90 @@
+// partkv::Table — a handle on one table of an open Store: entity reads, writes and batches.
+//
+// Obtain one with Store::OpenTable. A Table is a cheap, copyable handle; all copies refer to the
+// same table. Every method is thread-safe: any number of threads may use the same or different
+// handles concurrently. A handle keeps the store's engine alive, so it may outlive the Store
+// object it came from; after the table is dropped every method returns NotFound.
+//
+// Semantics follow Azure Table (design.md "Semantics"): (PartitionKey, RowKey) is unique and
+// Insert is atomic under any number of concurrent writers; Replace/Merge/Delete take an IfMatch
+// condition; every write gives the entity a new ETag that never repeats for that key (also across
+// restarts and wall-clock steps backwards) and a new Timestamp (the store's clock, never going
+// backwards for one entity). Entities are validated against Azure's limits before anything is
+// written; a violation is InvalidArgument naming the limit.
+
+#ifndef PARTKV_TABLE_H_
+#define PARTKV_TABLE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "partkv/batch.h"
+#include "partkv/entity.h"
+#include "partkv/if_match.h"
+#include "partkv/options.h"
+#include "partkv/result.h"
+
+namespace partkv {
+
+namespace engine {
+class TableState;
+}  // namespace engine
+
+// What a successful write assigned to the entity.
+struct WriteResult {
+  std::string etag;
+  DateTime timestamp;
+};
+
+// Catalog facts about a table.
+struct TableInfo {
+  std::string name;               // as created (names compare case-insensitively)
+  uint32_t id = 0;                // internal id: column families are named t<id>.p<i>
+  uint32_t physical_partitions = 0;
+  DateTime created;
+};
+
+class Table {
+ public:
+  const std::string& name() const;
+  TableInfo info() const;
+
+  // Inserts a new entity. AlreadyExists when (PartitionKey, RowKey) exists.
+  Result<WriteResult> Insert(const Entity& entity, const WriteOptions& options = {});
+  // Replaces the whole entity (properties absent from `entity` are dropped).
+  // NotFound when missing; PreconditionFailed when `if_match` does not hold.
+  Result<WriteResult> Replace(const Entity& entity, const IfMatch& if_match,
+                              const WriteOptions& options = {});
+  // Sets the properties of `entity` on the stored entity, keeping the others.
+  // NotFound when missing; PreconditionFailed when `if_match` does not hold.
+  Result<WriteResult> Merge(const Entity& entity, const IfMatch& if_match,
+                            const WriteOptions& options = {});
+  // Upserts: never fail on existence.
+  Result<WriteResult> InsertOrReplace(const Entity& entity, const WriteOptions& options = {});
+  Result<WriteResult> InsertOrMerge(const Entity& entity, const WriteOptions& options = {});
+  // Deletes. NotFound when missing; PreconditionFailed when `if_match` does not hold.
+  Status Delete(std::string_view partition_key, std::string_view row_key, const IfMatch& if_match,
+                const WriteOptions& options = {});
+
+  // The stored entity with its Timestamp and ETag. NotFound when missing.
+  Result<Entity> Get(std::string_view partition_key, std::string_view row_key) const;
+
+  // Applies every operation of `batch` atomically. On success returns one WriteResult per
+  // operation (an empty etag for deletes). On failure nothing is written and the Status names
+  // the failing operation's index (Status::failed_op()).
+  Result<std::vector<WriteResult>> Submit(const Batch& batch, const WriteOptions& options = {});
+
+  // For the engine: a handle on the shared table state.
+  explicit Table(std::shared_ptr<engine::TableState> state) : state_(std::move(state)) {}
+  engine::TableState& state() const { return *state_; }
+
+ private:
+  std::shared_ptr<engine::TableState> state_;
+};
+
+}  // namespace partkv
+
+#endif  // PARTKV_TABLE_H_

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs partkv's build and test dependencies from Debian's archive (Debian 12, as root).
+# Does nothing when everything is already installed.
+set -euo pipefail
+packages=(
+  ca-certificates cmake g++ make pkg-config git
+  librocksdb-dev libfmt-dev libxxhash-dev libssl-dev
+  nlohmann-json3-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
