@@ -2,6 +2,7 @@
 
 #include "partkv/value.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -233,8 +234,8 @@ std::string Value::DebugString() const {
       if (std::isnan(v)) return "NaN";
       if (std::isinf(v)) return v > 0 ? "INF" : "-INF";
       char buf[40];
-      std::snprintf(buf, sizeof(buf), "%.17g", v);
-      std::string s = buf;
+      auto res = std::to_chars(buf, buf + sizeof(buf), v);  // shortest round-trip form
+      std::string s(buf, res.ptr);
       if (s.find_first_of(".eE") == std::string::npos) s += ".0";
       return s;
     }

@@ -1,0 +1,37 @@
+// Store: the public facade over engine::StoreState.
+
+#include "partkv/store.h"
+
+#include "engine/store_state.h"
+#include "engine/table_state.h"
+
+namespace partkv {
+
+Store::Store(std::shared_ptr<engine::StoreState> state) : state_(std::move(state)) {}
+Store::Store(Store&&) noexcept = default;
+Store& Store::operator=(Store&&) noexcept = default;
+Store::~Store() = default;
+
+Result<Store> Store::Open(std::string_view path, const StoreOptions& options) {
+  PARTKV_ASSIGN_OR_RETURN(auto state, engine::StoreState::Open(std::string(path), options));
+  return Store(std::move(state));
+}
+
+Status Store::CreateTable(std::string_view name, const TableOptions& options) {
+  return state_->CreateTable(name, options);
+}
+
+Status Store::DropTable(std::string_view name) { return state_->DropTable(name); }
+
+Result<std::vector<TableInfo>> Store::ListTables() const { return state_->ListTables(); }
+
+Result<Table> Store::OpenTable(std::string_view name) const {
+  PARTKV_ASSIGN_OR_RETURN(auto data, state_->FindTable(name));
+  return Table(std::make_shared<engine::TableState>(state_, std::move(data)));
+}
+
+Status Store::Flush() { return state_->Flush(); }
+
+const std::string& Store::path() const { return state_->path(); }
+
+}  // namespace partkv

@@ -1,0 +1,67 @@
+// Table and Batch: the public facade over engine::TableState.
+
+#include "partkv/table.h"
+
+#include "engine/table_state.h"
+
+namespace partkv {
+
+std::string_view OpTypeName(OpType type) {
+  switch (type) {
+    case OpType::kInsert: return "insert";
+    case OpType::kReplace: return "replace";
+    case OpType::kMerge: return "merge";
+    case OpType::kInsertOrReplace: return "insert-or-replace";
+    case OpType::kInsertOrMerge: return "insert-or-merge";
+    case OpType::kDelete: return "delete";
+  }
+  return "unknown";
+}
+
+const std::string& Table::name() const { return state_->data().record().name; }
+
+TableInfo Table::info() const {
+  const auto& r = state_->data().record();
+  return TableInfo{r.name, r.id, static_cast<uint32_t>(r.lower_bounds.size()),
+                   DateTime{r.created_ticks}};
+}
+
+Result<WriteResult> Table::Insert(const Entity& entity, const WriteOptions& options) {
+  return state_->Write(OpType::kInsert, entity, IfMatch::Any(), options);
+}
+
+Result<WriteResult> Table::Replace(const Entity& entity, const IfMatch& if_match,
+                                   const WriteOptions& options) {
+  return state_->Write(OpType::kReplace, entity, if_match, options);
+}
+
+Result<WriteResult> Table::Merge(const Entity& entity, const IfMatch& if_match,
+                                 const WriteOptions& options) {
+  return state_->Write(OpType::kMerge, entity, if_match, options);
+}
+
+Result<WriteResult> Table::InsertOrReplace(const Entity& entity, const WriteOptions& options) {
+  return state_->Write(OpType::kInsertOrReplace, entity, IfMatch::Any(), options);
+}
+
+Result<WriteResult> Table::InsertOrMerge(const Entity& entity, const WriteOptions& options) {
+  return state_->Write(OpType::kInsertOrMerge, entity, IfMatch::Any(), options);
+}
+
+Status Table::Delete(std::string_view partition_key, std::string_view row_key,
+                     const IfMatch& if_match, const WriteOptions& options) {
+  return state_
+      ->Write(OpType::kDelete, Entity(std::string(partition_key), std::string(row_key)), if_match,
+              options)
+      .status();
+}
+
+Result<Entity> Table::Get(std::string_view partition_key, std::string_view row_key) const {
+  return state_->Get(partition_key, row_key);
+}
+
+Result<std::vector<WriteResult>> Table::Submit(const Batch& batch, const WriteOptions& options) {
+  return state_->Submit(batch, options);
+}
+
+}  // namespace partkv

@@ -1,0 +1,24 @@
+// ETags: the text form of a store-wide, never-repeating 64-bit version (docs/format.md "ETags").
+//
+//   ETag = W/"0x" + 16 upper-case hex digits of the version + "
+//
+// The version is issued by StoreState::NextEtagVersion, so it is unique across every entity of
+// the store and across restarts, whatever the wall clock does.
+
+#ifndef PARTKV_ENGINE_ETAG_H_
+#define PARTKV_ENGINE_ETAG_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace partkv::engine {
+
+std::string FormatEtag(uint64_t version);
+// The version of a well-formed ETag; nullopt for anything else (which then matches nothing).
+std::optional<uint64_t> ParseEtag(std::string_view etag);
+
+}  // namespace partkv::engine
+
+#endif  // PARTKV_ENGINE_ETAG_H_

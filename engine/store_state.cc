@@ -1,0 +1,396 @@
+#include "engine/store_state.h"
+
+#include <chrono>
+#include <filesystem>
+#include <random>
+#include <set>
+
+#include "engine/rocks_status.h"
+#include "engine/validation.h"
+#include "rocksdb/cache.h"
+#include "rocksdb/convenience.h"
+#include "rocksdb/filter_policy.h"
+#include "rocksdb/table.h"
+#include "rocksdb/write_buffer_manager.h"
+
+namespace partkv::engine {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ETag versions are reserved on disk in blocks, so issuing one costs an atomic increment and a
+// synced meta write happens once per block.
+constexpr uint64_t kEtagReserveBlock = 1u << 20;
+constexpr uint32_t kMaxPhysicalPartitions = 1024;
+constexpr size_t kMinMemoryBudget = 4u << 20;
+
+int64_t SystemTicks() {
+  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  return DateTime::FromUnixMicros(micros).ticks;
+}
+
+std::string RandomBytes(size_t n) {
+  std::random_device rd;
+  std::string out(n, '\0');
+  for (auto& c : out) c = static_cast<char>(rd() & 0xFF);
+  return out;
+}
+
+Result<uint64_t> ReadNumber(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const char* key) {
+  std::string v;
+  rocksdb::Status s = db->Get(rocksdb::ReadOptions(), cf, key, &v);
+  if (s.IsNotFound()) return Status::NotFound(key);
+  if (!s.ok()) return FromRocks(s, std::string("read ") + key);
+  uint64_t out = 0;
+  if (v.empty() || v.size() > 20) return Status::Corruption(std::string("meta ") + key + " is not a number");
+  for (char c : v) {
+    if (c < '0' || c > '9') return Status::Corruption(std::string("meta ") + key + " is not a number");
+    out = out * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return out;
+}
+
+rocksdb::CompressionType ChooseCompression() {
+  for (auto t : rocksdb::GetSupportedCompressions()) {
+    if (t == rocksdb::kLZ4Compression) return t;
+  }
+  return rocksdb::kSnappyCompression;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
+                                                      const StoreOptions& options) {
+  if (path.empty()) return Status::InvalidArgument("store path is empty");
+  if (options.memory_budget_bytes < kMinMemoryBudget) {
+    return Status::InvalidArgument("memory_budget_bytes is " +
+                                   std::to_string(options.memory_budget_bytes) +
+                                   "; the minimum is 4 MiB");
+  }
+  std::error_code ec;
+  bool dir_exists = fs::exists(path, ec);
+  if (dir_exists && !fs::is_directory(path, ec)) {
+    return Status::InvalidArgument("store path '" + path + "' exists and is not a directory");
+  }
+  bool has_db = dir_exists && fs::exists(fs::path(path) / "CURRENT", ec);
+  if (!has_db) {
+    if (!options.create_if_missing) {
+      return Status::NotFound("no partkv store at '" + path + "' (create_if_missing is off)");
+    }
+    if (dir_exists && !fs::is_empty(path, ec)) {
+      return Status::InvalidArgument("'" + path +
+                                     "' is not a partkv store: the directory is not empty and "
+                                     "holds no store");
+    }
+  } else if (options.error_if_exists) {
+    return Status::AlreadyExists("a store exists at '" + path + "' (error_if_exists is on)");
+  }
+
+  std::shared_ptr<StoreState> st(new StoreState());
+  st->path_ = path;
+
+  // One budget: the block cache's capacity; memtables are charged to the same cache through the
+  // write-buffer manager and may use at most half of it.
+  auto cache = rocksdb::NewLRUCache(options.memory_budget_bytes);
+  auto wbm = std::make_shared<rocksdb::WriteBufferManager>(options.memory_budget_bytes / 2, cache);
+
+  rocksdb::BlockBasedTableOptions table_options;
+  table_options.block_cache = cache;
+  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table_options.whole_key_filtering = true;  // insert-if-absent probes whole keys
+  table_options.cache_index_and_filter_blocks = true;
+  table_options.pin_l0_filter_and_index_blocks_in_cache = true;
+  table_options.format_version = 5;
+  auto table_factory = std::shared_ptr<rocksdb::TableFactory>(
+      rocksdb::NewBlockBasedTableFactory(table_options));
+
+  rocksdb::ColumnFamilyOptions cf;
+  cf.table_factory = table_factory;
+  cf.write_buffer_size =
+      std::clamp<size_t>(options.memory_budget_bytes / 8, size_t{1} << 20, size_t{64} << 20);
+  cf.max_write_buffer_number = 3;
+  // Small arena blocks: with hundreds of column families the default (write_buffer_size / 8 per
+  // memtable) would charge the shared write-buffer manager into a flush storm.
+  cf.arena_block_size = 64 * 1024;
+  cf.memtable_prefix_bloom_size_ratio = 0.02;
+  cf.memtable_whole_key_filtering = true;
+  cf.level_compaction_dynamic_level_bytes = true;
+  cf.compression = ChooseCompression();
+  st->partition_options_ = cf;
+
+  rocksdb::ColumnFamilyOptions meta_cf;
+  meta_cf.table_factory = table_factory;
+  meta_cf.write_buffer_size = 1 << 20;
+  meta_cf.arena_block_size = 64 * 1024;
+
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = !has_db;
+  db_options.write_buffer_manager = wbm;
+  db_options.max_background_jobs = 2;
+  db_options.keep_log_file_num = 3;
+  db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  db_options.avoid_unnecessary_blocking_io = true;
+
+  std::vector<std::string> names;
+  if (has_db) {
+    rocksdb::Status s = rocksdb::DB::ListColumnFamilies(db_options, path, &names);
+    if (!s.ok()) return FromRocks(s, "open store '" + path + "'");
+    if (std::find(names.begin(), names.end(), kMetaColumnFamily) == names.end()) {
+      return Status::InvalidArgument("'" + path +
+                                     "' is not a partkv store: it is a RocksDB database "
+                                     "without partkv's meta column family");
+    }
+  } else {
+    names = {rocksdb::kDefaultColumnFamilyName};
+  }
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (const auto& n : names) {
+    if (n == kMetaColumnFamily) {
+      descriptors.emplace_back(n, meta_cf);
+    } else if (n == rocksdb::kDefaultColumnFamilyName) {
+      descriptors.emplace_back(n, meta_cf);
+    } else {
+      descriptors.emplace_back(n, cf);
+    }
+  }
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &handles, &raw);
+  if (!s.ok()) return FromRocks(s, "open store '" + path + "'");
+  st->db_.reset(raw);
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == kMetaColumnFamily) {
+      st->meta_ = handles[i];
+      handles[i] = nullptr;
+    } else if (names[i] == rocksdb::kDefaultColumnFamilyName) {
+      st->default_ = handles[i];
+      handles[i] = nullptr;
+    }
+  }
+
+  if (!has_db) {
+    s = st->db_->CreateColumnFamily(meta_cf, kMetaColumnFamily, &st->meta_);
+    if (!s.ok()) return FromRocks(s, "create meta column family");
+    rocksdb::WriteBatch wb;
+    wb.Put(st->meta_, kFormatKey, std::to_string(kStoreFormatVersion));
+    wb.Put(st->meta_, kSecretKey, RandomBytes(32));
+    wb.Put(st->meta_, kEtagReservedKey, "1");
+    wb.Put(st->meta_, kNextTableIdKey, "1");
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    s = st->db_->Write(wo, &wb);
+    if (!s.ok()) return FromRocks(s, "initialise store");
+  }
+
+  auto format = ReadNumber(st->db_.get(), st->meta_, kFormatKey);
+  if (!format.ok()) {
+    return Status::InvalidArgument("'" + path + "' is not a partkv store: no format version (" +
+                                   format.status().ToString() + ")");
+  }
+  if (*format != kStoreFormatVersion) {
+    return Status::InvalidArgument(
+        "store '" + path + "' has on-disk format version " + std::to_string(*format) +
+        "; this build of partkv reads only format version " +
+        std::to_string(kStoreFormatVersion) + " (docs/format.md)");
+  }
+  s = st->db_->Get(rocksdb::ReadOptions(), st->meta_, kSecretKey, &st->secret_);
+  if (!s.ok() || st->secret_.size() != 32) return Status::Corruption("store secret missing or malformed");
+  auto reserved = ReadNumber(st->db_.get(), st->meta_, kEtagReservedKey);
+  if (!reserved.ok()) return reserved.status().WithContext("store meta");
+  // Every version below the reserved mark may have been issued before a crash: start above it.
+  st->next_etag_ = *reserved;
+  st->etag_limit_ = *reserved;
+  auto next_id = ReadNumber(st->db_.get(), st->meta_, kNextTableIdKey);
+  if (!next_id.ok()) return next_id.status().WithContext("store meta");
+  st->next_table_id_ = static_cast<uint32_t>(*next_id);
+
+  Status ls = st->LoadCatalog(&handles, names);
+  if (!ls.ok()) {
+    for (auto* h : handles) {
+      if (h != nullptr) st->db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+    }
+    return ls;
+  }
+  return st;
+}
+
+Status StoreState::LoadCatalog(std::vector<rocksdb::ColumnFamilyHandle*>* handles,
+                               const std::vector<std::string>& names) {
+  std::map<std::string, size_t> by_name;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if ((*handles)[i] != nullptr) by_name[names[i]] = i;
+  }
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), meta_));
+  for (it->Seek(kTablePrefix); it->Valid() && it->key().starts_with(kTablePrefix); it->Next()) {
+    auto record = DecodeTableRecord(it->value().ToStringView());
+    if (!record.ok()) return record.status();
+    std::vector<PhysicalPartition> parts;
+    for (uint32_t i = 0; i < record->lower_bounds.size(); ++i) {
+      auto found = by_name.find(PartitionColumnFamilyName(record->id, i));
+      if (found == by_name.end()) {
+        return Status::Corruption("table '" + record->name + "' lacks its column family " +
+                                  PartitionColumnFamilyName(record->id, i));
+      }
+      parts.push_back(PhysicalPartition{(*handles)[found->second], record->lower_bounds[i]});
+      (*handles)[found->second] = nullptr;
+      by_name.erase(found);
+    }
+    std::string key = LowerCase(record->name);
+    tables_[key] = std::make_shared<TableData>(db_.get(), std::move(*record), std::move(parts));
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "read catalog");
+  // Column families no table owns are left by a create or drop that crashed midway: drop them.
+  std::vector<rocksdb::ColumnFamilyHandle*> orphans;
+  for (auto& [name, index] : by_name) {
+    orphans.push_back((*handles)[index]);
+    (*handles)[index] = nullptr;
+  }
+  if (!orphans.empty()) {
+    rocksdb::Status s = db_->DropColumnFamilies(orphans);
+    for (auto* h : orphans) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+    if (!s.ok()) return FromRocks(s, "drop orphan column families");
+  }
+  return Status::OK();
+}
+
+StoreState::~StoreState() {
+  tables_.clear();  // destroys every partition handle while the database is open
+  if (db_) {
+    if (meta_ != nullptr) db_->DestroyColumnFamilyHandle(meta_).PermitUncheckedError();
+    if (default_ != nullptr) db_->DestroyColumnFamilyHandle(default_).PermitUncheckedError();
+    db_->Close().PermitUncheckedError();
+  }
+}
+
+Status StoreState::CreateTable(std::string_view name, const TableOptions& options) {
+  PARTKV_RETURN_IF_ERROR(ValidateTableName(name));
+  uint32_t n = options.physical_partitions;
+  if (n < 1 || n > kMaxPhysicalPartitions) {
+    return Status::InvalidArgument("physical_partitions is " + std::to_string(n) +
+                                   "; it must be 1.." + std::to_string(kMaxPhysicalPartitions));
+  }
+  std::lock_guard<std::mutex> lock(catalog_mu_);
+  std::string key = LowerCase(name);
+  if (tables_.count(key) != 0) {
+    return Status::AlreadyExists("table '" + std::string(name) + "' exists");
+  }
+  TableRecord record;
+  record.name = std::string(name);
+  record.id = next_table_id_;
+  record.created_ticks = NowTicks();
+  record.lower_bounds = EvenLowerBounds(n);
+
+  std::vector<std::string> cf_names;
+  for (uint32_t i = 0; i < n; ++i) cf_names.push_back(PartitionColumnFamilyName(record.id, i));
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  // One call for all of them: creating column families one by one is quadratic in their number.
+  rocksdb::Status s = db_->CreateColumnFamilies(partition_options_, cf_names, &handles);
+  if (!s.ok()) {
+    for (auto* h : handles) {
+      db_->DropColumnFamily(h).PermitUncheckedError();
+      db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+    }
+    return FromRocks(s, "create table '" + std::string(name) + "'");
+  }
+  rocksdb::WriteBatch wb;
+  wb.Put(meta_, TableKey(name), EncodeTableRecord(record));
+  wb.Put(meta_, kNextTableIdKey, std::to_string(record.id + 1));
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  s = db_->Write(wo, &wb);
+  if (!s.ok()) {
+    db_->DropColumnFamilies(handles).PermitUncheckedError();
+    for (auto* h : handles) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+    return FromRocks(s, "create table '" + std::string(name) + "'");
+  }
+  ++next_table_id_;
+  std::vector<PhysicalPartition> parts;
+  for (uint32_t i = 0; i < n; ++i) parts.push_back({handles[i], record.lower_bounds[i]});
+  tables_[key] = std::make_shared<TableData>(db_.get(), std::move(record), std::move(parts));
+  return Status::OK();
+}
+
+Status StoreState::DropTable(std::string_view name) {
+  std::lock_guard<std::mutex> lock(catalog_mu_);
+  auto it = tables_.find(LowerCase(name));
+  if (it == tables_.end()) return Status::NotFound("table '" + std::string(name) + "' does not exist");
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  // The catalog record goes first: a crash after it leaves orphan column families that the next
+  // open drops; the table is never half visible.
+  rocksdb::Status s = db_->Delete(wo, meta_, TableKey(name));
+  if (!s.ok()) return FromRocks(s, "drop table '" + std::string(name) + "'");
+  std::shared_ptr<TableData> data = it->second;
+  data->MarkDropped();
+  tables_.erase(it);
+  std::vector<rocksdb::ColumnFamilyHandle*> cfs;
+  for (const auto& p : data->partitions()) cfs.push_back(p.cf);
+  s = db_->DropColumnFamilies(cfs);
+  return FromRocks(s, "drop the column families of table '" + std::string(name) + "'");
+}
+
+std::vector<TableInfo> StoreState::ListTables() const {
+  std::lock_guard<std::mutex> lock(catalog_mu_);
+  std::vector<TableInfo> out;
+  for (const auto& [key, data] : tables_) {
+    const TableRecord& r = data->record();
+    out.push_back(TableInfo{r.name, r.id, static_cast<uint32_t>(r.lower_bounds.size()),
+                            DateTime{r.created_ticks}});
+  }
+  return out;
+}
+
+Result<std::shared_ptr<TableData>> StoreState::FindTable(std::string_view name) const {
+  std::lock_guard<std::mutex> lock(catalog_mu_);
+  auto it = tables_.find(LowerCase(name));
+  if (it == tables_.end()) return Status::NotFound("table '" + std::string(name) + "' does not exist");
+  return it->second;
+}
+
+Status StoreState::ReserveEtags(uint64_t needed) {
+  uint64_t limit = std::max(etag_limit_.load(), needed) + kEtagReserveBlock;
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  rocksdb::Status s = db_->Put(wo, meta_, kEtagReservedKey, std::to_string(limit));
+  if (!s.ok()) return FromRocks(s, "reserve ETag versions");
+  etag_limit_.store(limit, std::memory_order_release);
+  return Status::OK();
+}
+
+Result<uint64_t> StoreState::NextEtagVersion() {
+  uint64_t v = next_etag_.fetch_add(1, std::memory_order_relaxed);
+  if (v < etag_limit_.load(std::memory_order_acquire)) return v;
+  std::lock_guard<std::mutex> lock(etag_mu_);
+  if (v >= etag_limit_.load(std::memory_order_acquire)) {
+    PARTKV_RETURN_IF_ERROR(ReserveEtags(v + 1));
+  }
+  return v;
+}
+
+int64_t StoreState::NowTicks() {
+  int64_t now = clock_ ? clock_() : SystemTicks();
+  int64_t last = last_ticks_.load(std::memory_order_relaxed);
+  while (now > last && !last_ticks_.compare_exchange_weak(last, now, std::memory_order_relaxed)) {
+  }
+  return std::max(now, last);
+}
+
+void StoreState::SetClockForTesting(std::function<int64_t()> clock) { clock_ = std::move(clock); }
+
+Status StoreState::Flush() {
+  std::vector<rocksdb::ColumnFamilyHandle*> cfs{meta_};
+  std::vector<std::shared_ptr<TableData>> keep;
+  {
+    std::lock_guard<std::mutex> lock(catalog_mu_);
+    for (const auto& [key, data] : tables_) {
+      keep.push_back(data);
+      for (const auto& p : data->partitions()) cfs.push_back(p.cf);
+    }
+  }
+  return FromRocks(db_->Flush(rocksdb::FlushOptions(), cfs), "flush");
+}
+
+}  // namespace partkv::engine

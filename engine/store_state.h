@@ -1,0 +1,86 @@
+// StoreState: the open RocksDB database behind a Store, its catalog of tables, the ETag allocator
+// and the store's clock. Shared (std::shared_ptr) by the Store handle and every TableState, so the
+// database closes when the last of them goes.
+//
+// Ownership: StoreState owns the rocksdb::DB, the `meta` column family handle and, through
+// TableData, every partition column family handle; all handles are destroyed before the database
+// is closed. Thread-safety: all public methods are thread-safe; the catalog is guarded by a mutex,
+// the hot paths (clock, ETags) are lock-free in the common case.
+
+#ifndef PARTKV_ENGINE_STORE_STATE_H_
+#define PARTKV_ENGINE_STORE_STATE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/catalog.h"
+#include "engine/table_data.h"
+#include "partkv/options.h"
+#include "partkv/result.h"
+#include "partkv/table.h"
+#include "rocksdb/db.h"
+
+namespace partkv::engine {
+
+class StoreState {
+ public:
+  static Result<std::shared_ptr<StoreState>> Open(std::string path, const StoreOptions& options);
+  ~StoreState();
+  StoreState(const StoreState&) = delete;
+  StoreState& operator=(const StoreState&) = delete;
+
+  rocksdb::DB* db() const { return db_.get(); }
+  const std::string& path() const { return path_; }
+  // The per-store random secret keying continuation-token checksums (32 bytes).
+  const std::string& secret() const { return secret_; }
+
+  Status CreateTable(std::string_view name, const TableOptions& options);
+  Status DropTable(std::string_view name);
+  std::vector<TableInfo> ListTables() const;
+  Result<std::shared_ptr<TableData>> FindTable(std::string_view name) const;
+
+  // A new ETag version, never issued before by this store (also across restarts).
+  Result<uint64_t> NextEtagVersion();
+  // The store's time for a write: wall-clock ticks, never below the last one issued in this
+  // process, so Timestamps do not go backwards while the process runs.
+  int64_t NowTicks();
+  // Tests replace the wall clock (ticks since 0001-01-01) to simulate clock steps.
+  void SetClockForTesting(std::function<int64_t()> clock);
+
+  Status Flush();
+  const rocksdb::ColumnFamilyOptions& partition_options() const { return partition_options_; }
+
+ private:
+  StoreState() = default;
+  Status LoadCatalog(std::vector<rocksdb::ColumnFamilyHandle*>* handles,
+                     const std::vector<std::string>& names);
+  Status ReserveEtags(uint64_t needed);
+
+  std::string path_;
+  std::string secret_;
+  rocksdb::ColumnFamilyOptions partition_options_;
+  std::unique_ptr<rocksdb::DB> db_;
+  rocksdb::ColumnFamilyHandle* meta_ = nullptr;  // owned; destroyed in ~StoreState
+  rocksdb::ColumnFamilyHandle* default_ = nullptr;
+
+  mutable std::mutex catalog_mu_;
+  std::map<std::string, std::shared_ptr<TableData>> tables_;  // by lower-cased name
+  uint32_t next_table_id_ = 1;
+
+  std::mutex etag_mu_;
+  std::atomic<uint64_t> next_etag_{1};
+  std::atomic<uint64_t> etag_limit_{0};  // versions below this are reserved on disk
+
+  std::atomic<int64_t> last_ticks_{0};
+  std::function<int64_t()> clock_;  // null: the system clock
+};
+
+}  // namespace partkv::engine
+
+#endif  // PARTKV_ENGINE_STORE_STATE_H_

@@ -1,0 +1,31 @@
+#include "engine/table_data.h"
+
+#include <algorithm>
+
+#include "xxhash.h"
+
+namespace partkv::engine {
+
+uint64_t HashPartitionKey(std::string_view pk) { return XXH3_64bits(pk.data(), pk.size()); }
+uint64_t HashBytes(std::string_view bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
+
+TableData::TableData(rocksdb::DB* db, TableRecord record, std::vector<PhysicalPartition> partitions)
+    : db_(db), record_(std::move(record)), partitions_(std::move(partitions)) {}
+
+TableData::~TableData() {
+  for (auto& p : partitions_) {
+    if (p.cf != nullptr) db_->DestroyColumnFamilyHandle(p.cf).PermitUncheckedError();
+  }
+}
+
+size_t TableData::PartitionIndexOfHash(uint64_t hash) const {
+  auto it = std::upper_bound(partitions_.begin(), partitions_.end(), hash,
+                             [](uint64_t h, const PhysicalPartition& p) { return h < p.lower_bound; });
+  return static_cast<size_t>(it - partitions_.begin()) - 1;
+}
+
+size_t TableData::PartitionIndexOf(std::string_view pk) const {
+  return PartitionIndexOfHash(HashPartitionKey(pk));
+}
+
+}  // namespace partkv::engine

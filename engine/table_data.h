@@ -1,0 +1,67 @@
+// TableData: one open table's catalog record, its physical partitions (column family handles with
+// their hash ranges) and its row-lock stripes. Owned by StoreState's catalog and shared with every
+// TableState handle; the partition handles are destroyed with it, always before the database
+// closes (StoreState outlives every TableData reference holder).
+
+#ifndef PARTKV_ENGINE_TABLE_DATA_H_
+#define PARTKV_ENGINE_TABLE_DATA_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/catalog.h"
+#include "engine/validation.h"
+#include "rocksdb/db.h"
+
+namespace partkv::engine {
+
+struct PhysicalPartition {
+  rocksdb::ColumnFamilyHandle* cf = nullptr;
+  uint64_t lower_bound = 0;  // smallest XXH3 hash of a PartitionKey owned
+};
+
+class TableData {
+ public:
+  // Takes ownership of the handles in `partitions`.
+  TableData(rocksdb::DB* db, TableRecord record, std::vector<PhysicalPartition> partitions);
+  ~TableData();
+  TableData(const TableData&) = delete;
+  TableData& operator=(const TableData&) = delete;
+
+  const TableRecord& record() const { return record_; }
+  const std::vector<PhysicalPartition>& partitions() const { return partitions_; }
+  const Limits& limits() const { return limits_; }
+
+  // The physical partition owning PartitionKey `pk` (by its XXH3 hash).
+  size_t PartitionIndexOf(std::string_view pk) const;
+  size_t PartitionIndexOfHash(uint64_t hash) const;
+
+  // Row locks: writes to a row hold the stripe of the row's key hash. Batches lock their stripes
+  // in ascending index order, so lockers never deadlock.
+  static constexpr size_t kLockStripes = 1024;
+  std::mutex& Stripe(size_t index) { return stripes_[index]; }
+  static size_t StripeOf(uint64_t key_hash) { return key_hash % kLockStripes; }
+
+  bool dropped() const { return dropped_.load(std::memory_order_acquire); }
+  void MarkDropped() { dropped_.store(true, std::memory_order_release); }
+
+ private:
+  rocksdb::DB* db_;
+  TableRecord record_;
+  std::vector<PhysicalPartition> partitions_;
+  Limits limits_ = Limits::AzureTable();
+  std::array<std::mutex, kLockStripes> stripes_;
+  std::atomic<bool> dropped_{false};
+};
+
+uint64_t HashPartitionKey(std::string_view pk);
+uint64_t HashBytes(std::string_view bytes);
+
+}  // namespace partkv::engine
+
+#endif  // PARTKV_ENGINE_TABLE_DATA_H_

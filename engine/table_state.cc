@@ -1,0 +1,247 @@
+#include "engine/table_state.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <unordered_set>
+
+#include "engine/etag.h"
+#include "engine/key_codec.h"
+#include "engine/rocks_status.h"
+#include "engine/validation.h"
+#include "engine/value_codec.h"
+#include "rocksdb/write_batch.h"
+
+namespace partkv::engine {
+namespace {
+
+// Offset of the fixed64 timestamp in an encoded value (after the version byte).
+constexpr size_t kTimestampOffset = 1;
+
+void PatchTimestamp(std::string* value, int64_t ticks) {
+  for (int i = 0; i < 8; ++i) {
+    (*value)[kTimestampOffset + i] = static_cast<char>(static_cast<uint64_t>(ticks) >> (8 * i));
+  }
+}
+
+bool NeedsEntityValidation(OpType type) { return type != OpType::kDelete; }
+
+// What one operation will do to its row, decided under the row's lock.
+struct Prepared {
+  bool is_delete = false;
+  std::string value;  // the new encoded value when !is_delete
+  WriteResult result;
+};
+
+std::string RowDescription(const Entity& e) {
+  return "(PartitionKey '" + e.partition_key() + "', RowKey '" + e.row_key() + "')";
+}
+
+// Decides an operation against the row's current encoded value (nullopt when absent).
+// `encoded` holds the entity already encoded with `header` for the operations that write the
+// caller's properties as they are (everything but Merge on an existing row).
+Status Decide(OpType type, const Entity& entity, const IfMatch& if_match,
+              std::optional<std::string_view> current, const ValueHeader& header,
+              std::string encoded, Prepared* out) {
+  ValueHeader cur;
+  if (current) PARTKV_RETURN_IF_ERROR(DecodeValueHeader(*current, &cur));
+  bool conditional = type == OpType::kReplace || type == OpType::kMerge || type == OpType::kDelete;
+  if (type == OpType::kInsert && current) {
+    return Status::AlreadyExists("entity " + RowDescription(entity) + " already exists");
+  }
+  if (conditional) {
+    if (!current) return Status::NotFound("entity " + RowDescription(entity) + " does not exist");
+    if (!if_match.is_any()) {
+      auto wanted = ParseEtag(if_match.etag());
+      if (!wanted || *wanted != cur.etag_version) {
+        return Status::PreconditionFailed("entity " + RowDescription(entity) +
+                                          ": If-Match ETag " + if_match.etag() +
+                                          " does not match the current ETag " +
+                                          FormatEtag(cur.etag_version));
+      }
+    }
+  }
+  if (type == OpType::kDelete) {
+    out->is_delete = true;
+    return Status::OK();
+  }
+  ValueHeader h = header;
+  // Timestamps never go backwards for one entity, whatever the wall clock does.
+  if (current && h.timestamp_ticks <= cur.timestamp_ticks) h.timestamp_ticks = cur.timestamp_ticks + 1;
+  bool merge = type == OpType::kMerge || type == OpType::kInsertOrMerge;
+  if (merge && current) {
+    Entity merged;
+    ValueHeader ignored;
+    PARTKV_RETURN_IF_ERROR(DecodeValue(*current, &ignored, &merged));
+    for (const auto& [name, value] : entity) merged.Set(name, value);
+    out->value.clear();
+    EncodeValue(h, merged, &out->value);
+  } else {
+    out->value = std::move(encoded);
+    if (h.timestamp_ticks != header.timestamp_ticks) PatchTimestamp(&out->value, h.timestamp_ticks);
+  }
+  out->result.etag = FormatEtag(h.etag_version);
+  out->result.timestamp = DateTime{h.timestamp_ticks};
+  return Status::OK();
+}
+
+}  // namespace
+
+Status TableState::CheckLive() const {
+  if (data_->dropped()) {
+    return Status::NotFound("table '" + data_->record().name + "' has been dropped");
+  }
+  return Status::OK();
+}
+
+Result<WriteResult> TableState::Write(OpType type, const Entity& entity, const IfMatch& if_match,
+                                      const WriteOptions& options) {
+  PARTKV_RETURN_IF_ERROR(CheckLive());
+  const Limits& limits = data_->limits();
+  if (NeedsEntityValidation(type)) {
+    PARTKV_RETURN_IF_ERROR(ValidateEntity(entity, limits));
+  } else {
+    PARTKV_RETURN_IF_ERROR(ValidateKey(entity.partition_key(), "PartitionKey", limits));
+    PARTKV_RETURN_IF_ERROR(ValidateKey(entity.row_key(), "RowKey", limits));
+  }
+  std::string key = EntityKey(entity.partition_key(), entity.row_key());
+  rocksdb::ColumnFamilyHandle* cf =
+      data_->partitions()[data_->PartitionIndexOf(entity.partition_key())].cf;
+
+  // Everything that does not depend on the current row happens before taking the lock.
+  ValueHeader header;
+  std::string encoded;
+  if (type != OpType::kDelete) {
+    PARTKV_ASSIGN_OR_RETURN(header.etag_version, store_->NextEtagVersion());
+    header.timestamp_ticks = store_->NowTicks();
+    encoded.reserve(64 + entity.property_count() * 24);
+    EncodeValue(header, entity, &encoded);
+  }
+
+  rocksdb::DB* db = store_->db();
+  std::lock_guard<std::mutex> lock(data_->Stripe(TableData::StripeOf(HashBytes(key))));
+  rocksdb::PinnableSlice current;
+  rocksdb::Status gs = db->Get(rocksdb::ReadOptions(), cf, key, &current);
+  if (!gs.ok() && !gs.IsNotFound()) return FromRocks(gs, "read entity");
+  std::optional<std::string_view> cur;
+  if (gs.ok()) cur = current.ToStringView();
+  Prepared p;
+  PARTKV_RETURN_IF_ERROR(Decide(type, entity, if_match, cur, header, std::move(encoded), &p));
+  rocksdb::WriteOptions wo;
+  wo.sync = options.sync;
+  rocksdb::Status ws = p.is_delete ? db->Delete(wo, cf, key) : db->Put(wo, cf, key, p.value);
+  if (!ws.ok()) return FromRocks(ws, "write entity");
+  return std::move(p.result);
+}
+
+Result<Entity> TableState::Get(std::string_view pk, std::string_view rk) const {
+  PARTKV_RETURN_IF_ERROR(CheckLive());
+  std::string key = EntityKey(pk, rk);
+  rocksdb::ColumnFamilyHandle* cf = data_->partitions()[data_->PartitionIndexOf(pk)].cf;
+  rocksdb::PinnableSlice value;
+  rocksdb::Status s = store_->db()->Get(rocksdb::ReadOptions(), cf, key, &value);
+  if (s.IsNotFound()) {
+    return Status::NotFound("entity (PartitionKey '" + std::string(pk) + "', RowKey '" +
+                            std::string(rk) + "') does not exist");
+  }
+  if (!s.ok()) return FromRocks(s, "read entity");
+  Entity e{std::string(pk), std::string(rk)};
+  ValueHeader h;
+  PARTKV_RETURN_IF_ERROR(DecodeValue(value.ToStringView(), &h, &e));
+  e.set_timestamp(DateTime{h.timestamp_ticks});
+  e.set_etag(FormatEtag(h.etag_version));
+  return e;
+}
+
+Result<std::vector<WriteResult>> TableState::Submit(const Batch& batch,
+                                                    const WriteOptions& options) {
+  PARTKV_RETURN_IF_ERROR(CheckLive());
+  const auto& ops = batch.ops();
+  const Limits& limits = data_->limits();
+  if (ops.empty()) return std::vector<WriteResult>();
+  if (ops.size() > limits.max_batch_operations) {
+    return Status::InvalidArgument("the batch has " + std::to_string(ops.size()) +
+                                   " operations; the limit is " +
+                                   std::to_string(limits.max_batch_operations))
+        .WithFailedOp(static_cast<int>(limits.max_batch_operations));
+  }
+  // Everything is checked before anything is locked or written.
+  const std::string& pk = ops[0].entity.partition_key();
+  std::unordered_set<std::string_view> rows;
+  size_t bytes = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Entity& e = ops[i].entity;
+    int index = static_cast<int>(i);
+    if (e.partition_key() != pk) {
+      return Status::InvalidArgument("all operations of a batch must share one PartitionKey: '" +
+                                     e.partition_key() + "' differs from '" + pk + "'")
+          .WithFailedOp(index);
+    }
+    if (!rows.insert(e.row_key()).second) {
+      return Status::InvalidArgument("a command with RowKey '" + e.row_key() +
+                                     "' is already present in the batch")
+          .WithFailedOp(index);
+    }
+    Status s = NeedsEntityValidation(ops[i].type) ? ValidateEntity(e, limits)
+                                                  : ValidateKey(e.row_key(), "RowKey", limits);
+    if (s.ok() && i == 0) s = ValidateKey(pk, "PartitionKey", limits);
+    if (!s.ok()) return s.WithFailedOp(index);
+    bytes += EstimateEntitySize(e);
+    if (bytes > limits.max_batch_bytes) {
+      return Status::InvalidArgument("the batch's entities exceed " +
+                                     std::to_string(limits.max_batch_bytes) +
+                                     " bytes (4 MiB) by Azure's size formula")
+          .WithFailedOp(index);
+    }
+  }
+
+  std::vector<std::string> keys(ops.size());
+  std::vector<ValueHeader> headers(ops.size());
+  std::vector<std::string> encoded(ops.size());
+  std::vector<size_t> stripes;
+  stripes.reserve(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    keys[i] = EntityKey(pk, ops[i].entity.row_key());
+    stripes.push_back(TableData::StripeOf(HashBytes(keys[i])));
+    if (ops[i].type != OpType::kDelete) {
+      PARTKV_ASSIGN_OR_RETURN(headers[i].etag_version, store_->NextEtagVersion());
+      headers[i].timestamp_ticks = store_->NowTicks();
+      EncodeValue(headers[i], ops[i].entity, &encoded[i]);
+    }
+  }
+  std::sort(stripes.begin(), stripes.end());
+  stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
+  std::vector<std::unique_lock<std::mutex>> locks;
+  locks.reserve(stripes.size());
+  for (size_t s : stripes) locks.emplace_back(data_->Stripe(s));
+
+  rocksdb::ColumnFamilyHandle* cf = data_->partitions()[data_->PartitionIndexOf(pk)].cf;
+  std::vector<rocksdb::Slice> key_slices(keys.begin(), keys.end());
+  std::vector<rocksdb::PinnableSlice> values(ops.size());
+  std::vector<rocksdb::Status> statuses(ops.size());
+  store_->db()->MultiGet(rocksdb::ReadOptions(), cf, ops.size(), key_slices.data(), values.data(),
+                         statuses.data());
+  rocksdb::WriteBatch wb;
+  std::vector<WriteResult> results(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!statuses[i].ok() && !statuses[i].IsNotFound()) {
+      return FromRocks(statuses[i], "read entity").WithFailedOp(static_cast<int>(i));
+    }
+    std::optional<std::string_view> cur;
+    if (statuses[i].ok()) cur = values[i].ToStringView();
+    Prepared p;
+    Status s = Decide(ops[i].type, ops[i].entity, ops[i].if_match, cur, headers[i],
+                      std::move(encoded[i]), &p);
+    if (!s.ok()) return s.WithFailedOp(static_cast<int>(i));
+    rocksdb::Status ws = p.is_delete ? wb.Delete(cf, key_slices[i]) : wb.Put(cf, key_slices[i], p.value);
+    if (!ws.ok()) return FromRocks(ws, "build batch").WithFailedOp(static_cast<int>(i));
+    results[i] = std::move(p.result);
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = options.sync;
+  rocksdb::Status ws = store_->db()->Write(wo, &wb);
+  if (!ws.ok()) return FromRocks(ws, "write batch");
+  return results;
+}
+
+}  // namespace partkv::engine

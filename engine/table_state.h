@@ -1,0 +1,51 @@
+// TableState: the engine side of a partkv::Table handle — entity reads, single writes and atomic
+// batches on one table, with the uniqueness, ETag and Timestamp rules of design.md "Semantics".
+//
+// Concurrency: a write locks the stripe of its row (TableData::Stripe), reads the current
+// version with a whole-key-bloom-filtered Get, checks its condition and writes, all under the
+// lock; so exactly one of N racing inserts of a key succeeds. A batch locks all its stripes in
+// ascending order, reads every row with one MultiGet, checks every operation, then commits one
+// RocksDB WriteBatch: all or nothing.
+
+#ifndef PARTKV_ENGINE_TABLE_STATE_H_
+#define PARTKV_ENGINE_TABLE_STATE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/store_state.h"
+#include "engine/table_data.h"
+#include "partkv/batch.h"
+#include "partkv/table.h"
+
+namespace partkv::engine {
+
+class TableState {
+ public:
+  TableState(std::shared_ptr<StoreState> store, std::shared_ptr<TableData> data)
+      : store_(std::move(store)), data_(std::move(data)) {}
+
+  StoreState& store() const { return *store_; }
+  TableData& data() const { return *data_; }
+  const std::shared_ptr<StoreState>& store_ptr() const { return store_; }
+
+  // One write of any kind (a one-operation batch, without the batch's bookkeeping).
+  Result<WriteResult> Write(OpType type, const Entity& entity, const IfMatch& if_match,
+                            const WriteOptions& options);
+  Result<Entity> Get(std::string_view pk, std::string_view rk) const;
+  Result<std::vector<WriteResult>> Submit(const Batch& batch, const WriteOptions& options);
+
+  // NotFound once the table has been dropped.
+  Status CheckLive() const;
+
+ private:
+  std::shared_ptr<StoreState> store_;
+  std::shared_ptr<TableData> data_;
+};
+
+}  // namespace partkv::engine
+
+#endif  // PARTKV_ENGINE_TABLE_STATE_H_

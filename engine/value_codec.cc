@@ -1,0 +1,225 @@
+#include "engine/value_codec.h"
+
+#include <cstring>
+
+namespace partkv::engine {
+namespace {
+
+void PutFixed32(std::string* out, uint32_t v) {
+  char b[4];
+  for (int i = 0; i < 4; ++i) b[i] = static_cast<char>(v >> (8 * i));
+  out->append(b, 4);
+}
+
+void PutFixed64(std::string* out, uint64_t v) {
+  char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(v >> (8 * i));
+  out->append(b, 8);
+}
+
+void PutVarint(std::string* out, uint64_t v) {
+  char b[10];
+  int n = 0;
+  while (v >= 0x80) {
+    b[n++] = static_cast<char>(v | 0x80);
+    v >>= 7;
+  }
+  b[n++] = static_cast<char>(v);
+  out->append(b, n);
+}
+
+void PutBytes(std::string* out, std::string_view s) {
+  PutVarint(out, s.size());
+  out->append(s.data(), s.size());
+}
+
+// A bounds-checked reader over the encoded bytes.
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : p_(in.data()), end_(in.data() + in.size()) {}
+
+  bool done() const { return p_ == end_; }
+
+  bool Byte(uint8_t* v) {
+    if (p_ == end_) return false;
+    *v = static_cast<uint8_t>(*p_++);
+    return true;
+  }
+  bool Fixed32(uint32_t* v) {
+    if (end_ - p_ < 4) return false;
+    uint32_t r = 0;
+    for (int i = 0; i < 4; ++i) r |= static_cast<uint32_t>(static_cast<uint8_t>(p_[i])) << (8 * i);
+    p_ += 4;
+    *v = r;
+    return true;
+  }
+  bool Fixed64(uint64_t* v) {
+    if (end_ - p_ < 8) return false;
+    uint64_t r = 0;
+    for (int i = 0; i < 8; ++i) r |= static_cast<uint64_t>(static_cast<uint8_t>(p_[i])) << (8 * i);
+    p_ += 8;
+    *v = r;
+    return true;
+  }
+  bool Varint(uint64_t* v) {
+    uint64_t r = 0;
+    for (int shift = 0; shift <= 63; shift += 7) {
+      if (p_ == end_) return false;
+      uint8_t b = static_cast<uint8_t>(*p_++);
+      if (shift == 63 && b > 1) return false;  // overflow
+      r |= static_cast<uint64_t>(b & 0x7F) << shift;
+      if ((b & 0x80) == 0) {
+        *v = r;
+        return true;
+      }
+    }
+    return false;
+  }
+  bool Bytes(std::string_view* s) {
+    uint64_t n;
+    if (!Varint(&n) || n > static_cast<uint64_t>(end_ - p_)) return false;
+    *s = std::string_view(p_, n);
+    p_ += n;
+    return true;
+  }
+
+ private:
+  const char* p_;
+  const char* end_;
+};
+
+Status Corrupt(const char* what) { return Status::Corruption(std::string("entity value: ") + what); }
+
+Status ReadHeader(Reader* r, ValueHeader* header) {
+  uint8_t version;
+  if (!r->Byte(&version)) return Corrupt("empty");
+  if (version != kValueFormatV1) {
+    return Status::Corruption("entity value: unknown value format version " +
+                              std::to_string(version) + " (this build reads version 1)");
+  }
+  uint64_t ts;
+  if (!r->Fixed64(&ts)) return Corrupt("truncated timestamp");
+  header->timestamp_ticks = static_cast<int64_t>(ts);
+  if (!r->Varint(&header->etag_version)) return Corrupt("truncated etag version");
+  return Status::OK();
+}
+
+}  // namespace
+
+void EncodeValue(const ValueHeader& header, const Entity& entity, std::string* out) {
+  out->push_back(static_cast<char>(kValueFormatV1));
+  PutFixed64(out, static_cast<uint64_t>(header.timestamp_ticks));
+  PutVarint(out, header.etag_version);
+  PutVarint(out, entity.property_count());
+  for (const auto& [name, value] : entity) {
+    PutBytes(out, name);
+    out->push_back(static_cast<char>(value.type()));
+    switch (value.type()) {
+      case Type::kString: PutBytes(out, value.as_string()); break;
+      case Type::kBinary: PutBytes(out, value.as_binary()); break;
+      case Type::kBoolean: out->push_back(value.as_bool() ? 1 : 0); break;
+      case Type::kDateTime:
+        PutFixed64(out, static_cast<uint64_t>(value.as_datetime().ticks));
+        break;
+      case Type::kDouble: {
+        uint64_t bits;
+        double d = value.as_double();
+        std::memcpy(&bits, &d, sizeof bits);
+        PutFixed64(out, bits);
+        break;
+      }
+      case Type::kGuid:
+        out->append(reinterpret_cast<const char*>(value.as_guid().bytes.data()), 16);
+        break;
+      case Type::kInt32: PutFixed32(out, static_cast<uint32_t>(value.as_int32())); break;
+      case Type::kInt64: PutFixed64(out, static_cast<uint64_t>(value.as_int64())); break;
+    }
+  }
+}
+
+Status DecodeValueHeader(std::string_view bytes, ValueHeader* header) {
+  Reader r(bytes);
+  return ReadHeader(&r, header);
+}
+
+Status DecodeValue(std::string_view bytes, ValueHeader* header, Entity* entity) {
+  Reader r(bytes);
+  Status s = ReadHeader(&r, header);
+  if (!s.ok()) return s;
+  uint64_t count;
+  if (!r.Varint(&count)) return Corrupt("truncated property count");
+  // Each property takes at least 3 bytes: bound the count by the input before reserving.
+  if (count > bytes.size() / 3) return Corrupt("property count exceeds the value's size");
+  entity->ClearProperties();
+  std::string_view prev;
+  for (uint64_t i = 0; i < count; ++i) {
+    std::string_view name;
+    if (!r.Bytes(&name)) return Corrupt("truncated property name");
+    if (i > 0 && !(prev < name)) return Corrupt("property names not strictly sorted");
+    prev = name;
+    uint8_t tag;
+    if (!r.Byte(&tag)) return Corrupt("truncated type tag");
+    Value v;
+    switch (static_cast<Type>(tag)) {
+      case Type::kString: {
+        std::string_view s2;
+        if (!r.Bytes(&s2)) return Corrupt("truncated String");
+        v = Value::String(std::string(s2));
+        break;
+      }
+      case Type::kBinary: {
+        std::string_view s2;
+        if (!r.Bytes(&s2)) return Corrupt("truncated Binary");
+        v = Value::Binary(std::string(s2));
+        break;
+      }
+      case Type::kBoolean: {
+        uint8_t b;
+        if (!r.Byte(&b) || b > 1) return Corrupt("bad Boolean");
+        v = Value::Boolean(b == 1);
+        break;
+      }
+      case Type::kDateTime: {
+        uint64_t t;
+        if (!r.Fixed64(&t)) return Corrupt("truncated DateTime");
+        v = Value::DateTime(DateTime{static_cast<int64_t>(t)});
+        break;
+      }
+      case Type::kDouble: {
+        uint64_t bits;
+        if (!r.Fixed64(&bits)) return Corrupt("truncated Double");
+        double d;
+        std::memcpy(&d, &bits, sizeof d);
+        v = Value::Double(d);
+        break;
+      }
+      case Type::kGuid: {
+        Guid g;
+        for (auto& b : g.bytes) {
+          if (!r.Byte(&b)) return Corrupt("truncated Guid");
+        }
+        v = Value::Guid(g);
+        break;
+      }
+      case Type::kInt32: {
+        uint32_t x;
+        if (!r.Fixed32(&x)) return Corrupt("truncated Int32");
+        v = Value::Int32(static_cast<int32_t>(x));
+        break;
+      }
+      case Type::kInt64: {
+        uint64_t x;
+        if (!r.Fixed64(&x)) return Corrupt("truncated Int64");
+        v = Value::Int64(static_cast<int64_t>(x));
+        break;
+      }
+      default:
+        return Status::Corruption("entity value: unknown type tag " + std::to_string(tag));
+    }
+    entity->AppendSorted(std::string(name), std::move(v));
+  }
+  if (!r.done()) return Corrupt("trailing bytes after the last property");
+  return Status::OK();
+}
+
+}  // namespace partkv::engine

@@ -1,0 +1,45 @@
+// The binary encoding of an entity's stored value (docs/format.md "Entity values").
+//
+//   value    = version:u8(=1) timestamp:fixed64 etag:varint64 count:varint32 property*
+//   property = name_len:varint32 name type:u8 payload
+//   payload  = String/Binary: len:varint32 bytes | Boolean: u8 (0 or 1) | DateTime: fixed64 ticks
+//            | Double: fixed64 IEEE bits | Guid: 16 bytes | Int32: fixed32 | Int64: fixed64
+//
+// Fixed-width integers are little-endian; varints are LEB128 (7 bits a byte, low first). The
+// properties are written in the entity's (sorted) order. Decoding never trusts a length: every
+// read is bounds-checked, and any violation (truncation, unknown version or type tag, unsorted or
+// duplicate names, a Boolean byte other than 0/1, trailing bytes) is a Corruption status.
+
+#ifndef PARTKV_ENGINE_VALUE_CODEC_H_
+#define PARTKV_ENGINE_VALUE_CODEC_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "partkv/entity.h"
+#include "partkv/status.h"
+
+namespace partkv::engine {
+
+// Persisted: never change the meaning of an existing version.
+inline constexpr uint8_t kValueFormatV1 = 1;
+
+// The system part of a stored value.
+struct ValueHeader {
+  int64_t timestamp_ticks = 0;
+  uint64_t etag_version = 0;
+};
+
+// Appends the encoding of `entity`'s properties with `header` to *out.
+void EncodeValue(const ValueHeader& header, const Entity& entity, std::string* out);
+
+// Decodes only the header (cheap: for ETag checks).
+Status DecodeValueHeader(std::string_view bytes, ValueHeader* header);
+
+// Decodes header and properties into *entity (keys untouched, properties replaced).
+Status DecodeValue(std::string_view bytes, ValueHeader* header, Entity* entity);
+
+}  // namespace partkv::engine
+
+#endif  // PARTKV_ENGINE_VALUE_CODEC_H_
