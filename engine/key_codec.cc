@@ -20,7 +20,7 @@ void AppendPartitionPrefix(std::string_view pk, std::string* out) {
 std::string PartitionEnd(std::string_view pk) {
   std::string out;
   AppendPartitionPrefix(pk, &out);
-  out.back() = '\x01';
+  out.push_back('\xFF');
   return out;
 }
 

@@ -34,7 +34,9 @@ inline std::string EntityKey(std::string_view pk, std::string_view rk) {
   return out;
 }
 
-// The smallest key greater than every key of partition `pk`: escape(pk) 0x01.
+// The smallest key greater than every key of partition `pk`: escape(pk) 0x00 0xFF. (A RowKey is
+// UTF-8, so it never starts with 0xFF; and 0x00 0xFF is where the keys of a longer PartitionKey
+// pk + "\0" + ... begin.)
 std::string PartitionEnd(std::string_view pk);
 
 // Splits an encoded key back into (pk, rk). Corruption when the key has no terminator or an

@@ -157,6 +157,17 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
     }
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  // Handles not yet owned by the catalog are destroyed on every early return, before the
+  // database closes (RocksDB requires every handle gone first).
+  struct HandleGuard {
+    StoreState* st;
+    std::vector<rocksdb::ColumnFamilyHandle*>* handles;
+    ~HandleGuard() {
+      for (auto* h : *handles) {
+        if (h != nullptr) st->db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+      }
+    }
+  } guard{st.get(), &handles};
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &handles, &raw);
   if (!s.ok()) return FromRocks(s, "open store '" + path + "'");
@@ -207,13 +218,7 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   if (!next_id.ok()) return next_id.status().WithContext("store meta");
   st->next_table_id_ = static_cast<uint32_t>(*next_id);
 
-  Status ls = st->LoadCatalog(&handles, names);
-  if (!ls.ok()) {
-    for (auto* h : handles) {
-      if (h != nullptr) st->db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
-    }
-    return ls;
-  }
+  PARTKV_RETURN_IF_ERROR(st->LoadCatalog(&handles, names));
   return st;
 }
 

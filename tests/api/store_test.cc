@@ -1,0 +1,185 @@
+// Store lifecycle: tables in the catalog, reopening, the format version, refusing what is not a
+// store, and physical partitions as hash ranges.
+
+#include "partkv/store.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/catalog.h"
+#include "engine/key_codec.h"
+#include "engine/store_state.h"
+#include "engine/table_data.h"
+#include "engine/table_state.h"
+#include "rocksdb/db.h"
+#include "tests/testing/store_fixture.h"
+
+namespace partkv {
+namespace {
+
+using StoreTest = testing::StoreFixture;
+
+std::string Names(const std::vector<TableInfo>& tables) {
+  std::string out;
+  for (const auto& t : tables) out += t.name + "/" + std::to_string(t.physical_partitions) + " ";
+  return out;
+}
+
+TEST_F(StoreTest, TablesAreCreatedListedAndDropped) {
+  ASSERT_TRUE(store_->CreateTable("Orders", {.physical_partitions = 4}).ok());
+  EXPECT_TRUE(store_->CreateTable("orders").IsAlreadyExists());  // names compare case-insensitively
+  EXPECT_TRUE(store_->CreateTable("x").IsInvalidArgument());
+  EXPECT_TRUE(store_->CreateTable("Big", {.physical_partitions = 0}).IsInvalidArgument());
+  EXPECT_TRUE(store_->CreateTable("Big", {.physical_partitions = 1025}).IsInvalidArgument());
+  EXPECT_EQ(Names(*store_->ListTables()), "Items/16 Orders/4 ");
+  EXPECT_TRUE(store_->OpenTable("ORDERS").ok());
+  ASSERT_TRUE(store_->DropTable("orders").ok());
+  EXPECT_TRUE(store_->DropTable("orders").IsNotFound());
+  EXPECT_EQ(Names(*store_->ListTables()), "Items/16 ");
+  Reopen();
+  EXPECT_EQ(Names(*store_->ListTables()), "Items/16 ");
+}
+
+TEST_F(StoreTest, DroppedTableDataIsGoneWhenRecreated) {
+  ASSERT_TRUE(table_->Insert(Make("p", "r", 1)).ok());
+  ASSERT_TRUE(store_->DropTable("Items").ok());
+  ASSERT_TRUE(store_->CreateTable("Items").ok());
+  OpenTable();
+  EXPECT_EQ(Get("p", "r"), "NOT_FOUND");
+}
+
+TEST_F(StoreTest, ReopenFindsEveryAcknowledgedEntity) {
+  for (int i = 0; i < 2000; ++i) {
+    ASSERT_TRUE(table_->Insert(Make("p" + std::to_string(i % 37), "r" + std::to_string(i), i)).ok());
+  }
+  Batch b;
+  for (int i = 0; i < 100; ++i) b.Insert(Make("batch", "r" + std::to_string(i), i));
+  ASSERT_TRUE(table_->Submit(b, {.sync = true}).ok());
+  Reopen();
+  OpenTable();
+  for (int i = 0; i < 2000; ++i) {
+    ASSERT_EQ(Get("p" + std::to_string(i % 37), "r" + std::to_string(i)),
+              "{n=" + std::to_string(i) + "}");
+  }
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_EQ(Get("batch", "r" + std::to_string(i)), "{n=" + std::to_string(i) + "}");
+  }
+}
+
+TEST_F(StoreTest, UnknownFormatVersionIsRefused) {
+  table_.reset();
+  store_.reset();
+  {
+    // Rewrite the format version as a newer build would.
+    rocksdb::DB* raw = nullptr;
+    std::vector<std::string> cfs;
+    ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir_.Sub("store"), &cfs).ok());
+    std::vector<rocksdb::ColumnFamilyDescriptor> descs;
+    for (auto& n : cfs) descs.emplace_back(n, rocksdb::ColumnFamilyOptions());
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), dir_.Sub("store"), descs, &handles, &raw).ok());
+    for (size_t i = 0; i < cfs.size(); ++i) {
+      if (cfs[i] == engine::kMetaColumnFamily) {
+        ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[i], engine::kFormatKey, "2").ok());
+      }
+    }
+    for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
+    delete raw;
+  }
+  auto s = Store::Open(dir_.Sub("store"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(s.status().IsInvalidArgument());
+  EXPECT_NE(s.status().message().find("format version 2"), std::string_view::npos)
+      << s.status().ToString();
+  EXPECT_NE(s.status().message().find("only format version 1"), std::string_view::npos);
+}
+
+TEST_F(StoreTest, DirectoryThatIsNotAStoreIsRefusedAndUntouched) {
+  std::string dir = dir_.Sub("photos");
+  std::filesystem::create_directories(dir);
+  { std::ofstream(dir + "/cat.jpg") << "meow"; }
+  auto s = Store::Open(dir);
+  EXPECT_TRUE(s.status().IsInvalidArgument()) << s.status().ToString();
+  EXPECT_NE(s.status().message().find("not a partkv store"), std::string_view::npos);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
+
+  std::string file = dir_.Sub("plain-file");
+  { std::ofstream(file) << "x"; }
+  EXPECT_TRUE(Store::Open(file).status().IsInvalidArgument());
+  EXPECT_TRUE(Store::Open(dir_.Sub("absent"), {.create_if_missing = false}).status().IsNotFound());
+}
+
+TEST_F(StoreTest, PlainRocksDbIsNotAStore) {
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Options o;
+  o.create_if_missing = true;
+  ASSERT_TRUE(rocksdb::DB::Open(o, dir_.Sub("plain"), &raw).ok());
+  delete raw;
+  auto s = Store::Open(dir_.Sub("plain"));
+  EXPECT_TRUE(s.status().IsInvalidArgument());
+  EXPECT_NE(s.status().message().find("not a partkv store"), std::string_view::npos);
+}
+
+TEST_F(StoreTest, SecondOpenOfAnOpenStoreIsBusy) {
+  auto second = Store::Open(dir_.Sub("store"));
+  EXPECT_TRUE(second.status().IsBusy()) << second.status().ToString();
+  EXPECT_EQ(Get("p", "r"), "NOT_FOUND");  // the first handle keeps working
+}
+
+TEST_F(StoreTest, TinyMemoryBudgetRejected) {
+  auto s = Store::Open(dir_.Sub("tiny"), {.memory_budget_bytes = 1024});
+  EXPECT_TRUE(s.status().IsInvalidArgument());
+  EXPECT_NE(s.status().message().find("memory_budget_bytes"), std::string_view::npos);
+}
+
+TEST_F(StoreTest, TableHandleKeepsEngineAliveAfterStoreIsDestroyed) {
+  Table t = *table_;
+  table_.reset();
+  store_.reset();
+  ASSERT_TRUE(t.Insert(Make("p", "r", 3)).ok());
+  EXPECT_EQ(t.Get("p", "r")->Get("n")->as_int32(), 3);
+}
+
+TEST(PhysicalPartitions, EvenSplitOwnsContiguousHashRanges) {
+  auto bounds = engine::EvenLowerBounds(16);
+  ASSERT_EQ(bounds.size(), 16u);
+  EXPECT_EQ(bounds[0], 0u);
+  EXPECT_EQ(bounds[1], uint64_t{1} << 60);
+  EXPECT_EQ(bounds[15], uint64_t{15} << 60);
+  auto three = engine::EvenLowerBounds(3);
+  // Lower bound i is ceil(i * 2^64 / n), so partition(h) == floor(h * n / 2^64).
+  for (uint64_t h : {uint64_t{0}, three[1] - 1, three[1], three[2] - 1, three[2], ~uint64_t{0}}) {
+    uint64_t expect = static_cast<uint64_t>((static_cast<unsigned __int128>(h) * 3) >> 64);
+    size_t got = 0;
+    for (size_t i = 0; i < 3; ++i) {
+      if (h >= three[i]) got = i;
+    }
+    EXPECT_EQ(got, expect) << h;
+  }
+}
+
+TEST_F(StoreTest, EntitiesSpreadOverEveryPhysicalPartition) {
+  for (int i = 0; i < 800; ++i) {
+    ASSERT_TRUE(table_->Insert(Make("device-" + std::to_string(i), "r", i)).ok());
+  }
+  engine::TableData& data = table_->state().data();
+  rocksdb::DB* db = store_->state().db();
+  size_t total = 0;
+  for (size_t p = 0; p < data.partitions().size(); ++p) {
+    std::unique_ptr<rocksdb::Iterator> it(
+        db->NewIterator(rocksdb::ReadOptions(), data.partitions()[p].cf));
+    size_t n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      std::string pk, rk;
+      ASSERT_TRUE(engine::DecodeEntityKey(it->key().ToStringView(), &pk, &rk).ok());
+      EXPECT_EQ(data.PartitionIndexOf(pk), p) << pk << " stored in the wrong column family";
+      ++n;
+    }
+    EXPECT_GT(n, 20u) << "physical partition " << p << " got too few of 800 partition keys";
+    total += n;
+  }
+  EXPECT_EQ(total, 800u);
+}
+
+}  // namespace
+}  // namespace partkv

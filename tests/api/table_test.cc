@@ -1,0 +1,178 @@
+// Entity semantics of a table (design.md "Semantics"): unique keys under racing writers, ETag
+// preconditions, upserts, merges, deletes, Timestamps.
+
+#include "partkv/table.h"
+
+#include <atomic>
+#include <barrier>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "engine/store_state.h"
+#include "tests/testing/store_fixture.h"
+
+namespace partkv {
+namespace {
+
+using TableTest = testing::StoreFixture;
+
+TEST_F(TableTest, InsertThenGetReturnsEntityWithSystemProperties) {
+  auto w = table_->Insert(Make("p", "r", 5));
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(Get("p", "r"), "{n=5}");
+  auto e = table_->Get("p", "r");
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->etag(), w->etag);
+  EXPECT_EQ(e->timestamp(), w->timestamp);
+  EXPECT_GT(e->timestamp().ticks, DateTime::kUnixEpochTicks);
+  EXPECT_EQ(Get("p", "other"), "NOT_FOUND");
+}
+
+TEST_F(TableTest, InsertOfExistingKeyFailsAndKeepsOriginal) {
+  ASSERT_TRUE(table_->Insert(Make("p", "r", 1)).ok());
+  auto again = table_->Insert(Make("p", "r", 2));
+  EXPECT_TRUE(again.status().IsAlreadyExists()) << again.status().ToString();
+  EXPECT_EQ(Get("p", "r"), "{n=1}");
+}
+
+TEST_F(TableTest, InsertIsUniqueUnderRace) {
+  constexpr int kThreads = 8;
+  constexpr int kKeys = 10000;
+  std::atomic<int> successes{0}, conflicts{0}, errors{0};
+  std::barrier start(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      for (int k = 0; k < kKeys; ++k) {
+        // Every thread inserts the same 10,000 keys, each with its own value.
+        auto r = table_->Insert(Make("p" + std::to_string(k % 97), "r" + std::to_string(k), t));
+        if (r.ok()) {
+          ++successes;
+        } else if (r.status().IsAlreadyExists()) {
+          ++conflicts;
+        } else {
+          ++errors;
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(successes.load(), kKeys);
+  EXPECT_EQ(conflicts.load(), kKeys * (kThreads - 1));
+  EXPECT_EQ(errors.load(), 0);
+}
+
+TEST_F(TableTest, StaleEtagReplaceMergeDeleteChangeNothing) {
+  auto first = table_->Insert(Make("p", "r", 1));
+  ASSERT_TRUE(first.ok());
+  auto second = table_->Replace(Make("p", "r", 2), IfMatch::ETag(first->etag));
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_NE(second->etag, first->etag);
+
+  const IfMatch stale = IfMatch::ETag(first->etag);
+  EXPECT_TRUE(table_->Replace(Make("p", "r", 3), stale).status().IsPreconditionFailed());
+  Entity m("p", "r");
+  m.Set("extra", Value::Boolean(true));
+  EXPECT_TRUE(table_->Merge(m, stale).status().IsPreconditionFailed());
+  EXPECT_TRUE(table_->Delete("p", "r", stale).IsPreconditionFailed());
+  EXPECT_TRUE(table_->Delete("p", "r", IfMatch::ETag("garbage")).IsPreconditionFailed());
+
+  EXPECT_EQ(Get("p", "r"), "{n=2}");
+  EXPECT_EQ(EtagOf("p", "r"), second->etag);
+}
+
+TEST_F(TableTest, ConditionalWritesOnMissingEntityAreNotFound) {
+  EXPECT_TRUE(table_->Replace(Make("p", "r", 1), IfMatch::Any()).status().IsNotFound());
+  EXPECT_TRUE(table_->Merge(Make("p", "r", 1), IfMatch::Any()).status().IsNotFound());
+  EXPECT_TRUE(table_->Delete("p", "r", IfMatch::Any()).IsNotFound());
+  EXPECT_EQ(Get("p", "r"), "NOT_FOUND");
+}
+
+TEST_F(TableTest, ReplaceDropsAbsentPropertiesMergeKeepsThem) {
+  Entity e("p", "r");
+  e.Set("a", Value::Int32(1)).Set("b", Value::String("x"));
+  ASSERT_TRUE(table_->Insert(e).ok());
+  Entity patch("p", "r");
+  patch.Set("b", Value::Int64(7)).Set("c", Value::Boolean(false));
+  ASSERT_TRUE(table_->Merge(patch, IfMatch::Any()).ok());
+  EXPECT_EQ(Get("p", "r"), "{a=1,b=7L,c=false}");
+  Entity replacement("p", "r");
+  replacement.Set("z", Value::Double(0.5));
+  ASSERT_TRUE(table_->Replace(replacement, IfMatch::Any()).ok());
+  EXPECT_EQ(Get("p", "r"), "{z=0.5}");
+}
+
+TEST_F(TableTest, UpsertsNeverFailOnExistence) {
+  ASSERT_TRUE(table_->InsertOrReplace(Make("p", "r", 1)).ok());
+  EXPECT_EQ(Get("p", "r"), "{n=1}");
+  ASSERT_TRUE(table_->InsertOrReplace(Make("p", "r", 2)).ok());
+  EXPECT_EQ(Get("p", "r"), "{n=2}");
+  Entity extra("p", "r");
+  extra.Set("m", Value::Int32(9));
+  ASSERT_TRUE(table_->InsertOrMerge(extra).ok());
+  EXPECT_EQ(Get("p", "r"), "{m=9,n=2}");
+  ASSERT_TRUE(table_->InsertOrMerge(Make("q", "r", 3)).ok());
+  EXPECT_EQ(Get("q", "r"), "{n=3}");
+}
+
+TEST_F(TableTest, DeleteWithCurrentEtagRemoves) {
+  auto w = table_->Insert(Make("p", "r", 1));
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE(table_->Delete("p", "r", IfMatch::ETag(w->etag)).ok());
+  EXPECT_EQ(Get("p", "r"), "NOT_FOUND");
+  ASSERT_TRUE(table_->Insert(Make("p", "r", 2)).ok());  // the key is free again
+  EXPECT_EQ(Get("p", "r"), "{n=2}");
+}
+
+TEST_F(TableTest, EtagsNeverRepeatForAKeyAcrossRestartsAndClockSteps) {
+  std::set<std::string> seen;
+  int64_t fake_now = DateTime::FromUnixMicros(1'900'000'000'000'000).ticks;
+  auto write_some = [&] {
+    for (int i = 0; i < 50; ++i) {
+      auto w = table_->InsertOrReplace(Make("p", "r", i));
+      ASSERT_TRUE(w.ok());
+      EXPECT_TRUE(seen.insert(w->etag).second) << "repeated ETag " << w->etag;
+    }
+  };
+  store_->state().SetClockForTesting([&] { return fake_now; });
+  write_some();
+  auto before = table_->Get("p", "r");
+  ASSERT_TRUE(before.ok());
+  for (int restart = 0; restart < 3; ++restart) {
+    Reopen();
+    OpenTable();
+    fake_now -= 10'000'000'000LL;  // the wall clock steps back 1000 s at every restart
+    store_->state().SetClockForTesting([&] { return fake_now; });
+    write_some();
+  }
+  auto after = table_->Get("p", "r");
+  ASSERT_TRUE(after.ok());
+  // The Timestamp of one entity never goes backwards, even though the clock did.
+  EXPECT_GT(after->timestamp().ticks, before->timestamp().ticks);
+  EXPECT_EQ(seen.size(), 200u);
+}
+
+TEST_F(TableTest, InvalidEntityIsRejectedAndNothingWritten) {
+  Entity bad("p", "r/1");
+  Status s = table_->Insert(bad).status();
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("RowKey"), std::string_view::npos) << s.ToString();
+  EXPECT_EQ(Get("p", "r/1"), "NOT_FOUND");
+  Entity too_big("p", "r");
+  too_big.Set("s", Value::String(std::string(40000, 'x')));
+  EXPECT_TRUE(table_->Insert(too_big).status().IsInvalidArgument());
+  EXPECT_EQ(Get("p", "r"), "NOT_FOUND");
+}
+
+TEST_F(TableTest, DroppedTableHandleReportsNotFound) {
+  ASSERT_TRUE(table_->Insert(Make("p", "r", 1)).ok());
+  ASSERT_TRUE(store_->DropTable("Items").ok());
+  EXPECT_TRUE(table_->Get("p", "r").status().IsNotFound());
+  EXPECT_TRUE(table_->Insert(Make("p", "s", 1)).status().IsNotFound());
+  EXPECT_TRUE(store_->OpenTable("Items").status().IsNotFound());
+}
+
+}  // namespace
+}  // namespace partkv
