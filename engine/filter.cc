@@ -1,0 +1,265 @@
+// Filter: evaluation, canonical text and key-condition extraction. Parsing is in
+// filter_parser.cc.
+
+#include "engine/filter.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+
+namespace partkv::engine {
+namespace {
+
+std::string_view OpText(CompareOp op) {
+  static constexpr std::string_view kText[] = {"eq", "ne", "gt", "ge", "lt", "le"};
+  return kText[static_cast<int>(op)];
+}
+
+template <typename T>
+int ThreeWay(const T& x, const T& y) {
+  return (y < x) - (x < y);
+}
+
+// Strings and Binary compare as unsigned bytes (char_traits<char> compares as unsigned char),
+// which for UTF-8 is code-point order.
+int ThreeWayBytes(std::string_view x, std::string_view y) {
+  int c = x.compare(y);
+  return (c > 0) - (c < 0);
+}
+
+}  // namespace
+
+Filter::Filter() = default;
+
+bool Filter::Matches(const Entity& entity) const { return nodes_.empty() || Eval(root_, entity); }
+
+bool Filter::Eval(int32_t index, const Entity& entity) const {
+  const Node& node = nodes_[index];
+  switch (node.kind) {
+    case NodeKind::kAnd:
+      return Eval(node.a, entity) && Eval(node.b, entity);
+    case NodeKind::kOr:
+      return Eval(node.a, entity) || Eval(node.b, entity);
+    case NodeKind::kNot:
+      return !Eval(node.a, entity);
+    case NodeKind::kCompare:
+      return EvalComparison(comparisons_[node.a], entity);
+  }
+  return false;
+}
+
+namespace {
+
+// Applies `op` to the sign of a three-way comparison.
+bool ApplyOrder(CompareOp op, int c) {
+  switch (op) {
+    case CompareOp::kEq:
+      return c == 0;
+    case CompareOp::kNe:
+      return c != 0;
+    case CompareOp::kGt:
+      return c > 0;
+    case CompareOp::kGe:
+      return c >= 0;
+    case CompareOp::kLt:
+      return c < 0;
+    case CompareOp::kLe:
+      return c <= 0;
+  }
+  return false;
+}
+
+// IEEE semantics: every comparison with a NaN is false except `ne`.
+bool ApplyDouble(CompareOp op, double x, double y) {
+  switch (op) {
+    case CompareOp::kEq:
+      return x == y;
+    case CompareOp::kNe:
+      return x != y;
+    case CompareOp::kGt:
+      return x > y;
+    case CompareOp::kGe:
+      return x >= y;
+    case CompareOp::kLt:
+      return x < y;
+    case CompareOp::kLe:
+      return x <= y;
+  }
+  return false;
+}
+
+// REQUIRES: x.type() == y.type().
+bool CompareValues(CompareOp op, const Value& x, const Value& y) {
+  switch (x.type()) {
+    case Type::kString:
+      return ApplyOrder(op, ThreeWayBytes(x.as_string(), y.as_string()));
+    case Type::kBinary:
+      return ApplyOrder(op, ThreeWayBytes(x.as_binary(), y.as_binary()));
+    case Type::kBoolean:
+      return ApplyOrder(op, ThreeWay(x.as_bool(), y.as_bool()));
+    case Type::kDateTime:
+      return ApplyOrder(op, ThreeWay(x.as_datetime().ticks, y.as_datetime().ticks));
+    case Type::kDouble:
+      return ApplyDouble(op, x.as_double(), y.as_double());
+    case Type::kGuid: {
+      int c = std::memcmp(x.as_guid().bytes.data(), y.as_guid().bytes.data(), 16);
+      return ApplyOrder(op, (c > 0) - (c < 0));
+    }
+    case Type::kInt32:
+      return ApplyOrder(op, ThreeWay(x.as_int32(), y.as_int32()));
+    case Type::kInt64:
+      return ApplyOrder(op, ThreeWay(x.as_int64(), y.as_int64()));
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Filter::EvalComparison(const Comparison& c, const Entity& entity) {
+  const CompareOp op = c.op;
+  switch (c.field) {
+    case Field::kPartitionKey:
+      return c.literal.type() == Type::kString &&
+             ApplyOrder(op, ThreeWayBytes(entity.partition_key(), c.literal.as_string()));
+    case Field::kRowKey:
+      return c.literal.type() == Type::kString &&
+             ApplyOrder(op, ThreeWayBytes(entity.row_key(), c.literal.as_string()));
+    case Field::kTimestamp:
+      return c.literal.type() == Type::kDateTime &&
+             ApplyOrder(op, ThreeWay(entity.timestamp().ticks, c.literal.as_datetime().ticks));
+    case Field::kProperty: {
+      const Value* value = entity.Get(c.property);
+      return value != nullptr && value->type() == c.literal.type() &&
+             CompareValues(op, *value, c.literal);
+    }
+  }
+  return false;
+}
+
+std::string Filter::Canonical() const {
+  std::string out;
+  if (!nodes_.empty()) AppendCanonical(root_, &out);
+  return out;
+}
+
+void Filter::AppendCanonical(int32_t index, std::string* out) const {
+  const Node& node = nodes_[index];
+  switch (node.kind) {
+    case NodeKind::kAnd:
+    case NodeKind::kOr:
+      *out += '(';
+      AppendCanonical(node.a, out);
+      *out += node.kind == NodeKind::kAnd ? " and " : " or ";
+      AppendCanonical(node.b, out);
+      *out += ')';
+      return;
+    case NodeKind::kNot:
+      *out += "(not ";
+      AppendCanonical(node.a, out);
+      *out += ')';
+      return;
+    case NodeKind::kCompare: {
+      const Comparison& c = comparisons_[node.a];
+      *out += '(';
+      *out += c.property;
+      *out += ' ';
+      *out += OpText(c.op);
+      *out += ' ';
+      // Value::DebugString is the OData literal form; Doubles use %.17g, which round-trips.
+      *out += c.literal.DebugString();
+      *out += ')';
+      return;
+    }
+  }
+}
+
+std::vector<std::string> Filter::PropertyNames() const {
+  std::vector<std::string> names;
+  names.reserve(comparisons_.size());
+  for (const Comparison& c : comparisons_) names.push_back(c.property);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+namespace {
+
+// Keeps the tighter lower bound: the larger value; at equal values, exclusive beats inclusive.
+void TightenLower(std::optional<KeyBound>* bound, const std::string& value, bool inclusive) {
+  if (!*bound || value > (*bound)->value) {
+    *bound = KeyBound{value, inclusive};
+  } else if (value == (*bound)->value) {
+    (*bound)->inclusive = (*bound)->inclusive && inclusive;
+  }
+}
+
+void TightenUpper(std::optional<KeyBound>* bound, const std::string& value, bool inclusive) {
+  if (!*bound || value < (*bound)->value) {
+    *bound = KeyBound{value, inclusive};
+  } else if (value == (*bound)->value) {
+    (*bound)->inclusive = (*bound)->inclusive && inclusive;
+  }
+}
+
+bool EmptyRange(const std::optional<KeyBound>& lower, const std::optional<KeyBound>& upper) {
+  if (!lower || !upper) return false;
+  return lower->value > upper->value ||
+         (lower->value == upper->value && !(lower->inclusive && upper->inclusive));
+}
+
+}  // namespace
+
+void Filter::ComputeKeyConditions() {
+  key_conditions_ = KeyConditions();
+  if (nodes_.empty()) return;
+  AddKeyConditions(root_);
+  KeyConditions& k = key_conditions_;
+  if (EmptyRange(k.pk_lower, k.pk_upper) || EmptyRange(k.rk_lower, k.rk_upper)) {
+    k.unsatisfiable = true;
+  }
+}
+
+// Walks the top-level conjunction only: a bound found under `or` or `not` does not hold for
+// every match.
+void Filter::AddKeyConditions(int32_t index) {
+  const Node& node = nodes_[index];
+  if (node.kind == NodeKind::kAnd) {
+    AddKeyConditions(node.a);
+    AddKeyConditions(node.b);
+    return;
+  }
+  if (node.kind != NodeKind::kCompare) return;
+  const Comparison& c = comparisons_[node.a];
+  if (c.field != Field::kPartitionKey && c.field != Field::kRowKey) return;
+  if (c.literal.type() != Type::kString) {
+    // A key is always a String, so the comparison is false for every entity.
+    key_conditions_.unsatisfiable = true;
+    return;
+  }
+  const bool pk = c.field == Field::kPartitionKey;
+  std::optional<KeyBound>* lower = pk ? &key_conditions_.pk_lower : &key_conditions_.rk_lower;
+  std::optional<KeyBound>* upper = pk ? &key_conditions_.pk_upper : &key_conditions_.rk_upper;
+  const std::string& value = c.literal.as_string();
+  switch (c.op) {
+    case CompareOp::kEq:
+      TightenLower(lower, value, true);
+      TightenUpper(upper, value, true);
+      break;
+    case CompareOp::kGt:
+      TightenLower(lower, value, false);
+      break;
+    case CompareOp::kGe:
+      TightenLower(lower, value, true);
+      break;
+    case CompareOp::kLt:
+      TightenUpper(upper, value, false);
+      break;
+    case CompareOp::kLe:
+      TightenUpper(upper, value, true);
+      break;
+    case CompareOp::kNe:
+      break;  // a hole, not a range
+  }
+}
+
+}  // namespace partkv::engine
