@@ -2,6 +2,7 @@
 
 #include "partkv/table.h"
 
+#include "engine/query.h"
 #include "engine/table_state.h"
 
 namespace partkv {
@@ -62,6 +63,14 @@ Result<Entity> Table::Get(std::string_view partition_key, std::string_view row_k
 
 Result<std::vector<WriteResult>> Table::Submit(const Batch& batch, const WriteOptions& options) {
   return state_->Submit(batch, options);
+}
+
+}  // namespace partkv
+
+namespace partkv {
+
+Result<Page> Table::QueryEntities(const Query& query) const {
+  return engine::RunQuery(state_->store(), state_->data(), query);
 }
 
 }  // namespace partkv

@@ -8,6 +8,7 @@
 #include "partkv/entity.h"
 #include "partkv/if_match.h"
 #include "partkv/options.h"
+#include "partkv/query.h"
 #include "partkv/result.h"
 #include "partkv/status.h"
 #include "partkv/store.h"

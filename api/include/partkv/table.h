@@ -25,6 +25,7 @@
 #include "partkv/entity.h"
 #include "partkv/if_match.h"
 #include "partkv/options.h"
+#include "partkv/query.h"
 #include "partkv/result.h"
 
 namespace partkv {
@@ -76,6 +77,10 @@ class Table {
   // operation (an empty etag for deletes). On failure nothing is written and the Status names
   // the failing operation's index (Status::failed_op()).
   Result<std::vector<WriteResult>> Submit(const Batch& batch, const WriteOptions& options = {});
+
+  // One page of a query (partkv/query.h). InvalidArgument for a bad filter, page size, select
+  // name or continuation token.
+  Result<Page> QueryEntities(const Query& query) const;
 
   // For the engine: a handle on the shared table state.
   explicit Table(std::shared_ptr<engine::TableState> state) : state_(std::move(state)) {}

@@ -1,0 +1,148 @@
+#include "engine/cursor.h"
+
+#include <algorithm>
+
+#include "engine/key_codec.h"
+
+namespace partkv::engine {
+
+bool RowRange::Contains(std::string_view rk) const {
+  if (lower) {
+    int c = rk.compare(lower->value);
+    if (c < 0 || (c == 0 && !lower->inclusive)) return false;
+  }
+  if (upper) {
+    int c = rk.compare(upper->value);
+    if (c > 0 || (c == 0 && !upper->inclusive)) return false;
+  }
+  return true;
+}
+
+std::string PrefixEnd(std::string_view p) {
+  std::string out(p);
+  while (!out.empty() && static_cast<unsigned char>(out.back()) == 0xFF) out.pop_back();
+  if (out.empty()) return out;
+  out.back() = static_cast<char>(static_cast<unsigned char>(out.back()) + 1);
+  return out;
+}
+
+PartitionCursor::PartitionCursor(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
+                                 const rocksdb::Snapshot* snap, std::string lower,
+                                 std::string upper, bool descending, std::optional<RowRange> rows)
+    : lower_(std::move(lower)), upper_(std::move(upper)), descending_(descending),
+      rows_(std::move(rows)) {
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snap;
+  ro.fill_cache = true;
+  if (!lower_.empty()) {
+    lower_slice_ = rocksdb::Slice(lower_);
+    ro.iterate_lower_bound = &lower_slice_;
+  }
+  if (!upper_.empty()) {
+    upper_slice_ = rocksdb::Slice(upper_);
+    ro.iterate_upper_bound = &upper_slice_;
+  }
+  it_.reset(db->NewIterator(ro, cf));
+}
+
+uint64_t PartitionCursor::Start() {
+  if (descending_) {
+    if (upper_.empty()) {
+      it_->SeekToLast();
+    } else {
+      it_->SeekForPrev(upper_);  // upper is exclusive; the bound makes SeekForPrev skip it
+    }
+  } else {
+    if (lower_.empty()) {
+      it_->SeekToFirst();
+    } else {
+      it_->Seek(lower_);
+    }
+  }
+  return 1 + Settle();
+}
+
+uint64_t PartitionCursor::Next() {
+  if (descending_) {
+    it_->Prev();
+  } else {
+    it_->Next();
+  }
+  return Settle();
+}
+
+uint64_t PartitionCursor::Settle() {
+  uint64_t seeks = 0;
+  while (it_->Valid()) {
+    prefix_len_ = PartitionPrefixLength(key());
+    if (prefix_len_ == 0) return seeks;  // malformed key: surfaced by the decoder
+    if (!rows_) return seeks;
+    std::string_view rk = key().substr(prefix_len_);
+    if (rows_->Contains(rk)) return seeks;
+    std::string prefix(key().substr(0, prefix_len_));
+    ++seeks;
+    bool below = rows_->lower && (rk < rows_->lower->value ||
+                                  (rk == rows_->lower->value && !rows_->lower->inclusive));
+    if (!descending_) {
+      if (below) {
+        std::string target = prefix + rows_->lower->value;
+        if (!rows_->lower->inclusive) target.push_back('\0');
+        it_->Seek(target);
+      } else {  // above the upper bound: on to the next PartitionKey
+        prefix.push_back('\xFF');
+        it_->Seek(prefix);
+      }
+    } else {
+      if (below) {  // below the lower bound: on to the previous PartitionKey
+        prefix.pop_back();  // escape(pk); every key of pk sorts after it
+        it_->SeekForPrev(prefix);
+        if (it_->Valid() && it_->key().ToStringView() == prefix) it_->Prev();
+      } else {
+        std::string target = prefix + rows_->upper->value;
+        it_->SeekForPrev(target);
+        if (!rows_->upper->inclusive && it_->Valid() && it_->key().ToStringView() == target) {
+          it_->Prev();
+        }
+      }
+    }
+  }
+  return seeks;
+}
+
+bool MergedStream::Before(const PartitionCursor& a, const PartitionCursor& b) const {
+  int c;
+  if (order_ == MergeOrder::kByKey) {
+    c = a.key().compare(b.key());
+  } else {
+    c = a.row_key().compare(b.row_key());
+    if (c == 0) c = a.escaped_partition().compare(b.escaped_partition());
+  }
+  return descending_ ? c > 0 : c < 0;
+}
+
+void MergedStream::Push(std::unique_ptr<PartitionCursor> c) {
+  if (!c->status().ok() && status_.ok()) status_ = c->status();
+  if (!c->Valid()) return;
+  heap_.push_back(std::move(c));
+  // std heaps put the largest first: "larger" = comes later in stream order.
+  std::push_heap(heap_.begin(), heap_.end(),
+                 [this](const auto& x, const auto& y) { return Before(*y, *x); });
+}
+
+uint64_t MergedStream::Add(std::unique_ptr<PartitionCursor> cursor) {
+  uint64_t steps = cursor->Start();
+  Push(std::move(cursor));
+  return steps;
+}
+
+uint64_t MergedStream::Next() {
+  auto cmp = [this](const auto& x, const auto& y) { return Before(*y, *x); };
+  std::pop_heap(heap_.begin(), heap_.end(), cmp);
+  std::unique_ptr<PartitionCursor> c = std::move(heap_.back());
+  heap_.pop_back();
+  uint64_t steps = c->Next();
+  Push(std::move(c));
+  return steps;
+}
+
+}  // namespace partkv::engine

@@ -1,0 +1,103 @@
+// PartitionCursor: an ordered stream of (key, value) pairs from one physical partition's column
+// family within encoded key bounds, for queries and sharded reads. MergedStream merges several
+// cursors into one ordered stream (a k-way heap merge).
+//
+// Two orders exist: by encoded key, which is (PartitionKey, RowKey) order; and by RowKey first
+// (ties by PartitionKey), for reads that fan out over the shards of one logical key. Either may
+// run descending.
+//
+// The cursor owns copies of its bounds (RocksDB borrows iterator bounds as pointers) and reads
+// the snapshot it is given. Not thread-safe; used by one page of one query.
+
+#ifndef PARTKV_ENGINE_CURSOR_H_
+#define PARTKV_ENGINE_CURSOR_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/filter.h"
+#include "rocksdb/db.h"
+
+namespace partkv::engine {
+
+enum class MergeOrder { kByKey, kByRowKey };
+
+// A RowKey range applied to every PartitionKey a cursor walks (skip-scan).
+struct RowRange {
+  std::optional<KeyBound> lower, upper;
+  bool Contains(std::string_view rk) const;
+};
+
+class PartitionCursor {
+ public:
+  // `lower`/`upper` are encoded-key bounds: lower inclusive, upper exclusive ("" = unbounded).
+  // When `rows` is set, keys whose RowKey falls outside it are skipped by seeking to the next
+  // candidate in the same or next PartitionKey; each seek counts as one examined step.
+  PartitionCursor(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const rocksdb::Snapshot* snap,
+                  std::string lower, std::string upper, bool descending,
+                  std::optional<RowRange> rows);
+
+  // Positions at the first entry; returns the number of steps examined to get there.
+  uint64_t Start();
+  // Advances; returns the number of steps examined.
+  uint64_t Next();
+  bool Valid() const { return it_->Valid(); }
+  rocksdb::Status status() const { return it_->status(); }
+
+  std::string_view key() const { return it_->key().ToStringView(); }
+  std::string_view value() const { return it_->value().ToStringView(); }
+  // Length of escape(PartitionKey) 0x00 at the start of key().
+  size_t prefix_length() const { return prefix_len_; }
+  std::string_view row_key() const { return key().substr(prefix_len_); }
+  std::string_view escaped_partition() const { return key().substr(0, prefix_len_ - 1); }
+
+ private:
+  // Skips entries whose RowKey is outside rows_; returns the seeks made.
+  uint64_t Settle();
+
+  std::string lower_, upper_;
+  rocksdb::Slice lower_slice_, upper_slice_;
+  bool descending_;
+  std::optional<RowRange> rows_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+  size_t prefix_len_ = 0;
+};
+
+class MergedStream {
+ public:
+  MergedStream(MergeOrder order, bool descending) : order_(order), descending_(descending) {}
+
+  // Adds a cursor; it is started here. Returns the steps examined.
+  uint64_t Add(std::unique_ptr<PartitionCursor> cursor);
+  bool Valid() const { return !heap_.empty(); }
+  PartitionCursor& Top() const { return *heap_.front(); }
+  uint64_t Next();
+  // The first error of any cursor, else OK.
+  rocksdb::Status status() const { return status_; }
+
+ private:
+  bool Before(const PartitionCursor& a, const PartitionCursor& b) const;
+  void Push(std::unique_ptr<PartitionCursor> c);
+
+  MergeOrder order_;
+  bool descending_;
+  std::vector<std::unique_ptr<PartitionCursor>> heap_;
+  rocksdb::Status status_;
+};
+
+// The immediate successor of `s` in byte order: s + 0x00.
+inline std::string Successor(std::string_view s) {
+  std::string out(s);
+  out.push_back('\0');
+  return out;
+}
+
+// The smallest string greater than every string with prefix `p`, or "" when there is none.
+std::string PrefixEnd(std::string_view p);
+
+}  // namespace partkv::engine
+
+#endif  // PARTKV_ENGINE_CURSOR_H_

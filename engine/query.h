@@ -1,0 +1,29 @@
+// Query execution: resolves a partkv::Query against a table (key conditions from the query and
+// its filter become iterator bounds), reads one page from one snapshot through a merged stream of
+// physical-partition cursors, and seals the resume point in a continuation token.
+//
+// Sharded reads use the same machinery: one cursor per shard PartitionKey, merged by RowKey.
+
+#ifndef PARTKV_ENGINE_QUERY_H_
+#define PARTKV_ENGINE_QUERY_H_
+
+#include <string>
+#include <vector>
+
+#include "engine/store_state.h"
+#include "engine/table_data.h"
+#include "partkv/query.h"
+
+namespace partkv::engine {
+
+Result<Page> RunQuery(StoreState& store, const TableData& table, const Query& query);
+
+// Reads the union of the given PartitionKeys (the shards of one logical key), merged by RowKey
+// then PartitionKey, applying the query's RowKey range, filter, select, page size, order and
+// token. REQUIRES: query.partition_key / partition ranges unset.
+Result<Page> RunShardQuery(StoreState& store, const TableData& table,
+                           const std::vector<std::string>& partition_keys, const Query& query);
+
+}  // namespace partkv::engine
+
+#endif  // PARTKV_ENGINE_QUERY_H_

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs the dependencies, builds partkv (Release) and runs the whole test suite with CTest.
+# Usage: bash tools/test.sh            (build directory: ./build, or $PARTKV_BUILD_DIR)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/deps.sh
+build=${PARTKV_BUILD_DIR:-build}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release
+cmake --build "$build" -j2
+ctest --test-dir "$build" --output-on-failure -j2
