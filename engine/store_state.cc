@@ -243,8 +243,22 @@ Status StoreState::LoadCatalog(std::vector<rocksdb::ColumnFamilyHandle*>* handle
       (*handles)[found->second] = nullptr;
       by_name.erase(found);
     }
+    std::optional<KeyStrategy> pk_scheme, rk_scheme;
+    for (auto [text, out] : {std::pair{&record->pk_scheme, &pk_scheme},
+                             std::pair{&record->rk_scheme, &rk_scheme}}) {
+      if (text->empty()) continue;
+      auto parsed = KeyStrategy::Parse(*text);
+      if (!parsed.ok()) {
+        for (auto& p : parts) db_->DestroyColumnFamilyHandle(p.cf).PermitUncheckedError();
+        return Status::Corruption("table '" + record->name + "' has an unreadable key scheme: " +
+                                  parsed.status().ToString());
+      }
+      *out = std::move(*parsed);
+    }
     std::string key = LowerCase(record->name);
-    tables_[key] = std::make_shared<TableData>(db_.get(), std::move(*record), std::move(parts));
+    auto data = std::make_shared<TableData>(db_.get(), std::move(*record), std::move(parts));
+    data->set_schemes(std::move(pk_scheme), std::move(rk_scheme));
+    tables_[key] = std::move(data);
   }
   if (!it->status().ok()) return FromRocks(it->status(), "read catalog");
   // Column families no table owns are left by a create or drop that crashed midway: drop them.
@@ -277,6 +291,9 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
     return Status::InvalidArgument("physical_partitions is " + std::to_string(n) +
                                    "; it must be 1.." + std::to_string(kMaxPhysicalPartitions));
   }
+  for (const auto* scheme : {&options.partition_key_scheme, &options.row_key_scheme}) {
+    if (*scheme) PARTKV_RETURN_IF_ERROR(scheme->value().Validate().WithContext("key scheme"));
+  }
   std::lock_guard<std::mutex> lock(catalog_mu_);
   std::string key = LowerCase(name);
   if (tables_.count(key) != 0) {
@@ -287,6 +304,8 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
   record.id = next_table_id_;
   record.created_ticks = NowTicks();
   record.lower_bounds = EvenLowerBounds(n);
+  if (options.partition_key_scheme) record.pk_scheme = options.partition_key_scheme->ToString();
+  if (options.row_key_scheme) record.rk_scheme = options.row_key_scheme->ToString();
 
   std::vector<std::string> cf_names;
   for (uint32_t i = 0; i < n; ++i) cf_names.push_back(PartitionColumnFamilyName(record.id, i));
@@ -314,7 +333,9 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
   ++next_table_id_;
   std::vector<PhysicalPartition> parts;
   for (uint32_t i = 0; i < n; ++i) parts.push_back({handles[i], record.lower_bounds[i]});
-  tables_[key] = std::make_shared<TableData>(db_.get(), std::move(record), std::move(parts));
+  auto data = std::make_shared<TableData>(db_.get(), std::move(record), std::move(parts));
+  data->set_schemes(options.partition_key_scheme, options.row_key_scheme);
+  tables_[key] = std::move(data);
   return Status::OK();
 }
 
@@ -343,7 +364,7 @@ std::vector<TableInfo> StoreState::ListTables() const {
   for (const auto& [key, data] : tables_) {
     const TableRecord& r = data->record();
     out.push_back(TableInfo{r.name, r.id, static_cast<uint32_t>(r.lower_bounds.size()),
-                            DateTime{r.created_ticks}});
+                            DateTime{r.created_ticks}, r.pk_scheme, r.rk_scheme});
   }
   return out;
 }

@@ -10,12 +10,14 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/catalog.h"
 #include "engine/validation.h"
+#include "partkv/keys.h"
 #include "rocksdb/db.h"
 
 namespace partkv::engine {
@@ -47,6 +49,14 @@ class TableData {
   std::mutex& Stripe(size_t index) { return stripes_[index]; }
   static size_t StripeOf(uint64_t key_hash) { return key_hash % kLockStripes; }
 
+  // The table's key scheme (TableOptions), parsed from the catalog record.
+  const std::optional<KeyStrategy>& partition_key_scheme() const { return pk_scheme_; }
+  const std::optional<KeyStrategy>& row_key_scheme() const { return rk_scheme_; }
+  void set_schemes(std::optional<KeyStrategy> pk, std::optional<KeyStrategy> rk) {
+    pk_scheme_ = std::move(pk);
+    rk_scheme_ = std::move(rk);
+  }
+
   bool dropped() const { return dropped_.load(std::memory_order_acquire); }
   void MarkDropped() { dropped_.store(true, std::memory_order_release); }
 
@@ -57,6 +67,7 @@ class TableData {
   Limits limits_ = Limits::AzureTable();
   std::array<std::mutex, kLockStripes> stripes_;
   std::atomic<bool> dropped_{false};
+  std::optional<KeyStrategy> pk_scheme_, rk_scheme_;
 };
 
 uint64_t HashPartitionKey(std::string_view pk);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <tuple>
 #include <unordered_set>
 
 #include "engine/etag.h"
@@ -87,6 +88,66 @@ Status Decide(OpType type, const Entity& entity, const IfMatch& if_match,
 
 }  // namespace
 
+Result<const Entity*> TableState::WithSchemeKeys(OpType type, const Entity& entity,
+                                                 std::optional<Entity>* computed) const {
+  const auto& pk_scheme = data_->partition_key_scheme();
+  const auto& rk_scheme = data_->row_key_scheme();
+  bool need_pk = pk_scheme && entity.partition_key().empty();
+  bool need_rk = rk_scheme && entity.row_key().empty();
+  if (!need_pk && !need_rk) return &entity;
+  bool writes_new = type == OpType::kInsert || type == OpType::kInsertOrReplace ||
+                    type == OpType::kInsertOrMerge;
+  computed->emplace(entity);
+  for (auto [need, scheme, what] :
+       {std::tuple{need_pk, &pk_scheme, "PartitionKey"}, std::tuple{need_rk, &rk_scheme, "RowKey"}}) {
+    if (!need) continue;
+    const KeyStrategy& s = **scheme;
+    if (!writes_new && s.kind() == KeyStrategy::Kind::kRandomSuffix) {
+      return Status::InvalidArgument(std::string(what) + " scheme " + s.ToString() +
+                                     " draws a random suffix: give the " + what +
+                                     " of the existing entity to " + std::string(OpTypeName(type)));
+    }
+    auto key = s.Compute(entity);
+    if (!key.ok()) return key.status().WithContext(std::string("computing the ") + what);
+    if (std::string_view(what) == "PartitionKey") {
+      (*computed)->set_partition_key(std::move(*key));
+    } else {
+      (*computed)->set_row_key(std::move(*key));
+    }
+  }
+  return &**computed;
+}
+
+Result<Entity> TableState::GetByAttributes(const Entity& attributes) const {
+  PARTKV_RETURN_IF_ERROR(CheckLive());
+  const auto& pk_scheme = data_->partition_key_scheme();
+  const auto& rk_scheme = data_->row_key_scheme();
+  if (!pk_scheme && !rk_scheme) {
+    return Status::InvalidArgument("table '" + data_->record().name +
+                                   "' has no key scheme to compute keys from attributes");
+  }
+  std::string rk = attributes.row_key();
+  if (rk_scheme) {
+    if (rk_scheme->kind() == KeyStrategy::Kind::kRandomSuffix) {
+      return Status::InvalidArgument("a random-suffix RowKey cannot be recomputed from attributes");
+    }
+    PARTKV_ASSIGN_OR_RETURN(rk, rk_scheme->Compute(attributes));
+  }
+  if (!pk_scheme) return Get(attributes.partition_key(), rk);
+  if (pk_scheme->kind() == KeyStrategy::Kind::kRandomSuffix) {
+    // The suffix was drawn at write time: look in every shard.
+    PARTKV_ASSIGN_OR_RETURN(std::string base, pk_scheme->ComputeBase(attributes));
+    for (const auto& pk : pk_scheme->ShardKeys(base)) {
+      auto e = Get(pk, rk);
+      if (e.ok() || !e.status().IsNotFound()) return e;
+    }
+    return Status::NotFound("no entity with RowKey '" + rk + "' in any of the " +
+                            std::to_string(pk_scheme->shard_count()) + " shards of '" + base + "'");
+  }
+  PARTKV_ASSIGN_OR_RETURN(std::string pk, pk_scheme->Compute(attributes));
+  return Get(pk, rk);
+}
+
 Status TableState::CheckLive() const {
   if (data_->dropped()) {
     return Status::NotFound("table '" + data_->record().name + "' has been dropped");
@@ -94,9 +155,12 @@ Status TableState::CheckLive() const {
   return Status::OK();
 }
 
-Result<WriteResult> TableState::Write(OpType type, const Entity& entity, const IfMatch& if_match,
+Result<WriteResult> TableState::Write(OpType type, const Entity& given, const IfMatch& if_match,
                                       const WriteOptions& options) {
   PARTKV_RETURN_IF_ERROR(CheckLive());
+  std::optional<Entity> computed;
+  PARTKV_ASSIGN_OR_RETURN(const Entity* keyed, WithSchemeKeys(type, given, &computed));
+  const Entity& entity = *keyed;
   const Limits& limits = data_->limits();
   if (NeedsEntityValidation(type)) {
     PARTKV_RETURN_IF_ERROR(ValidateEntity(entity, limits));
@@ -156,6 +220,23 @@ Result<Entity> TableState::Get(std::string_view pk, std::string_view rk) const {
 Result<std::vector<WriteResult>> TableState::Submit(const Batch& batch,
                                                     const WriteOptions& options) {
   PARTKV_RETURN_IF_ERROR(CheckLive());
+  if (data_->partition_key_scheme() || data_->row_key_scheme()) {
+    // Compute scheme keys first, so the batch's rules apply to the keys that will be written.
+    Batch keyed;
+    for (size_t i = 0; i < batch.ops().size(); ++i) {
+      const BatchOp& op = batch.ops()[i];
+      std::optional<Entity> computed;
+      auto e = WithSchemeKeys(op.type, op.entity, &computed);
+      if (!e.ok()) return e.status().WithFailedOp(static_cast<int>(i));
+      keyed.Add(op.type, **e, op.if_match);
+    }
+    return SubmitKeyed(keyed, options);
+  }
+  return SubmitKeyed(batch, options);
+}
+
+Result<std::vector<WriteResult>> TableState::SubmitKeyed(const Batch& batch,
+                                                         const WriteOptions& options) {
   const auto& ops = batch.ops();
   const Limits& limits = data_->limits();
   if (ops.empty()) return std::vector<WriteResult>();

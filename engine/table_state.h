@@ -37,6 +37,16 @@ class TableState {
                             const WriteOptions& options);
   Result<Entity> Get(std::string_view pk, std::string_view rk) const;
   Result<std::vector<WriteResult>> Submit(const Batch& batch, const WriteOptions& options);
+  // Submit after key schemes have been applied.
+  Result<std::vector<WriteResult>> SubmitKeyed(const Batch& batch, const WriteOptions& options);
+
+  // Point read by natural attributes through the table's key scheme.
+  Result<Entity> GetByAttributes(const Entity& attributes) const;
+
+  // When the table has a key scheme and `entity` leaves a key empty, sets *computed to a copy
+  // with the key computed and returns a pointer to it; else returns &entity.
+  Result<const Entity*> WithSchemeKeys(OpType type, const Entity& entity,
+                                       std::optional<Entity>* computed) const;
 
   // NotFound once the table has been dropped.
   Status CheckLive() const;

@@ -24,7 +24,7 @@ const std::string& Table::name() const { return state_->data().record().name; }
 TableInfo Table::info() const {
   const auto& r = state_->data().record();
   return TableInfo{r.name, r.id, static_cast<uint32_t>(r.lower_bounds.size()),
-                   DateTime{r.created_ticks}};
+                   DateTime{r.created_ticks}, r.pk_scheme, r.rk_scheme};
 }
 
 Result<WriteResult> Table::Insert(const Entity& entity, const WriteOptions& options) {
@@ -71,6 +71,33 @@ namespace partkv {
 
 Result<Page> Table::QueryEntities(const Query& query) const {
   return engine::RunQuery(state_->store(), state_->data(), query);
+}
+
+}  // namespace partkv
+
+namespace partkv {
+
+Result<Entity> Table::GetByAttributes(const Entity& attributes) const {
+  return state_->GetByAttributes(attributes);
+}
+
+Result<Page> Table::QueryShards(std::string_view base, const Query& query) const {
+  const auto& scheme = state_->data().partition_key_scheme();
+  if (!scheme || !scheme->is_sharded()) {
+    return Status::InvalidArgument("table '" + name() +
+                                   "' has no sharded PartitionKey scheme; pass the strategy");
+  }
+  return QueryShards(*scheme, base, query);
+}
+
+Result<Page> Table::QueryShards(const KeyStrategy& strategy, std::string_view base,
+                                const Query& query) const {
+  PARTKV_RETURN_IF_ERROR(strategy.Validate());
+  if (!strategy.is_sharded()) {
+    return Status::InvalidArgument("strategy " + strategy.ToString() +
+                                   " is not sharded (random-suffix or hash-suffix)");
+  }
+  return engine::RunShardQuery(state_->store(), state_->data(), strategy.ShardKeys(base), query);
 }
 
 }  // namespace partkv

@@ -8,7 +8,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include "partkv/keys.h"
 
 namespace partkv {
 
@@ -27,6 +30,12 @@ struct TableOptions {
   // Number of physical partitions (RocksDB column families), each owning one contiguous range of
   // the 64-bit XXH3 hash space of PartitionKeys. Fixed at creation; 1..1024.
   uint32_t physical_partitions = 16;
+  // Key scheme (docs/keys.md): when set, a written entity whose PartitionKey (RowKey) is empty
+  // gets it computed from its own properties by this strategy, point reads can be asked by natural
+  // attributes (Table::GetByAttributes), and sharded strategies enable Table::QueryShards by base
+  // key. Stored in the catalog; survives reopen.
+  std::optional<KeyStrategy> partition_key_scheme;
+  std::optional<KeyStrategy> row_key_scheme;
 };
 
 struct WriteOptions {

@@ -46,6 +46,8 @@ struct TableInfo {
   uint32_t id = 0;                // internal id: column families are named t<id>.p<i>
   uint32_t physical_partitions = 0;
   DateTime created;
+  std::string partition_key_scheme;  // strategy text forms; empty = none
+  std::string row_key_scheme;
 };
 
 class Table {
@@ -81,6 +83,20 @@ class Table {
   // One page of a query (partkv/query.h). InvalidArgument for a bad filter, page size, select
   // name or continuation token.
   Result<Page> QueryEntities(const Query& query) const;
+
+  // A point read by natural attributes: the keys are computed from `attributes` with the table's
+  // key scheme (a RandomSuffix PartitionKey is looked up in every shard). InvalidArgument when
+  // the table has no scheme or an attribute the scheme needs is missing; NotFound when absent.
+  Result<Entity> GetByAttributes(const Entity& attributes) const;
+
+  // A sharded (scatter-gather) read of one logical key written under N suffixes: reads
+  // `base`.1 ... `base`.N, merges them by RowKey (ties by PartitionKey), and applies the query's
+  // RowKey range, filter, select, page size, order and continuation token as QueryEntities does.
+  // The shards come from the table's sharded PartitionKey scheme, or from `strategy`.
+  // REQUIRES: query names no PartitionKey condition.
+  Result<Page> QueryShards(std::string_view base, const Query& query) const;
+  Result<Page> QueryShards(const KeyStrategy& strategy, std::string_view base,
+                           const Query& query) const;
 
   // For the engine: a handle on the shared table state.
   explicit Table(std::shared_ptr<engine::TableState> state) : state_(std::move(state)) {}
