@@ -74,7 +74,8 @@ uint64_t PartitionCursor::Next() {
 uint64_t PartitionCursor::Settle() {
   uint64_t seeks = 0;
   while (it_->Valid()) {
-    prefix_len_ = PartitionPrefixLength(key());
+    key_ = it_->key().ToStringView();
+    prefix_len_ = PartitionPrefixLength(key_);
     if (prefix_len_ == 0) return seeks;  // malformed key: surfaced by the decoder
     if (!rows_) return seeks;
     std::string_view rk = key().substr(prefix_len_);
@@ -135,13 +136,32 @@ uint64_t MergedStream::Add(std::unique_ptr<PartitionCursor> cursor) {
   return steps;
 }
 
+void MergedStream::SiftDownFront() {
+  // The front is the cursor that comes first in stream order (see Push): move the one that just
+  // advanced down past every child that now comes before it. One pass from the root, instead of
+  // a pop_heap and a push_heap.
+  size_t n = heap_.size();
+  size_t i = 0;
+  while (true) {
+    size_t first = i, left = 2 * i + 1, right = left + 1;
+    if (left < n && Before(*heap_[left], *heap_[first])) first = left;
+    if (right < n && Before(*heap_[right], *heap_[first])) first = right;
+    if (first == i) return;
+    std::swap(heap_[i], heap_[first]);
+    i = first;
+  }
+}
+
 uint64_t MergedStream::Next() {
-  auto cmp = [this](const auto& x, const auto& y) { return Before(*y, *x); };
-  std::pop_heap(heap_.begin(), heap_.end(), cmp);
-  std::unique_ptr<PartitionCursor> c = std::move(heap_.back());
-  heap_.pop_back();
-  uint64_t steps = c->Next();
-  Push(std::move(c));
+  PartitionCursor& c = *heap_.front();
+  uint64_t steps = c.Next();
+  if (!c.status().ok() && status_.ok()) status_ = c.status();
+  if (!c.Valid()) {
+    // Exhausted: the last cursor takes its place. (An exhausted cursor's key is never compared.)
+    std::swap(heap_.front(), heap_.back());
+    heap_.pop_back();
+  }
+  SiftDownFront();
   return steps;
 }
 

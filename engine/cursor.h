@@ -47,7 +47,8 @@ class PartitionCursor {
   bool Valid() const { return it_->Valid(); }
   rocksdb::Status status() const { return it_->status(); }
 
-  std::string_view key() const { return it_->key().ToStringView(); }
+  // The current key, valid until the cursor moves. REQUIRES: Valid().
+  std::string_view key() const { return key_; }
   std::string_view value() const { return it_->value().ToStringView(); }
   // Length of escape(PartitionKey) 0x00 at the start of key().
   size_t prefix_length() const { return prefix_len_; }
@@ -55,7 +56,9 @@ class PartitionCursor {
   std::string_view escaped_partition() const { return key().substr(0, prefix_len_ - 1); }
 
  private:
-  // Skips entries whose RowKey is outside rows_; returns the seeks made.
+  // Skips entries whose RowKey is outside rows_; returns the seeks made. Caches the key of the
+  // entry it stops on: the merge compares keys several times per step, and each read through
+  // the iterator is a virtual call.
   uint64_t Settle();
 
   std::string lower_, upper_;
@@ -63,6 +66,7 @@ class PartitionCursor {
   bool descending_;
   std::optional<RowRange> rows_;
   std::unique_ptr<rocksdb::Iterator> it_;
+  std::string_view key_;
   size_t prefix_len_ = 0;
 };
 
@@ -81,6 +85,8 @@ class MergedStream {
  private:
   bool Before(const PartitionCursor& a, const PartitionCursor& b) const;
   void Push(std::unique_ptr<PartitionCursor> c);
+  // Restores the heap order after the front cursor has moved.
+  void SiftDownFront();
 
   MergeOrder order_;
   bool descending_;

@@ -1,6 +1,7 @@
 #include "engine/query.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include "engine/cursor.h"
@@ -217,17 +218,33 @@ Result<Page> ReadPage(StoreState& store, MergedStream& stream, const Plan& plan,
   while (stream.Valid()) {
     if (page.entities.size() >= plan.page_size || examined >= plan.budget) break;
     PartitionCursor& c = stream.Top();
-    last_key.assign(c.key());
+    std::string_view key = c.key();
+    last_key.assign(key);
     ++examined;
-    std::string pk, rk;
-    PARTKV_RETURN_IF_ERROR(DecodeEntityKey(c.key(), &pk, &rk));
-    e.set_partition_key(std::move(pk));
-    e.set_row_key(std::move(rk));
+    // The cursor has found the PartitionKey's end already; a PartitionKey without 0x00 bytes (all
+    // of them under the default key profile) is its own escaped form.
+    std::string_view escaped = c.prefix_length() == 0 ? std::string_view()
+                                                      : key.substr(0, c.prefix_length() - 1);
+    if (c.prefix_length() != 0 && std::memchr(escaped.data(), 0, escaped.size()) == nullptr) {
+      e.set_partition_key(std::string(escaped));
+      e.set_row_key(std::string(key.substr(c.prefix_length())));
+    } else {
+      std::string pk, rk;
+      PARTKV_RETURN_IF_ERROR(DecodeEntityKey(key, &pk, &rk));
+      e.set_partition_key(std::move(pk));
+      e.set_row_key(std::move(rk));
+    }
     ValueHeader h;
     PARTKV_RETURN_IF_ERROR(DecodeValue(c.value(), &h, &e));
     e.set_timestamp(DateTime{h.timestamp_ticks});
     e.set_etag(FormatEtag(h.etag_version));
-    if (plan.filter.Matches(e)) page.entities.push_back(Project(std::move(e), plan.select));
+    if (plan.filter.Matches(e)) {
+      if (plan.select.empty()) {
+        page.entities.push_back(std::move(e));
+      } else {
+        page.entities.push_back(Project(std::move(e), plan.select));
+      }
+    }
     examined += stream.Next();
   }
   if (!stream.status().ok()) return FromRocks(stream.status(), "query");

@@ -386,12 +386,12 @@ Status StoreState::ReserveEtags(uint64_t needed) {
   return Status::OK();
 }
 
-Result<uint64_t> StoreState::NextEtagVersion() {
-  uint64_t v = next_etag_.fetch_add(1, std::memory_order_relaxed);
-  if (v < etag_limit_.load(std::memory_order_acquire)) return v;
+Result<uint64_t> StoreState::NextEtagVersions(uint64_t n) {
+  uint64_t v = next_etag_.fetch_add(n, std::memory_order_relaxed);
+  if (v + n <= etag_limit_.load(std::memory_order_acquire)) return v;
   std::lock_guard<std::mutex> lock(etag_mu_);
-  if (v >= etag_limit_.load(std::memory_order_acquire)) {
-    PARTKV_RETURN_IF_ERROR(ReserveEtags(v + 1));
+  if (v + n > etag_limit_.load(std::memory_order_acquire)) {
+    PARTKV_RETURN_IF_ERROR(ReserveEtags(v + n));
   }
   return v;
 }

@@ -46,7 +46,9 @@ class StoreState {
   Result<std::shared_ptr<TableData>> FindTable(std::string_view name) const;
 
   // A new ETag version, never issued before by this store (also across restarts).
-  Result<uint64_t> NextEtagVersion();
+  Result<uint64_t> NextEtagVersion() { return NextEtagVersions(1); }
+  // The first of `n` consecutive new ETag versions (one atomic step for a whole batch).
+  Result<uint64_t> NextEtagVersions(uint64_t n);
   // The store's time for a write: wall-clock ticks, never below the last one issued in this
   // process, so Timestamps do not go backwards while the process runs.
   int64_t NowTicks();

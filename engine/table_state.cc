@@ -4,7 +4,6 @@
 #include <cstring>
 #include <mutex>
 #include <tuple>
-#include <unordered_set>
 
 #include "engine/etag.h"
 #include "engine/key_codec.h"
@@ -248,7 +247,8 @@ Result<std::vector<WriteResult>> TableState::SubmitKeyed(const Batch& batch,
   }
   // Everything is checked before anything is locked or written.
   const std::string& pk = ops[0].entity.partition_key();
-  std::unordered_set<std::string_view> rows;
+  std::vector<std::pair<std::string_view, int>> rows;  // (RowKey, index), to find duplicates
+  rows.reserve(ops.size());
   size_t bytes = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
     const Entity& e = ops[i].entity;
@@ -258,16 +258,17 @@ Result<std::vector<WriteResult>> TableState::SubmitKeyed(const Batch& batch,
                                      e.partition_key() + "' differs from '" + pk + "'")
           .WithFailedOp(index);
     }
-    if (!rows.insert(e.row_key()).second) {
-      return Status::InvalidArgument("a command with RowKey '" + e.row_key() +
-                                     "' is already present in the batch")
-          .WithFailedOp(index);
+    rows.emplace_back(e.row_key(), index);
+    size_t size = 0;
+    Status s = ValidateKey(e.row_key(), "RowKey", limits);
+    if (NeedsEntityValidation(ops[i].type)) {
+      s = ValidateEntity(e, limits, &size);
+    } else {
+      size = EstimateEntitySize(e);
     }
-    Status s = NeedsEntityValidation(ops[i].type) ? ValidateEntity(e, limits)
-                                                  : ValidateKey(e.row_key(), "RowKey", limits);
     if (s.ok() && i == 0) s = ValidateKey(pk, "PartitionKey", limits);
     if (!s.ok()) return s.WithFailedOp(index);
-    bytes += EstimateEntitySize(e);
+    bytes += size;
     if (bytes > limits.max_batch_bytes) {
       return Status::InvalidArgument("the batch's entities exceed " +
                                      std::to_string(limits.max_batch_bytes) +
@@ -276,6 +277,28 @@ Result<std::vector<WriteResult>> TableState::SubmitKeyed(const Batch& batch,
     }
   }
 
+  // Duplicate rows: the error names the later of the two operations.
+  std::sort(rows.begin(), rows.end());
+  int duplicate = -1;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    if (rows[i].first == rows[i - 1].first && (duplicate < 0 || rows[i].second < duplicate)) {
+      duplicate = rows[i].second;
+    }
+  }
+  if (duplicate >= 0) {
+    return Status::InvalidArgument("a command with RowKey '" + ops[duplicate].entity.row_key() +
+                                   "' is already present in the batch")
+        .WithFailedOp(duplicate);
+  }
+
+  // One ETag step and one clock reading serve the whole batch.
+  size_t writes = 0;
+  for (const auto& op : ops) writes += op.type != OpType::kDelete;
+  uint64_t etag = 0;
+  if (writes > 0) {
+    PARTKV_ASSIGN_OR_RETURN(etag, store_->NextEtagVersions(writes));
+  }
+  const int64_t now = store_->NowTicks();
   std::vector<std::string> keys(ops.size());
   std::vector<ValueHeader> headers(ops.size());
   std::vector<std::string> encoded(ops.size());
@@ -285,8 +308,9 @@ Result<std::vector<WriteResult>> TableState::SubmitKeyed(const Batch& batch,
     keys[i] = EntityKey(pk, ops[i].entity.row_key());
     stripes.push_back(TableData::StripeOf(HashBytes(keys[i])));
     if (ops[i].type != OpType::kDelete) {
-      PARTKV_ASSIGN_OR_RETURN(headers[i].etag_version, store_->NextEtagVersion());
-      headers[i].timestamp_ticks = store_->NowTicks();
+      headers[i].etag_version = etag++;
+      headers[i].timestamp_ticks = now;
+      encoded[i].reserve(64 + ops[i].entity.property_count() * 24);
       EncodeValue(headers[i], ops[i].entity, &encoded[i]);
     }
   }

@@ -175,7 +175,7 @@ size_t EstimateEntitySize(const Entity& entity) {
   return size;
 }
 
-Status ValidateEntity(const Entity& entity, const Limits& limits) {
+Status ValidateEntity(const Entity& entity, const Limits& limits, size_t* size_out) {
   Status s = ValidateKey(entity.partition_key(), "PartitionKey", limits);
   if (!s.ok()) return s;
   s = ValidateKey(entity.row_key(), "RowKey", limits);
@@ -209,6 +209,7 @@ Status ValidateEntity(const Entity& entity, const Limits& limits) {
     }
   }
   size_t size = EstimateEntitySize(entity);
+  if (size_out != nullptr) *size_out = size;
   if (size > limits.max_entity_bytes) {
     return Status::InvalidArgument("entity is " + std::to_string(size) +
                                    " bytes by Azure's size formula; the limit is " +

@@ -44,7 +44,8 @@ Status ValidateKey(std::string_view key, std::string_view what, const Limits& li
 Status ValidatePropertyName(std::string_view name, const Limits& limits);
 
 // Keys, property names, counts, value sizes and the whole entity's size.
-Status ValidateEntity(const Entity& entity, const Limits& limits);
+// When `size` is given it receives EstimateEntitySize(entity) (computed anyway).
+Status ValidateEntity(const Entity& entity, const Limits& limits, size_t* size = nullptr);
 
 // Azure's published estimate of an entity's stored size, in bytes:
 //   4 + 2·len16(PartitionKey + RowKey) + Σ (8 + 2·len16(name) + size(value)),

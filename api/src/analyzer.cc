@@ -16,6 +16,9 @@
 namespace partkv {
 namespace {
 
+// Members in the order written here (the field order of the structs).
+using Json = nlohmann::ordered_json;
+
 // Cosmos DB write cost by document size: "Understand request units consumption in Azure Cosmos
 // DB", table "Document size" (learn.microsoft.com/azure/cosmos-db/understand-request-unit-
 // consumption, ms.date 2026-04-21), column "Write Operation". Microsoft calls the values
@@ -59,7 +62,9 @@ SkewStats Stats(const std::vector<uint64_t>& counts) {
   return s;
 }
 
-// `costs[i]` is partition i's write cost in the limit's unit; `names[i]` its name.
+// `costs[i]` is partition i's write cost in the limit's unit and `names[i]` its name; the
+// partitions come in name order (keys sorted, physical partitions by index), so the first of
+// equally busy partitions is the one a tie goes to.
 CloudEstimate Estimate(std::string profile, double limit, std::string unit,
                        const std::vector<double>& costs, const std::vector<std::string>& names) {
   CloudEstimate e;
@@ -67,15 +72,12 @@ CloudEstimate Estimate(std::string profile, double limit, std::string unit,
   e.limit_per_partition = limit;
   e.unit = std::move(unit);
   e.partitions = costs.size();
-  size_t busiest = costs.size();
+  size_t busiest = 0;
   for (size_t i = 0; i < costs.size(); ++i) {
     e.total_units += costs[i];
-    if (busiest == costs.size() || costs[i] > costs[busiest] ||
-        (costs[i] == costs[busiest] && names[i] < names[busiest])) {
-      busiest = i;
-    }
+    if (costs[i] > costs[busiest]) busiest = i;
   }
-  if (busiest == costs.size() || e.total_units == 0) return e;
+  if (e.total_units == 0) return e;
   e.bottleneck_units = costs[busiest];
   e.bottleneck_partition = names[busiest];
   e.seconds_if_spread_evenly = e.total_units / (limit * static_cast<double>(costs.size()));
@@ -83,10 +85,13 @@ CloudEstimate Estimate(std::string profile, double limit, std::string unit,
   return e;
 }
 
-nlohmann::json StatsJson(const SkewStats& s) {
-  return {{"partitions", s.partitions}, {"total", s.total},
-          {"max", s.max},               {"mean", s.mean},
-          {"cv", s.cv},                 {"hottest_share", s.hottest_share}};
+Json StatsJson(const SkewStats& s) {
+  return {{"partitions", s.partitions},
+          {"total", s.total},
+          {"max", s.max},
+          {"mean", s.mean},
+          {"cv", s.cv},
+          {"hottest_share", s.hottest_share}};
 }
 
 }  // namespace
@@ -142,8 +147,8 @@ void Analyzer::Add(const Entity& entity) {
   }
   // The entity as it would be stored: its own size with the computed PartitionKey in place of
   // its own (keys count two bytes per UTF-16 code unit in Azure's formula).
-  uint64_t bytes = engine::EstimateEntitySize(entity) +
-                   2 * engine::Utf16Length(*key) - 2 * engine::Utf16Length(entity.partition_key());
+  uint64_t bytes = engine::EstimateEntitySize(entity) + 2 * engine::Utf16Length(*key) -
+                   2 * engine::Utf16Length(entity.partition_key());
   uint64_t wcu = DynamoDbWriteUnits(bytes);
   // The default indexing policy indexes every property path; a scalar property is one term.
   double ru = CosmosWriteRequestUnits(bytes, entity.property_count());
@@ -192,8 +197,8 @@ AnalysisReport Analyzer::Finish() const {
     return a.second->entities > b.second->entities;
   });
   for (size_t i = 0; i < top; ++i) {
-    r.hottest_logical.push_back({*logical[i].first, logical[i].second->entities,
-                                 logical[i].second->bytes});
+    r.hottest_logical.push_back(
+        {*logical[i].first, logical[i].second->entities, logical[i].second->bytes});
   }
 
   std::vector<double> cosmos_cost;
@@ -205,32 +210,22 @@ AnalysisReport Analyzer::Finish() const {
   }
   r.physical = Stats(r.physical_counts);
 
-  r.cloud.push_back(Estimate("azure-table", kAzureTableEntitiesPerSecond, "entities/s",
-                             azure_cost, logical_names));
+  r.cloud.push_back(Estimate("azure-table", kAzureTableEntitiesPerSecond, "entities/s", azure_cost,
+                             logical_names));
   r.cloud.push_back(
       Estimate("dynamodb", kDynamoDbWcuPerSecond, "WCU/s", dynamo_cost, logical_names));
-  // Physical names compare as text ("p10" < "p2"), but physical ties must go to the smallest
-  // index: give Estimate zero-padded names for the comparison, then restore the plain name.
-  std::vector<std::string> padded;
-  for (size_t i = 0; i < physical_names.size(); ++i) {
-    std::string digits = std::to_string(i);
-    padded.push_back(std::string(10 - digits.size(), '0') + digits);
-  }
-  CloudEstimate cosmos = Estimate("cosmos", kCosmosRuPerSecond, "RU/s", cosmos_cost, padded);
-  if (!cosmos.bottleneck_partition.empty()) {
-    cosmos.bottleneck_partition =
-        "p" + std::to_string(std::stoull(cosmos.bottleneck_partition));
-  }
+  CloudEstimate cosmos =
+      Estimate("cosmos", kCosmosRuPerSecond, "RU/s", cosmos_cost, physical_names);
   r.cloud.push_back(std::move(cosmos));
   return r;
 }
 
 std::string AnalysisReportToJson(const AnalysisReport& report) {
-  nlohmann::json hottest = nlohmann::json::array();
+  Json hottest = Json::array();
   for (const PartitionCount& p : report.hottest_logical) {
     hottest.push_back({{"key", p.key}, {"entities", p.entities}, {"bytes", p.bytes}});
   }
-  nlohmann::json cloud = nlohmann::json::array();
+  Json cloud = Json::array();
   for (const CloudEstimate& c : report.cloud) {
     cloud.push_back({{"profile", c.profile},
                      {"limit_per_partition", c.limit_per_partition},
@@ -242,17 +237,17 @@ std::string AnalysisReportToJson(const AnalysisReport& report) {
                      {"seconds_with_skew", c.seconds_with_skew},
                      {"bottleneck_partition", c.bottleneck_partition}});
   }
-  nlohmann::json j = {{"strategy", report.strategy},
-                      {"physical_partitions", report.physical_partitions},
-                      {"logical", StatsJson(report.logical)},
-                      {"physical", StatsJson(report.physical)},
-                      {"hottest_logical", std::move(hottest)},
-                      {"physical_counts", report.physical_counts},
-                      {"read_fanout", report.read_fanout},
-                      {"cloud", std::move(cloud)},
-                      {"errors", report.errors},
-                      {"first_error", report.first_error}};
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  Json j = {{"strategy", report.strategy},
+            {"physical_partitions", report.physical_partitions},
+            {"logical", StatsJson(report.logical)},
+            {"physical", StatsJson(report.physical)},
+            {"hottest_logical", std::move(hottest)},
+            {"physical_counts", report.physical_counts},
+            {"read_fanout", report.read_fanout},
+            {"cloud", std::move(cloud)},
+            {"errors", report.errors},
+            {"first_error", report.first_error}};
+  return j.dump(2, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace partkv

@@ -65,23 +65,23 @@ struct PartitionCount {
 
 // How evenly `total` entities are spread over `partitions` partitions.
 struct SkewStats {
-  uint64_t partitions = 0;     // logical: distinct keys seen; physical: the configured count
-  uint64_t total = 0;          // entities
-  uint64_t max = 0;            // entities in the fullest partition
-  double mean = 0;             // total / partitions (0 when there are none)
-  double cv = 0;               // population standard deviation / mean (0 when mean is 0)
-  double hottest_share = 0;    // max / total (0 when total is 0)
+  uint64_t partitions = 0;   // logical: distinct keys seen; physical: the configured count
+  uint64_t total = 0;        // entities
+  uint64_t max = 0;          // entities in the fullest partition
+  double mean = 0;           // total / partitions (0 when there are none)
+  double cv = 0;             // population standard deviation / mean (0 when mean is 0)
+  double hottest_share = 0;  // max / total (0 when total is 0)
 };
 
 // The time to write the sample under one cloud service's per-partition write limit, with writes
 // issued in parallel across partitions and each partition held to the limit.
 struct CloudEstimate {
-  std::string profile;               // "azure-table", "dynamodb" or "cosmos"
-  double limit_per_partition = 0;    // in `unit`
-  std::string unit;                  // "entities/s", "WCU/s" or "RU/s"
-  uint64_t partitions = 0;           // partitions the service uses for the sample
-  double total_units = 0;            // the sample's write cost (entities, WCU or RU)
-  double bottleneck_units = 0;       // the write cost of the busiest partition
+  std::string profile;             // "azure-table", "dynamodb" or "cosmos"
+  double limit_per_partition = 0;  // in `unit`
+  std::string unit;                // "entities/s", "WCU/s" or "RU/s"
+  uint64_t partitions = 0;         // partitions the service uses for the sample
+  double total_units = 0;          // the sample's write cost (entities, WCU or RU)
+  double bottleneck_units = 0;     // the write cost of the busiest partition
   // total_units / (limit_per_partition * partitions): the time if the same cost were spread
   // evenly over the same partitions. 0 for an empty sample.
   double seconds_if_spread_evenly = 0;
@@ -111,8 +111,8 @@ struct AnalyzerOptions {
 struct AnalysisReport {
   std::string strategy;  // the strategy's canonical text form
   uint32_t physical_partitions = 0;
-  SkewStats logical;     // over the distinct PartitionKeys of the sample
-  SkewStats physical;    // over all physical_partitions partitions, empty ones included
+  SkewStats logical;   // over the distinct PartitionKeys of the sample
+  SkewStats physical;  // over all physical_partitions partitions, empty ones included
   // The `top` fullest logical partitions, by entities (descending), then key (ascending).
   std::vector<PartitionCount> hottest_logical;
   // Entities per physical partition, index i owning hashes [ceil(i*2^64/n), ceil((i+1)*2^64/n)).

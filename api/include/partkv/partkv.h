@@ -4,6 +4,7 @@
 #ifndef PARTKV_PARTKV_H_
 #define PARTKV_PARTKV_H_
 
+#include "partkv/analyzer.h"
 #include "partkv/batch.h"
 #include "partkv/entity.h"
 #include "partkv/if_match.h"
