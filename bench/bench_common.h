@@ -1,0 +1,87 @@
+// Helpers shared by partkv's benchmarks: a self-removing temporary directory, the deterministic
+// entity generator every benchmark writes and reads, a scrambled visiting order, and the
+// configuration block each benchmark prints before its numbers (conventions.md point 11).
+//
+// The entity layout is one for all benchmarks, so their numbers describe the same data:
+//   entity n  ->  PartitionKey "device-%05d" of n / 100, RowKey "%012d" of n,
+//                 8 typed properties (String x2, Int32, Int64, Double, DateTime, Boolean, Guid)
+//                 whose encoded value is about 200 bytes.
+// Batch b holds entities 100*b .. 100*b+99, which share one PartitionKey, as a batch must.
+//
+// Everything here is deterministic: the same n always gives the same entity, byte for byte.
+
+#ifndef PARTKV_BENCH_BENCH_COMMON_H_
+#define PARTKV_BENCH_BENCH_COMMON_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "partkv/batch.h"
+#include "partkv/entity.h"
+
+namespace partkv::bench {
+
+// A fresh directory under $TMPDIR (or /tmp), removed with everything in it on destruction.
+class TempDir {
+ public:
+  explicit TempDir(std::string_view prefix = "partkv-bench");
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  // A path inside the directory (not created).
+  std::string Sub(std::string_view name) const { return path_ + "/" + std::string(name); }
+
+ private:
+  std::string path_;
+};
+
+inline constexpr uint64_t kEntitiesPerPartitionKey = 100;
+
+std::string PartitionKeyOf(uint64_t partition_key_index);  // "device-%05d"
+std::string RowKeyOf(uint64_t row);                        // "%012d"
+
+// Entity n of the layout above.
+Entity MakeEntity(uint64_t n);
+// The 100 inserts of batch b.
+Batch MakeInsertBatch(uint64_t b);
+
+// Sizes of entity n as stored: encoded key and encoded value bytes (the value with a typical
+// header), and its property count.
+struct EntitySize {
+  size_t key_bytes = 0;
+  size_t value_bytes = 0;
+  size_t properties = 0;
+};
+EntitySize SizeOfEntity(uint64_t n);
+
+// A deterministic permutation of 0..n-1 that scatters neighbours (i -> i * stride mod n with a
+// stride coprime to n), so reads and single inserts do not walk the key space in order.
+class Permutation {
+ public:
+  explicit Permutation(uint64_t n);
+  uint64_t operator[](uint64_t i) const;
+  uint64_t size() const { return n_; }
+
+ private:
+  uint64_t n_;
+  uint64_t stride_;
+};
+
+// Prints the configuration block: `title`, then the machine and build (build type, compiler,
+// RocksDB version, cores, CPU, date) and the entity shape, then the benchmark's own `extra`
+// name/value lines.
+void PrintConfiguration(std::FILE* out, std::string_view title,
+                        const std::vector<std::pair<std::string, std::string>>& extra);
+
+// The machine and build facts of PrintConfiguration, as name/value pairs (for JSON output).
+std::vector<std::pair<std::string, std::string>> ConfigurationFacts();
+
+}  // namespace partkv::bench
+
+#endif  // PARTKV_BENCH_BENCH_COMMON_H_
