@@ -94,7 +94,10 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   // One budget: the block cache's capacity; memtables are charged to the same cache through the
   // write-buffer manager and may use at most half of it.
   auto cache = rocksdb::NewLRUCache(options.memory_budget_bytes);
-  auto wbm = std::make_shared<rocksdb::WriteBufferManager>(options.memory_budget_bytes / 2, cache);
+  // allow_stall: writers wait for flushes rather than let memtables outgrow the budget (with
+  // hundreds of column families RocksDB flushes one at a time while writes fill the others).
+  auto wbm = std::make_shared<rocksdb::WriteBufferManager>(options.memory_budget_bytes / 2, cache,
+                                                          /*allow_stall=*/true);
 
   rocksdb::BlockBasedTableOptions table_options;
   table_options.block_cache = cache;
@@ -119,6 +122,7 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   cf.level_compaction_dynamic_level_bytes = true;
   cf.compression = ChooseCompression();
   st->partition_options_ = cf;
+  st->memory_budget_ = options.memory_budget_bytes;
 
   rocksdb::ColumnFamilyOptions meta_cf;
   meta_cf.table_factory = table_factory;
@@ -146,6 +150,12 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
     names = {rocksdb::kDefaultColumnFamilyName};
   }
 
+  // Partitions per table, from the column family names, for each table's options.
+  std::map<uint32_t, uint32_t> partitions_of;
+  for (const auto& n : names) {
+    uint32_t table_id, index;
+    if (ParsePartitionColumnFamilyName(n, &table_id, &index)) ++partitions_of[table_id];
+  }
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (const auto& n : names) {
     if (n == kMetaColumnFamily) {
@@ -153,7 +163,9 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
     } else if (n == rocksdb::kDefaultColumnFamilyName) {
       descriptors.emplace_back(n, meta_cf);
     } else {
-      descriptors.emplace_back(n, cf);
+      uint32_t table_id = 0, index = 0;
+      ParsePartitionColumnFamilyName(n, &table_id, &index);
+      descriptors.emplace_back(n, st->PartitionOptions(std::max<uint32_t>(1, partitions_of[table_id])));
     }
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
@@ -311,7 +323,7 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
   for (uint32_t i = 0; i < n; ++i) cf_names.push_back(PartitionColumnFamilyName(record.id, i));
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   // One call for all of them: creating column families one by one is quadratic in their number.
-  rocksdb::Status s = db_->CreateColumnFamilies(partition_options_, cf_names, &handles);
+  rocksdb::Status s = db_->CreateColumnFamilies(PartitionOptions(n), cf_names, &handles);
   if (!s.ok()) {
     for (auto* h : handles) {
       db_->DropColumnFamily(h).PermitUncheckedError();
@@ -337,6 +349,15 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
   data->set_schemes(options.partition_key_scheme, options.row_key_scheme);
   tables_[key] = std::move(data);
   return Status::OK();
+}
+
+rocksdb::ColumnFamilyOptions StoreState::PartitionOptions(uint32_t partitions) const {
+  rocksdb::ColumnFamilyOptions cf = partition_options_;
+  // A table's memtable blooms together take at most 1/16 of the budget (and 2% of a memtable each).
+  double per_partition = static_cast<double>(memory_budget_) / 16 / partitions;
+  cf.memtable_prefix_bloom_size_ratio =
+      std::min(0.02, per_partition / static_cast<double>(cf.write_buffer_size));
+  return cf;
 }
 
 Status StoreState::DropTable(std::string_view name) {

@@ -56,7 +56,10 @@ class StoreState {
   void SetClockForTesting(std::function<int64_t()> clock);
 
   Status Flush();
-  const rocksdb::ColumnFamilyOptions& partition_options() const { return partition_options_; }
+  // The column family options of a table with `partitions` physical partitions. The memtable
+  // bloom filter is allocated whole by every memtable, idle or not, and charged to the memory
+  // budget, so its size per partition shrinks as the partition count grows.
+  rocksdb::ColumnFamilyOptions PartitionOptions(uint32_t partitions) const;
 
  private:
   StoreState() = default;
@@ -67,6 +70,7 @@ class StoreState {
   std::string path_;
   std::string secret_;
   rocksdb::ColumnFamilyOptions partition_options_;
+  size_t memory_budget_ = 0;
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;  // owned; destroyed in ~StoreState
   rocksdb::ColumnFamilyHandle* default_ = nullptr;
