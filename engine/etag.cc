@@ -3,22 +3,34 @@
 namespace partkv::engine {
 
 std::string FormatEtag(uint64_t version) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out = "W/\"0x";
-  for (int shift = 60; shift >= 0; shift -= 4) out += kHex[(version >> shift) & 15];
-  out += '"';
-  return out;
+  // Short enough to stay within std::string's inline buffer for versions below 2^44, since an
+  // ETag is formatted for every entity a query returns.
+  static constexpr char kHex[] = "0123456789abcdef";
+  char buf[24];
+  char* end = buf + sizeof buf;
+  char* p = end;
+  *--p = '"';
+  do {
+    *--p = kHex[version & 15];
+    version >>= 4;
+  } while (version != 0);
+  *--p = '"';
+  *--p = '/';
+  *--p = 'W';
+  return std::string(p, end);
 }
 
 std::optional<uint64_t> ParseEtag(std::string_view etag) {
-  constexpr std::string_view kPrefix = "W/\"0x";
-  if (etag.size() != kPrefix.size() + 17 || etag.substr(0, kPrefix.size()) != kPrefix ||
-      etag.back() != '"') {
+  constexpr std::string_view kPrefix = "W/\"";
+  if (etag.size() < kPrefix.size() + 2 || etag.size() > kPrefix.size() + 17 ||
+      etag.substr(0, kPrefix.size()) != kPrefix || etag.back() != '"') {
     return std::nullopt;
   }
+  std::string_view hex = etag.substr(kPrefix.size(), etag.size() - kPrefix.size() - 1);
+  if (hex.size() > 1 && hex[0] == '0') return std::nullopt;  // one text per version
   uint64_t v = 0;
-  for (char c : etag.substr(kPrefix.size(), 16)) {
-    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+  for (char c : hex) {
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
     if (d < 0) return std::nullopt;
     v = v << 4 | static_cast<uint64_t>(d);
   }

@@ -1,6 +1,6 @@
 // ETags: the text form of a store-wide, never-repeating 64-bit version (docs/format.md "ETags").
 //
-//   ETag = W/"0x" + 16 upper-case hex digits of the version + "
+//   ETag = W/" + the version in lower-case hex without leading zeros + "   e.g. W/"1f3"
 //
 // The version is issued by StoreState::NextEtagVersion, so it is unique across every entity of
 // the store and across restarts, whatever the wall clock does.

@@ -1,7 +1,9 @@
 #include "engine/validation.h"
 
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 namespace partkv::engine {
@@ -37,10 +39,23 @@ std::string CodePointName(uint32_t cp) {
   return buf;
 }
 
+// The length of the leading all-ASCII run of `s`, eight bytes at a time.
+size_t AsciiPrefix(std::string_view s) {
+  size_t i = 0;
+  const size_t n = s.size();
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (w & 0x8080808080808080ULL) break;
+  }
+  while (i < n && static_cast<unsigned char>(s[i]) < 0x80) ++i;
+  return i;
+}
+
 }  // namespace
 
 bool IsValidUtf8(std::string_view s) {
-  size_t i = 0;
+  size_t i = AsciiPrefix(s);
   const size_t n = s.size();
   while (i < n) {
     unsigned char c = static_cast<unsigned char>(s[i]);
@@ -73,8 +88,9 @@ bool IsValidUtf8(std::string_view s) {
 }
 
 size_t Utf16Length(std::string_view s) {
-  size_t units = 0;
-  for (unsigned char c : s) {
+  size_t ascii = AsciiPrefix(s);
+  size_t units = ascii;
+  for (unsigned char c : s.substr(ascii)) {
     if ((c & 0xC0) != 0x80) ++units;  // a lead byte or ASCII starts a code point
     if ((c & 0xF8) == 0xF0) ++units;  // 4-byte sequences need a surrogate pair
   }

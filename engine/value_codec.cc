@@ -151,6 +151,7 @@ Status DecodeValue(std::string_view bytes, ValueHeader* header, Entity* entity) 
   // Each property takes at least 3 bytes: bound the count by the input before reserving.
   if (count > bytes.size() / 3) return Corrupt("property count exceeds the value's size");
   entity->ClearProperties();
+  entity->ReserveProperties(count);
   std::string_view prev;
   for (uint64_t i = 0; i < count; ++i) {
     std::string_view name;
@@ -159,30 +160,31 @@ Status DecodeValue(std::string_view bytes, ValueHeader* header, Entity* entity) 
     prev = name;
     uint8_t tag;
     if (!r.Byte(&tag)) return Corrupt("truncated type tag");
-    Value v;
+    // Each case appends its Value directly: no default-constructed Value to move over.
+    auto add = [&](Value v) { entity->AppendSorted(std::string(name), std::move(v)); };
     switch (static_cast<Type>(tag)) {
       case Type::kString: {
         std::string_view s2;
         if (!r.Bytes(&s2)) return Corrupt("truncated String");
-        v = Value::String(std::string(s2));
+        add(Value::String(std::string(s2)));
         break;
       }
       case Type::kBinary: {
         std::string_view s2;
         if (!r.Bytes(&s2)) return Corrupt("truncated Binary");
-        v = Value::Binary(std::string(s2));
+        add(Value::Binary(std::string(s2)));
         break;
       }
       case Type::kBoolean: {
         uint8_t b;
         if (!r.Byte(&b) || b > 1) return Corrupt("bad Boolean");
-        v = Value::Boolean(b == 1);
+        add(Value::Boolean(b == 1));
         break;
       }
       case Type::kDateTime: {
         uint64_t t;
         if (!r.Fixed64(&t)) return Corrupt("truncated DateTime");
-        v = Value::DateTime(DateTime{static_cast<int64_t>(t)});
+        add(Value::DateTime(DateTime{static_cast<int64_t>(t)}));
         break;
       }
       case Type::kDouble: {
@@ -190,7 +192,7 @@ Status DecodeValue(std::string_view bytes, ValueHeader* header, Entity* entity) 
         if (!r.Fixed64(&bits)) return Corrupt("truncated Double");
         double d;
         std::memcpy(&d, &bits, sizeof d);
-        v = Value::Double(d);
+        add(Value::Double(d));
         break;
       }
       case Type::kGuid: {
@@ -198,25 +200,24 @@ Status DecodeValue(std::string_view bytes, ValueHeader* header, Entity* entity) 
         for (auto& b : g.bytes) {
           if (!r.Byte(&b)) return Corrupt("truncated Guid");
         }
-        v = Value::Guid(g);
+        add(Value::Guid(g));
         break;
       }
       case Type::kInt32: {
         uint32_t x;
         if (!r.Fixed32(&x)) return Corrupt("truncated Int32");
-        v = Value::Int32(static_cast<int32_t>(x));
+        add(Value::Int32(static_cast<int32_t>(x)));
         break;
       }
       case Type::kInt64: {
         uint64_t x;
         if (!r.Fixed64(&x)) return Corrupt("truncated Int64");
-        v = Value::Int64(static_cast<int64_t>(x));
+        add(Value::Int64(static_cast<int64_t>(x)));
         break;
       }
       default:
         return Status::Corruption("entity value: unknown type tag " + std::to_string(tag));
     }
-    entity->AppendSorted(std::string(name), std::move(v));
   }
   if (!r.done()) return Corrupt("trailing bytes after the last property");
   return Status::OK();

@@ -60,7 +60,7 @@ TEST_F(BatchTest, FailureAtOp57LeavesPartitionUntouchedAndReports57) {
 TEST_F(BatchTest, StaleEtagInBatchFailsWholeBatch) {
   ASSERT_TRUE(table_->Insert(Make("p", RowKey(1), 1)).ok());
   Batch b;
-  b.Insert(Make("p", RowKey(0), 0)).Merge(Make("p", RowKey(1), 5), IfMatch::ETag("W/\"0x0\""));
+  b.Insert(Make("p", RowKey(0), 0)).Merge(Make("p", RowKey(1), 5), IfMatch::ETag("W/\"0\""));
   auto r = table_->Submit(b);
   EXPECT_TRUE(r.status().IsPreconditionFailed());
   EXPECT_EQ(r.status().failed_op(), 1);

@@ -48,6 +48,7 @@ class Entity {
   // Removes a property; returns whether it existed.
   bool Remove(std::string_view name);
   void ClearProperties() { properties_.clear(); }
+  void ReserveProperties(size_t n) { properties_.reserve(n); }
 
   size_t property_count() const { return properties_.size(); }
   const_iterator begin() const { return properties_.begin(); }
