@@ -84,7 +84,7 @@ struct RawOptions {
 
 RawOptions OptionsLike(const engine::StoreState& store) {
   RawOptions o;
-  o.partition = store.partition_options();
+  o.partition = store.PartitionOptions(kPartitions);
   const auto* table = o.partition.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
   if (table == nullptr || table->block_cache == nullptr) {
     Die("the store's column families have no block-based table with a block cache");
@@ -96,7 +96,7 @@ RawOptions OptionsLike(const engine::StoreState& store) {
   o.db = store.db()->GetDBOptions();
   if (o.db.write_buffer_manager == nullptr) Die("the store has no write-buffer manager");
   o.db.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(
-      o.db.write_buffer_manager->buffer_size(), t.block_cache);
+      o.db.write_buffer_manager->buffer_size(), t.block_cache, /*allow_stall=*/true);
   // The sanitized options name the store's directory and own its logger and file manager.
   o.db.db_paths.clear();
   o.db.wal_dir.clear();

@@ -322,18 +322,31 @@ Result<std::vector<WriteResult>> TableState::SubmitKeyed(const Batch& batch,
 
   rocksdb::ColumnFamilyHandle* cf = data_->partitions()[data_->PartitionIndexOf(pk)].cf;
   std::vector<rocksdb::Slice> key_slices(keys.begin(), keys.end());
+  // MultiGet in key order with sorted_input, so RocksDB need not sort (rows of a batch usually
+  // arrive sorted already); at[i] is where operation i's row sits in that order.
+  std::vector<size_t> order(ops.size()), at(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) order[i] = i;
+  auto by_key = [&](size_t a, size_t b) { return keys[a] < keys[b]; };
+  if (!std::is_sorted(order.begin(), order.end(), by_key)) {
+    std::sort(order.begin(), order.end(), by_key);
+  }
+  std::vector<rocksdb::Slice> sorted_slices(ops.size());
+  for (size_t j = 0; j < ops.size(); ++j) {
+    sorted_slices[j] = key_slices[order[j]];
+    at[order[j]] = j;
+  }
   std::vector<rocksdb::PinnableSlice> values(ops.size());
   std::vector<rocksdb::Status> statuses(ops.size());
-  store_->db()->MultiGet(rocksdb::ReadOptions(), cf, ops.size(), key_slices.data(), values.data(),
-                         statuses.data());
+  store_->db()->MultiGet(rocksdb::ReadOptions(), cf, ops.size(), sorted_slices.data(),
+                         values.data(), statuses.data(), /*sorted_input=*/true);
   rocksdb::WriteBatch wb;
   std::vector<WriteResult> results(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
-    if (!statuses[i].ok() && !statuses[i].IsNotFound()) {
-      return FromRocks(statuses[i], "read entity").WithFailedOp(static_cast<int>(i));
+    if (!statuses[at[i]].ok() && !statuses[at[i]].IsNotFound()) {
+      return FromRocks(statuses[at[i]], "read entity").WithFailedOp(static_cast<int>(i));
     }
     std::optional<std::string_view> cur;
-    if (statuses[i].ok()) cur = values[i].ToStringView();
+    if (statuses[at[i]].ok()) cur = values[at[i]].ToStringView();
     Prepared p;
     Status s = Decide(ops[i].type, ops[i].entity, ops[i].if_match, cur, headers[i],
                       std::move(encoded[i]), &p);

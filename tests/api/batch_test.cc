@@ -57,6 +57,24 @@ TEST_F(BatchTest, FailureAtOp57LeavesPartitionUntouchedAndReports57) {
   EXPECT_EQ(Rows("p", 100), before);
 }
 
+TEST_F(BatchTest, RowsInAnyOrderAreCheckedAgainstTheirOwnState) {
+  ASSERT_TRUE(table_->Insert(Make("p", RowKey(3), 3)).ok());
+  ASSERT_TRUE(table_->Insert(Make("p", RowKey(7), 7)).ok());
+  Batch merge_existing;
+  // Descending RowKeys: each operation must see its own row's state, not a neighbour's.
+  merge_existing.Merge(Make("p", RowKey(7), 70), IfMatch::Any())
+      .Insert(Make("p", RowKey(5), 5))
+      .Replace(Make("p", RowKey(3), 30), IfMatch::Any());
+  ASSERT_TRUE(table_->Submit(merge_existing).ok());
+  EXPECT_EQ(Rows("p", 8), "r003=30;r005=5;r007=70;");
+  Batch collide;
+  collide.Insert(Make("p", RowKey(6), 6)).Insert(Make("p", RowKey(3), 0));
+  auto r = table_->Submit(collide);
+  EXPECT_TRUE(r.status().IsAlreadyExists());
+  EXPECT_EQ(r.status().failed_op(), 1);
+  EXPECT_EQ(Rows("p", 8), "r003=30;r005=5;r007=70;");
+}
+
 TEST_F(BatchTest, StaleEtagInBatchFailsWholeBatch) {
   ASSERT_TRUE(table_->Insert(Make("p", RowKey(1), 1)).ok());
   Batch b;
