@@ -213,6 +213,7 @@ Entity Project(Entity e, const std::vector<std::string>& select) {
 Result<Page> ReadPage(StoreState& store, MergedStream& stream, const Plan& plan,
                       uint64_t examined) {
   Page page;
+  page.entities.reserve(std::min<uint64_t>(plan.page_size, plan.budget));
   std::string last_key;
   Entity e;
   while (stream.Valid()) {
