@@ -16,6 +16,7 @@ std::string EncodeTableRecord(const TableRecord& r) {
   j["profile"] = r.profile;
   j["pk_scheme"] = r.pk_scheme;
   j["rk_scheme"] = r.rk_scheme;
+  if (r.throttling >= 0) j["throttling"] = r.throttling == 1;
   return j.dump();
 }
 
@@ -51,6 +52,10 @@ Result<TableRecord> DecodeTableRecord(std::string_view bytes) {
   if (auto it = j.find("profile"); it != j.end()) r.profile = it->get<std::string>();
   if (auto it = j.find("pk_scheme"); it != j.end()) r.pk_scheme = it->get<std::string>();
   if (auto it = j.find("rk_scheme"); it != j.end()) r.rk_scheme = it->get<std::string>();
+  if (auto it = j.find("throttling"); it != j.end()) {
+    if (!it->is_boolean()) return bad("throttling is not a boolean");
+    r.throttling = it->get<bool>() ? 1 : 0;
+  }
   return r;
 }
 

@@ -55,6 +55,9 @@ class PartitionCursor {
   std::string_view row_key() const { return key().substr(prefix_len_); }
   std::string_view escaped_partition() const { return key().substr(0, prefix_len_ - 1); }
 
+  // The physical partition this cursor reads (for statistics and budgets).
+  size_t physical = 0;
+
  private:
   // Skips entries whose RowKey is outside rows_; returns the seeks made. Caches the key of the
   // entry it stops on: the merge compares keys several times per step, and each read through

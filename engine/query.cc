@@ -7,6 +7,8 @@
 #include "engine/cursor.h"
 #include "engine/filter.h"
 #include "engine/key_codec.h"
+#include "engine/profile.h"
+#include "engine/throttle.h"
 #include "engine/rocks_status.h"
 #include "engine/token.h"
 #include "engine/validation.h"
@@ -210,8 +212,10 @@ Entity Project(Entity e, const std::vector<std::string>& select) {
 }
 
 // Drains the merged stream into one page.
-Result<Page> ReadPage(StoreState& store, MergedStream& stream, const Plan& plan,
-                      uint64_t examined) {
+Result<Page> ReadPage(StoreState& store, const TableData& table, MergedStream& stream,
+                      const Plan& plan, uint64_t examined, const std::string* single_pk) {
+  // Entities and bytes read per physical partition, for statistics and read budgets.
+  std::vector<std::pair<uint64_t, uint64_t>> reads(table.partitions().size());
   Page page;
   page.entities.reserve(std::min<uint64_t>(plan.page_size, plan.budget));
   std::string last_key;
@@ -221,6 +225,8 @@ Result<Page> ReadPage(StoreState& store, MergedStream& stream, const Plan& plan,
     PartitionCursor& c = stream.Top();
     std::string_view key = c.key();
     last_key.assign(key);
+    reads[c.physical].first += 1;
+    reads[c.physical].second += key.size() + c.value().size();
     ++examined;
     // The cursor has found the PartitionKey's end already; a PartitionKey without 0x00 bytes (all
     // of them under the default key profile) is its own escaped form.
@@ -249,6 +255,23 @@ Result<Page> ReadPage(StoreState& store, MergedStream& stream, const Plan& plan,
     examined += stream.Next();
   }
   if (!stream.status().ok()) return FromRocks(stream.status(), "query");
+  Throttler* throttler = table.throttler();
+  for (size_t i = 0; i < reads.size(); ++i) {
+    if (reads[i].first == 0) continue;
+    if (single_pk != nullptr) {
+      table.stats().RecordRead(i, *single_pk, reads[i].first, reads[i].second);
+    } else {
+      table.stats().RecordScan(i, reads[i].first, reads[i].second);
+    }
+    if (throttler != nullptr &&
+        (single_pk != nullptr ||
+         throttler->model().scope == ThroughputModel::Scope::kPhysicalPartition)) {
+      // What the page read is charged after the fact, as the services do; the up-front charge
+      // of one read (RunQuery) is what refuses a page of an exhausted partition.
+      double cost = ReadCost(table.profile(), reads[i].second) - ReadCost(table.profile(), 0);
+      throttler->Debit(false, single_pk ? *single_pk : std::string_view(), i, cost);
+    }
+  }
   if (stream.Valid() && !last_key.empty()) {
     page.continuation =
         EncodeToken(store.secret(), TokenContents{plan.flags, plan.fingerprint, last_key});
@@ -285,12 +308,22 @@ Result<Page> RunQuery(StoreState& store, const TableData& table, const Query& q)
   if (single) {
     // One PartitionKey: one physical partition, exact bounds, no skipping.
     const std::string& pk = plan.pk.lower->value;
+    if (Throttler* t = table.throttler()) {
+      size_t physical = table.PartitionIndexOf(pk);
+      Status ts = t->Charge(false, pk, physical, ReadCost(table.profile(), 0));
+      if (!ts.ok()) {
+        table.stats().RecordThrottled(physical);
+        return ts;
+      }
+    }
     RowBounds(pk, plan.rk, &lower, &upper);
     if (resume) ApplyResume(*resume, plan.descending, &lower, &upper);
     if (!RangeEmpty(lower, upper)) {
-      auto cf = table.partitions()[table.PartitionIndexOf(pk)].cf;
-      examined += stream.Add(std::make_unique<PartitionCursor>(db, cf, snap.snap, lower, upper,
-                                                               plan.descending, std::nullopt));
+      size_t physical = table.PartitionIndexOf(pk);
+      auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[physical].cf, snap.snap,
+                                                      lower, upper, plan.descending, std::nullopt);
+      cursor->physical = physical;
+      examined += stream.Add(std::move(cursor));
     }
   } else {
     PartitionBounds(plan.pk, &lower, &upper);
@@ -298,13 +331,15 @@ Result<Page> RunQuery(StoreState& store, const TableData& table, const Query& q)
     std::optional<RowRange> rows;
     if (plan.rk.lower || plan.rk.upper) rows = RowRange{plan.rk.lower, plan.rk.upper};
     if (!RangeEmpty(lower, upper)) {
-      for (const auto& part : table.partitions()) {
-        examined += stream.Add(std::make_unique<PartitionCursor>(db, part.cf, snap.snap, lower,
-                                                                 upper, plan.descending, rows));
+      for (size_t i = 0; i < table.partitions().size(); ++i) {
+        auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[i].cf, snap.snap,
+                                                        lower, upper, plan.descending, rows);
+        cursor->physical = i;
+        examined += stream.Add(std::move(cursor));
       }
     }
   }
-  return ReadPage(store, stream, plan, examined);
+  return ReadPage(store, table, stream, plan, examined, single ? &plan.pk.lower->value : nullptr);
 }
 
 Result<Page> RunShardQuery(StoreState& store, const TableData& table,
@@ -357,11 +392,13 @@ Result<Page> RunShardQuery(StoreState& store, const TableData& table,
     std::string lower, upper;
     RowBounds(pk, rows, &lower, &upper);
     if (RangeEmpty(lower, upper)) continue;
-    auto cf = table.partitions()[table.PartitionIndexOf(pk)].cf;
-    examined += stream.Add(std::make_unique<PartitionCursor>(db, cf, snap.snap, lower, upper,
-                                                             plan.descending, std::nullopt));
+    size_t physical = table.PartitionIndexOf(pk);
+    auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[physical].cf, snap.snap,
+                                                    lower, upper, plan.descending, std::nullopt);
+    cursor->physical = physical;
+    examined += stream.Add(std::move(cursor));
   }
-  return ReadPage(store, stream, plan, examined);
+  return ReadPage(store, table, stream, plan, examined, nullptr);
 }
 
 }  // namespace partkv::engine

@@ -5,7 +5,9 @@
 #include <random>
 #include <set>
 
+#include "engine/profile.h"
 #include "engine/rocks_status.h"
+#include "partkv/profile.h"
 #include "engine/validation.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/convenience.h"
@@ -88,8 +90,12 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
     return Status::AlreadyExists("a store exists at '" + path + "' (error_if_exists is on)");
   }
 
+  PARTKV_RETURN_IF_ERROR(CheckProfileName(options.profile).WithContext("StoreOptions::profile"));
   std::shared_ptr<StoreState> st(new StoreState());
   st->path_ = path;
+  st->default_profile_ = options.profile;
+  st->default_throttling_ = options.throttling;
+  st->clock_source_ = options.clock ? options.clock : Clock::Steady();
 
   // One budget: the block cache's capacity; memtables are charged to the same cache through the
   // write-buffer manager and may use at most half of it.
@@ -270,6 +276,7 @@ Status StoreState::LoadCatalog(std::vector<rocksdb::ColumnFamilyHandle*>* handle
     std::string key = LowerCase(record->name);
     auto data = std::make_shared<TableData>(db_.get(), std::move(*record), std::move(parts));
     data->set_schemes(std::move(pk_scheme), std::move(rk_scheme));
+    PARTKV_RETURN_IF_ERROR(ConfigureTable(data.get()));
     tables_[key] = std::move(data);
   }
   if (!it->status().ok()) return FromRocks(it->status(), "read catalog");
@@ -303,6 +310,9 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
     return Status::InvalidArgument("physical_partitions is " + std::to_string(n) +
                                    "; it must be 1.." + std::to_string(kMaxPhysicalPartitions));
   }
+  if (!options.profile.empty()) {
+    PARTKV_RETURN_IF_ERROR(CheckProfileName(options.profile).WithContext("TableOptions::profile"));
+  }
   for (const auto* scheme : {&options.partition_key_scheme, &options.row_key_scheme}) {
     if (*scheme) PARTKV_RETURN_IF_ERROR(scheme->value().Validate().WithContext("key scheme"));
   }
@@ -318,6 +328,8 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
   record.lower_bounds = EvenLowerBounds(n);
   if (options.partition_key_scheme) record.pk_scheme = options.partition_key_scheme->ToString();
   if (options.row_key_scheme) record.rk_scheme = options.row_key_scheme->ToString();
+  record.profile = options.profile;
+  if (options.throttling) record.throttling = *options.throttling ? 1 : 0;
 
   std::vector<std::string> cf_names;
   for (uint32_t i = 0; i < n; ++i) cf_names.push_back(PartitionColumnFamilyName(record.id, i));
@@ -347,7 +359,22 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
   for (uint32_t i = 0; i < n; ++i) parts.push_back({handles[i], record.lower_bounds[i]});
   auto data = std::make_shared<TableData>(db_.get(), std::move(record), std::move(parts));
   data->set_schemes(options.partition_key_scheme, options.row_key_scheme);
+  PARTKV_RETURN_IF_ERROR(ConfigureTable(data.get()));
   tables_[key] = std::move(data);
+  return Status::OK();
+}
+
+Status StoreState::ConfigureTable(TableData* data) {
+  const TableRecord& r = data->record();
+  const std::string& name = r.profile.empty() ? default_profile_ : r.profile;
+  auto profile = GetProfile(name);
+  if (!profile.ok()) return Status::Corruption("table '" + r.name + "': " + profile.status().ToString());
+  bool throttling = r.throttling < 0 ? default_throttling_ : r.throttling == 1;
+  std::unique_ptr<Throttler> throttler;
+  if (throttling && profile->model.write_rate > 0) {
+    throttler = std::make_unique<Throttler>(profile->model, data->partitions().size(), clock_source_);
+  }
+  data->Configure(std::move(*profile), std::move(throttler));
   return Status::OK();
 }
 
@@ -385,7 +412,8 @@ std::vector<TableInfo> StoreState::ListTables() const {
   for (const auto& [key, data] : tables_) {
     const TableRecord& r = data->record();
     out.push_back(TableInfo{r.name, r.id, static_cast<uint32_t>(r.lower_bounds.size()),
-                            DateTime{r.created_ticks}, r.pk_scheme, r.rk_scheme});
+                            DateTime{r.created_ticks}, r.pk_scheme, r.rk_scheme,
+                            data->profile().name, data->throttler() != nullptr});
   }
   return out;
 }

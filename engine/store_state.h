@@ -66,11 +66,16 @@ class StoreState {
   Status LoadCatalog(std::vector<rocksdb::ColumnFamilyHandle*>* handles,
                      const std::vector<std::string>& names);
   Status ReserveEtags(uint64_t needed);
+  // Resolves a table's profile and throttling (its own, else the store's) and applies them.
+  Status ConfigureTable(TableData* data);
 
   std::string path_;
   std::string secret_;
   rocksdb::ColumnFamilyOptions partition_options_;
   size_t memory_budget_ = 0;
+  std::string default_profile_;
+  bool default_throttling_ = false;
+  std::shared_ptr<Clock> clock_source_;
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;  // owned; destroyed in ~StoreState
   rocksdb::ColumnFamilyHandle* default_ = nullptr;

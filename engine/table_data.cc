@@ -10,7 +10,8 @@ uint64_t HashPartitionKey(std::string_view pk) { return XXH3_64bits(pk.data(), p
 uint64_t HashBytes(std::string_view bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
 TableData::TableData(rocksdb::DB* db, TableRecord record, std::vector<PhysicalPartition> partitions)
-    : db_(db), record_(std::move(record)), partitions_(std::move(partitions)) {}
+    : db_(db), record_(std::move(record)), partitions_(std::move(partitions)),
+      stats_(std::make_unique<TableStatsCollector>(partitions_.size())) {}
 
 TableData::~TableData() {
   for (auto& p : partitions_) {

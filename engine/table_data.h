@@ -16,6 +16,9 @@
 #include <vector>
 
 #include "engine/catalog.h"
+#include "engine/profile.h"
+#include "engine/stats.h"
+#include "engine/throttle.h"
 #include "engine/validation.h"
 #include "partkv/keys.h"
 #include "rocksdb/db.h"
@@ -37,7 +40,15 @@ class TableData {
 
   const TableRecord& record() const { return record_; }
   const std::vector<PhysicalPartition>& partitions() const { return partitions_; }
-  const Limits& limits() const { return limits_; }
+  const Limits& limits() const { return profile_.limits; }
+  const ProfileSpec& profile() const { return profile_; }
+  // Null when throttling emulation is off for this table.
+  Throttler* throttler() const { return throttler_.get(); }
+  TableStatsCollector& stats() const { return *stats_; }
+  void Configure(ProfileSpec profile, std::unique_ptr<Throttler> throttler) {
+    profile_ = std::move(profile);
+    throttler_ = std::move(throttler);
+  }
 
   // The physical partition owning PartitionKey `pk` (by its XXH3 hash).
   size_t PartitionIndexOf(std::string_view pk) const;
@@ -64,7 +75,9 @@ class TableData {
   rocksdb::DB* db_;
   TableRecord record_;
   std::vector<PhysicalPartition> partitions_;
-  Limits limits_ = Limits::AzureTable();
+  ProfileSpec profile_{"azure-table", Limits::AzureTable(), {}};
+  std::unique_ptr<Throttler> throttler_;
+  std::unique_ptr<TableStatsCollector> stats_;
   std::array<std::mutex, kLockStripes> stripes_;
   std::atomic<bool> dropped_{false};
   std::optional<KeyStrategy> pk_scheme_, rk_scheme_;

@@ -7,6 +7,7 @@
 
 #include "engine/etag.h"
 #include "engine/key_codec.h"
+#include "engine/profile.h"
 #include "engine/rocks_status.h"
 #include "engine/validation.h"
 #include "engine/value_codec.h"
@@ -168,8 +169,16 @@ Result<WriteResult> TableState::Write(OpType type, const Entity& given, const If
     PARTKV_RETURN_IF_ERROR(ValidateKey(entity.row_key(), "RowKey", limits));
   }
   std::string key = EntityKey(entity.partition_key(), entity.row_key());
-  rocksdb::ColumnFamilyHandle* cf =
-      data_->partitions()[data_->PartitionIndexOf(entity.partition_key())].cf;
+  const size_t physical = data_->PartitionIndexOf(entity.partition_key());
+  rocksdb::ColumnFamilyHandle* cf = data_->partitions()[physical].cf;
+  if (Throttler* t = data_->throttler()) {
+    // Charged before anything is read or written: a throttled call changes nothing.
+    Status ts = t->Charge(true, entity.partition_key(), physical, WriteCost(data_->profile(), entity));
+    if (!ts.ok()) {
+      data_->stats().RecordThrottled(physical);
+      return ts;
+    }
+  }
 
   // Everything that does not depend on the current row happens before taking the lock.
   ValueHeader header;
@@ -194,15 +203,31 @@ Result<WriteResult> TableState::Write(OpType type, const Entity& given, const If
   wo.sync = options.sync;
   rocksdb::Status ws = p.is_delete ? db->Delete(wo, cf, key) : db->Put(wo, cf, key, p.value);
   if (!ws.ok()) return FromRocks(ws, "write entity");
+  data_->stats().RecordWrite(physical, entity.partition_key(), 1, key.size() + p.value.size());
   return std::move(p.result);
 }
 
 Result<Entity> TableState::Get(std::string_view pk, std::string_view rk) const {
   PARTKV_RETURN_IF_ERROR(CheckLive());
   std::string key = EntityKey(pk, rk);
-  rocksdb::ColumnFamilyHandle* cf = data_->partitions()[data_->PartitionIndexOf(pk)].cf;
+  const size_t physical = data_->PartitionIndexOf(pk);
+  rocksdb::ColumnFamilyHandle* cf = data_->partitions()[physical].cf;
+  Throttler* throttler = data_->throttler();
+  const double min_cost = ReadCost(data_->profile(), 0);
+  if (throttler != nullptr) {
+    Status ts = throttler->Charge(false, pk, physical, min_cost);
+    if (!ts.ok()) {
+      data_->stats().RecordThrottled(physical);
+      return ts;
+    }
+  }
   rocksdb::PinnableSlice value;
   rocksdb::Status s = store_->db()->Get(rocksdb::ReadOptions(), cf, key, &value);
+  data_->stats().RecordRead(physical, pk, 1, s.ok() ? key.size() + value.size() : 0);
+  if (throttler != nullptr && s.ok()) {
+    // The size is known only now: charge the rest as debt on the partition's budget.
+    throttler->Debit(false, pk, physical, ReadCost(data_->profile(), value.size()) - min_cost);
+  }
   if (s.IsNotFound()) {
     return Status::NotFound("entity (PartitionKey '" + std::string(pk) + "', RowKey '" +
                             std::string(rk) + "') does not exist");
@@ -264,15 +289,16 @@ Result<std::vector<WriteResult>> TableState::SubmitKeyed(const Batch& batch,
     if (NeedsEntityValidation(ops[i].type)) {
       s = ValidateEntity(e, limits, &size);
     } else {
-      size = EstimateEntitySize(e);
+      size = EntitySize(e, limits);
     }
     if (s.ok() && i == 0) s = ValidateKey(pk, "PartitionKey", limits);
     if (!s.ok()) return s.WithFailedOp(index);
     bytes += size;
     if (bytes > limits.max_batch_bytes) {
       return Status::InvalidArgument("the batch's entities exceed " +
-                                     std::to_string(limits.max_batch_bytes) +
-                                     " bytes (4 MiB) by Azure's size formula")
+                                     std::to_string(limits.max_batch_bytes) + " bytes" +
+                                     (limits.max_batch_bytes == (4u << 20) ? " (4 MiB)" : "") +
+                                     ", the " + std::string(limits.name) + " limit")
           .WithFailedOp(index);
     }
   }
@@ -289,6 +315,17 @@ Result<std::vector<WriteResult>> TableState::SubmitKeyed(const Batch& batch,
     return Status::InvalidArgument("a command with RowKey '" + ops[duplicate].entity.row_key() +
                                    "' is already present in the batch")
         .WithFailedOp(duplicate);
+  }
+
+  const size_t physical = data_->PartitionIndexOf(pk);
+  if (Throttler* t = data_->throttler()) {
+    double cost = 0;
+    for (const auto& op : ops) cost += WriteCost(data_->profile(), op.entity);
+    Status ts = t->Charge(true, pk, physical, cost);
+    if (!ts.ok()) {
+      data_->stats().RecordThrottled(physical);
+      return ts;
+    }
   }
 
   // One ETag step and one clock reading serve the whole batch.
@@ -320,7 +357,7 @@ Result<std::vector<WriteResult>> TableState::SubmitKeyed(const Batch& batch,
   locks.reserve(stripes.size());
   for (size_t s : stripes) locks.emplace_back(data_->Stripe(s));
 
-  rocksdb::ColumnFamilyHandle* cf = data_->partitions()[data_->PartitionIndexOf(pk)].cf;
+  rocksdb::ColumnFamilyHandle* cf = data_->partitions()[physical].cf;
   std::vector<rocksdb::Slice> key_slices(keys.begin(), keys.end());
   // MultiGet in key order with sorted_input, so RocksDB need not sort (rows of a batch usually
   // arrive sorted already); at[i] is where operation i's row sits in that order.
@@ -359,6 +396,7 @@ Result<std::vector<WriteResult>> TableState::SubmitKeyed(const Batch& batch,
   wo.sync = options.sync;
   rocksdb::Status ws = store_->db()->Write(wo, &wb);
   if (!ws.ok()) return FromRocks(ws, "write batch");
+  data_->stats().RecordWrite(physical, pk, ops.size(), wb.GetDataSize());
   return results;
 }
 

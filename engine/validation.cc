@@ -115,11 +115,19 @@ Status ValidateKey(std::string_view key, std::string_view what, const Limits& li
   if (!IsValidUtf8(key)) {
     return Status::InvalidArgument(std::string(what) + " is not valid UTF-8");
   }
-  size_t bytes16 = 2 * Utf16Length(key);
-  if (bytes16 > limits.max_key_bytes) {
+  const bool utf16 = limits.size_model == Limits::SizeModel::kAzure;
+  const size_t size = utf16 ? 2 * Utf16Length(key) : key.size();
+  const size_t max = what == "RowKey" ? limits.max_row_key_bytes : limits.max_key_bytes;
+  if (size > max) {
     return Status::InvalidArgument(std::string(what) + " '" + Preview(key) + "' is " +
-                                   std::to_string(bytes16) + " bytes in UTF-16; the limit is " +
-                                   std::to_string(limits.max_key_bytes) + " bytes (1 KiB)");
+                                   std::to_string(size) + (utf16 ? " bytes in UTF-16" : " bytes") +
+                                   "; the limit is " + std::to_string(max) + " bytes (" +
+                                   std::string(limits.name) + ")");
+  }
+  if (size < limits.min_key_bytes) {
+    return Status::InvalidArgument(std::string(what) + " is empty; " + std::string(limits.name) +
+                                   " requires at least " + std::to_string(limits.min_key_bytes) +
+                                   " byte");
   }
   if (limits.forbid_key_characters) {
     size_t i = 0;
@@ -191,6 +199,27 @@ size_t EstimateEntitySize(const Entity& entity) {
   return size;
 }
 
+size_t DynamoDbItemSize(const Entity& entity) {
+  // The keys travel as two attributes named after the table's key schema; count them by value.
+  size_t size = entity.partition_key().size() + entity.row_key().size();
+  for (const auto& [name, value] : entity) {
+    size += name.size();
+    switch (value.type()) {
+      case Type::kString: size += value.as_string().size(); break;
+      case Type::kBinary: size += value.as_binary().size(); break;
+      case Type::kBoolean: size += 1; break;
+      case Type::kGuid: size += 36; break;  // stored as its text form
+      default: size += 8; break;            // numbers and DateTimes
+    }
+  }
+  return size;
+}
+
+size_t EntitySize(const Entity& entity, const Limits& limits) {
+  return limits.size_model == Limits::SizeModel::kAzure ? EstimateEntitySize(entity)
+                                                        : DynamoDbItemSize(entity);
+}
+
 Status ValidateEntity(const Entity& entity, const Limits& limits, size_t* size_out) {
   Status s = ValidateKey(entity.partition_key(), "PartitionKey", limits);
   if (!s.ok()) return s;
@@ -209,7 +238,7 @@ Status ValidateEntity(const Entity& entity, const Limits& limits, size_t* size_o
       if (!IsValidUtf8(v)) {
         return Status::InvalidArgument("property '" + name + "': String value is not valid UTF-8");
       }
-      size_t bytes16 = 2 * Utf16Length(v);
+      size_t bytes16 = limits.size_model == Limits::SizeModel::kAzure ? 2 * Utf16Length(v) : v.size();
       if (bytes16 > limits.max_string_bytes) {
         return Status::InvalidArgument("property '" + name + "': String value is " +
                                        std::to_string(bytes16) + " bytes in UTF-16; the limit is " +
@@ -224,12 +253,16 @@ Status ValidateEntity(const Entity& entity, const Limits& limits, size_t* size_o
       }
     }
   }
-  size_t size = EstimateEntitySize(entity);
+  size_t size = EntitySize(entity, limits);
   if (size_out != nullptr) *size_out = size;
   if (size > limits.max_entity_bytes) {
-    return Status::InvalidArgument("entity is " + std::to_string(size) +
-                                   " bytes by Azure's size formula; the limit is " +
-                                   std::to_string(limits.max_entity_bytes) + " bytes (1 MiB)");
+    const bool azure = limits.size_model == Limits::SizeModel::kAzure;
+    return Status::InvalidArgument(
+        "entity is " + std::to_string(size) +
+        (azure ? " bytes by Azure's size formula" : " bytes by DynamoDB's item size") +
+        "; the limit is " + std::to_string(limits.max_entity_bytes) + " bytes" +
+        (limits.max_entity_bytes == (1u << 20) ? " (1 MiB)" : "") + " (" +
+        std::string(limits.name) + ")");
   }
   return Status::OK();
 }

@@ -14,6 +14,7 @@
 #define PARTKV_ENGINE_VALIDATION_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "partkv/entity.h"
@@ -22,8 +23,14 @@
 namespace partkv::engine {
 
 struct Limits {
+  // How key, String and entity sizes are measured: Azure stores UTF-16 and sizes entities by its
+  // published formula; DynamoDB counts UTF-8 bytes of names and values.
+  enum class SizeModel : uint8_t { kAzure, kDynamoDb };
+  SizeModel size_model = SizeModel::kAzure;
   bool forbid_key_characters = true;  // / \ # ? and control characters
-  size_t max_key_bytes = 1024;        // measured in UTF-16 bytes
+  size_t min_key_bytes = 0;
+  size_t max_key_bytes = 1024;        // PartitionKey, in the size model's bytes
+  size_t max_row_key_bytes = 1024;    // RowKey
   size_t max_properties = 252;
   size_t max_property_name_chars = 255;
   size_t max_string_bytes = 64 * 1024;  // UTF-16 bytes
@@ -31,6 +38,8 @@ struct Limits {
   size_t max_entity_bytes = 1024 * 1024;
   size_t max_batch_operations = 100;
   size_t max_batch_bytes = 4 * 1024 * 1024;
+
+  std::string_view name = "azure-table";  // the profile, for messages
 
   static Limits AzureTable() { return Limits(); }
 };
@@ -52,6 +61,13 @@ Status ValidateEntity(const Entity& entity, const Limits& limits, size_t* size =
 //   size(String) = 2·len16 + 4, size(Binary) = bytes + 4, Boolean 1, DateTime, Double, Int64 8,
 //   Guid 16, Int32 4 (len16 = length in UTF-16 code units).
 size_t EstimateEntitySize(const Entity& entity);
+
+// DynamoDB's item size: UTF-8 bytes of every attribute name and value (numbers as 8 bytes here,
+// Booleans 1, binary and strings their length), including the two keys.
+size_t DynamoDbItemSize(const Entity& entity);
+
+// The entity's size in the limits' size model.
+size_t EntitySize(const Entity& entity, const Limits& limits);
 
 // The number of UTF-16 code units of valid UTF-8 `s` (each 4-byte sequence counts 2).
 size_t Utf16Length(std::string_view s);

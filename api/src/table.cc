@@ -24,7 +24,8 @@ const std::string& Table::name() const { return state_->data().record().name; }
 TableInfo Table::info() const {
   const auto& r = state_->data().record();
   return TableInfo{r.name, r.id, static_cast<uint32_t>(r.lower_bounds.size()),
-                   DateTime{r.created_ticks}, r.pk_scheme, r.rk_scheme};
+                   DateTime{r.created_ticks}, r.pk_scheme, r.rk_scheme,
+                   state_->data().profile().name, state_->data().throttler() != nullptr};
 }
 
 Result<WriteResult> Table::Insert(const Entity& entity, const WriteOptions& options) {
@@ -99,5 +100,11 @@ Result<Page> Table::QueryShards(const KeyStrategy& strategy, std::string_view ba
   }
   return engine::RunShardQuery(state_->store(), state_->data(), strategy.ShardKeys(base), query);
 }
+
+}  // namespace partkv
+
+namespace partkv {
+
+TableStats Table::Statistics(size_t top) const { return state_->data().stats().Snapshot(top); }
 
 }  // namespace partkv

@@ -8,9 +8,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "partkv/clock.h"
 #include "partkv/keys.h"
 
 namespace partkv {
@@ -24,6 +26,13 @@ struct StoreOptions {
   // partition's memtables. RocksDB's own fixed overheads (about 70 KB per physical partition,
   // table readers of open files) come on top. Split half to the block cache, half to memtables.
   size_t memory_budget_bytes = 64u << 20;
+  // The cloud profile of tables created without one (partkv/profile.h): its validation limits
+  // and, with throttling on, its per-partition throughput budgets.
+  std::string profile = "azure-table";
+  // Throttling emulation for tables that do not set their own (TableOptions::throttling).
+  bool throttling = false;
+  // The time source of throughput budgets; null = the steady clock. Tests inject a ManualClock.
+  std::shared_ptr<Clock> clock;
 };
 
 struct TableOptions {
@@ -36,6 +45,11 @@ struct TableOptions {
   // key. Stored in the catalog; survives reopen.
   std::optional<KeyStrategy> partition_key_scheme;
   std::optional<KeyStrategy> row_key_scheme;
+  // The table's cloud profile ("azure-table", "cosmos", "dynamodb", "none"); empty = the store's.
+  // Stored in the catalog.
+  std::string profile;
+  // Throttling emulation for this table; unset = the store's setting. Stored in the catalog.
+  std::optional<bool> throttling;
 };
 
 struct WriteOptions {

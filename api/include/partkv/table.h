@@ -26,6 +26,7 @@
 #include "partkv/if_match.h"
 #include "partkv/options.h"
 #include "partkv/query.h"
+#include "partkv/stats.h"
 #include "partkv/result.h"
 
 namespace partkv {
@@ -48,6 +49,8 @@ struct TableInfo {
   DateTime created;
   std::string partition_key_scheme;  // strategy text forms; empty = none
   std::string row_key_scheme;
+  std::string profile;      // the profile in force (the table's own or the store's)
+  bool throttling = false;  // whether throttling emulation is on for the table
 };
 
 class Table {
@@ -97,6 +100,10 @@ class Table {
   Result<Page> QueryShards(std::string_view base, const Query& query) const;
   Result<Page> QueryShards(const KeyStrategy& strategy, std::string_view base,
                            const Query& query) const;
+
+  // What the table has served since the store opened (partkv/stats.h), with the `top` hottest
+  // logical partitions.
+  TableStats Statistics(size_t top = 10) const;
 
   // For the engine: a handle on the shared table state.
   explicit Table(std::shared_ptr<engine::TableState> state) : state_(std::move(state)) {}

@@ -1,0 +1,40 @@
+// partkv::TableStats — what a table has served since the store was opened: operations, bytes and
+// throttled calls per physical partition, and the hottest logical partitions (PartitionKeys) as
+// found by a bounded top-k sketch (space-saving), so a hot-partition design shows itself locally.
+//
+// Counters live in memory and start at zero when the store opens. `operations` of a hot partition
+// is an upper bound whose overestimate is at most `error`.
+
+#ifndef PARTKV_STATS_H_
+#define PARTKV_STATS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace partkv {
+
+struct PartitionStats {
+  uint32_t index = 0;  // physical partition
+  uint64_t reads = 0;  // entities read (point reads and entities examined by queries)
+  uint64_t writes = 0;  // entities written or deleted
+  uint64_t bytes_read = 0;
+  uint64_t bytes_written = 0;
+  uint64_t throttled = 0;  // calls refused with Throttled
+};
+
+struct HotPartition {
+  std::string partition_key;
+  uint64_t operations = 0;  // reads + writes counted for it (an upper bound)
+  uint64_t error = 0;       // how much `operations` may overstate
+};
+
+struct TableStats {
+  std::vector<PartitionStats> partitions;  // one per physical partition
+  PartitionStats total;
+  std::vector<HotPartition> hottest;  // most operations first
+};
+
+}  // namespace partkv
+
+#endif  // PARTKV_STATS_H_
