@@ -53,6 +53,7 @@ Result<ProfileSpec> GetProfile(std::string_view name) {
   } else if (name == "cosmos") {
     // Cosmos DB for Table: RowKey <= 255 bytes, batch <= 2 MB, documents <= 2 MB.
     l = Limits::AzureTable();
+    l.keys_in_utf8 = true;
     l.max_row_key_bytes = 255;
     l.max_entity_bytes = 2u << 20;
     l.max_batch_bytes = 2u << 20;

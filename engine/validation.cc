@@ -115,7 +115,7 @@ Status ValidateKey(std::string_view key, std::string_view what, const Limits& li
   if (!IsValidUtf8(key)) {
     return Status::InvalidArgument(std::string(what) + " is not valid UTF-8");
   }
-  const bool utf16 = limits.size_model == Limits::SizeModel::kAzure;
+  const bool utf16 = limits.size_model == Limits::SizeModel::kAzure && !limits.keys_in_utf8;
   const size_t size = utf16 ? 2 * Utf16Length(key) : key.size();
   const size_t max = what == "RowKey" ? limits.max_row_key_bytes : limits.max_key_bytes;
   if (size > max) {

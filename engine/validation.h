@@ -27,6 +27,7 @@ struct Limits {
   // published formula; DynamoDB counts UTF-8 bytes of names and values.
   enum class SizeModel : uint8_t { kAzure, kDynamoDb };
   SizeModel size_model = SizeModel::kAzure;
+  bool keys_in_utf8 = false;          // key sizes in UTF-8 bytes even under the Azure model
   bool forbid_key_characters = true;  // / \ # ? and control characters
   size_t min_key_bytes = 0;
   size_t max_key_bytes = 1024;        // PartitionKey, in the size model's bytes
