@@ -58,6 +58,7 @@ Result<ProfileSpec> GetProfile(std::string_view name) {
     l.max_entity_bytes = 2u << 20;
     l.max_batch_bytes = 2u << 20;
     l.name = "cosmos";
+    p.kind = ProfileSpec::Kind::kCosmos;
     m = {ThroughputModel::Scope::kPhysicalPartition, kCosmosRuPerSecond, 0, 1, "RU", "RU",
          "429 Request rate is large (x-ms-retry-after-ms)"};
   } else if (name == "dynamodb") {
@@ -75,6 +76,7 @@ Result<ProfileSpec> GetProfile(std::string_view name) {
     l.max_batch_operations = 100;  // TransactWriteItems
     l.max_batch_bytes = 4u << 20;
     l.name = "dynamodb";
+    p.kind = ProfileSpec::Kind::kDynamoDb;
     // 1,000 WCU/s and 3,000 RCU/s per partition; up to 300 s of unused capacity kept as burst.
     m = {ThroughputModel::Scope::kLogicalPartition, kDynamoDbWcuPerSecond, 3000, 300, "WCU", "RCU",
          "400 ProvisionedThroughputExceededException"};
@@ -90,25 +92,28 @@ Result<ProfileSpec> GetProfile(std::string_view name) {
     l.max_batch_operations = 100;
     l.max_batch_bytes = 256u << 20;
     l.name = "none";
+    p.kind = ProfileSpec::Kind::kNone;
     m = {ThroughputModel::Scope::kLogicalPartition, 0, 0, 1, "", "", ""};
   }
   return p;
 }
 
 double WriteCost(const ProfileSpec& p, const Entity& entity) {
-  if (p.name == "dynamodb") return static_cast<double>(DynamoDbWriteUnits(DynamoDbItemSize(entity)));
-  if (p.name == "cosmos") {
+  if (p.kind == ProfileSpec::Kind::kDynamoDb) {
+    return static_cast<double>(DynamoDbWriteUnits(DynamoDbItemSize(entity)));
+  }
+  if (p.kind == ProfileSpec::Kind::kCosmos) {
     return CosmosWriteRequestUnits(EstimateEntitySize(entity), entity.property_count());
   }
   return 1;  // azure-table counts entities
 }
 
 double ReadCost(const ProfileSpec& p, size_t stored_bytes) {
-  if (p.name == "dynamodb") {
+  if (p.kind == ProfileSpec::Kind::kDynamoDb) {
     // A strongly consistent read: 1 RCU per 4 KB started.
     return std::max<double>(1, std::ceil(static_cast<double>(stored_bytes) / 4096));
   }
-  if (p.name == "cosmos") {
+  if (p.kind == ProfileSpec::Kind::kCosmos) {
     // A point read of a 1 KB document costs 1 RU; larger documents proportionally more.
     return std::max<double>(1, std::ceil(static_cast<double>(stored_bytes) / 1024));
   }

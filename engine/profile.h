@@ -31,9 +31,11 @@ struct ThroughputModel {
 };
 
 struct ProfileSpec {
+  enum class Kind : uint8_t { kAzureTable, kCosmos, kDynamoDb, kNone };
   std::string name;
   Limits limits;
   ThroughputModel model;
+  Kind kind = Kind::kAzureTable;
 };
 
 // The spec of a profile name ("azure-table", "cosmos", "dynamodb", "none").

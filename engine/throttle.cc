@@ -54,9 +54,12 @@ Throttler::Shard& Throttler::ShardOf(std::string_view pk, size_t physical) {
 
 Throttler::Buckets& Throttler::Find(Shard& shard, std::string_view pk, size_t physical,
                                     int64_t now) {
-  std::string key = model_.scope == ThroughputModel::Scope::kPhysicalPartition
-                        ? std::to_string(physical)
-                        : std::string(pk);
+  std::string physical_key;
+  std::string_view key = pk;
+  if (model_.scope == ThroughputModel::Scope::kPhysicalPartition) {
+    physical_key = std::to_string(physical);
+    key = physical_key;
+  }
   auto it = shard.by_key.find(key);
   if (it != shard.by_key.end()) return it->second;
   if (shard.by_key.size() >= kSweepAt) {
@@ -69,7 +72,7 @@ Throttler::Buckets& Throttler::Find(Shard& shard, std::string_view pk, size_t ph
       i = full ? shard.by_key.erase(i) : std::next(i);
     }
   }
-  return shard.by_key[std::move(key)];
+  return shard.by_key.emplace(std::string(key), Buckets()).first->second;
 }
 
 Status Throttler::Charge(bool write, std::string_view pk, size_t physical, double cost) {

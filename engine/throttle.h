@@ -59,9 +59,14 @@ class Throttler {
   struct Buckets {
     TokenBucket write, read;
   };
+  // Lookups by string_view without building a std::string.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
   struct Shard {
     std::mutex mu;
-    std::unordered_map<std::string, Buckets> by_key;
+    std::unordered_map<std::string, Buckets, Hash, std::equal_to<>> by_key;
   };
   static constexpr size_t kShards = 32;
   static constexpr size_t kSweepAt = 65536;  // keys per shard before full buckets are dropped
