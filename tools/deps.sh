@@ -7,6 +7,7 @@ packages=(
   librocksdb-dev libfmt-dev libxxhash-dev libssl-dev
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libsimdjson-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,164 @@
+#include "tools/cli/import_spill.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "engine/value_codec.h"
+
+namespace partkv::cli {
+namespace {
+
+constexpr size_t kReadChunk = 1u << 20;
+
+void PutVarint(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+// Reads a varint at data[*pos]; false when it is truncated or too long.
+bool GetVarint(std::string_view data, size_t* pos, uint64_t* v) {
+  uint64_t result = 0;
+  for (int shift = 0; shift <= 63 && *pos < data.size(); shift += 7) {
+    auto byte = static_cast<uint8_t>(data[(*pos)++]);
+    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *v = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool GetBytes(std::string_view data, size_t* pos, std::string_view* bytes) {
+  uint64_t n = 0;
+  if (!GetVarint(data, pos, &n) || n > data.size() - *pos) return false;
+  *bytes = data.substr(*pos, n);
+  *pos += n;
+  return true;
+}
+
+void PutBytes(std::string_view bytes, std::string* out) {
+  PutVarint(bytes.size(), out);
+  out->append(bytes);
+}
+
+}  // namespace
+
+void AppendSpillRecord(uint64_t line, uint64_t size, const Entity& entity, std::string* out) {
+  PutVarint(line, out);
+  PutVarint(size, out);
+  PutBytes(entity.partition_key(), out);
+  PutBytes(entity.row_key(), out);
+  thread_local std::string value;
+  value.clear();
+  engine::EncodeValue(engine::ValueHeader{}, entity, &value);
+  PutBytes(value, out);
+}
+
+Result<SpillFile> SpillFile::Create() {
+  std::error_code ec;
+  std::string dir = std::filesystem::temp_directory_path(ec).string();
+  if (ec) dir = "/tmp";
+  std::string path = dir + "/partkv-import-XXXXXX";
+  int fd = ::mkostemp(path.data(), O_CLOEXEC);
+  if (fd < 0) {
+    return Status::IOError("creating a spill file in " + dir + ": " + std::strerror(errno));
+  }
+  ::unlink(path.c_str());
+  return SpillFile(fd, dir);
+}
+
+SpillFile::SpillFile(SpillFile&& other) noexcept
+    : fd_(other.fd_),
+      directory_(std::move(other.directory_)),
+      bytes_(other.bytes_),
+      buffer_(std::move(other.buffer_)),
+      pos_(other.pos_),
+      eof_(other.eof_) {
+  other.fd_ = -1;
+}
+
+SpillFile::~SpillFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status SpillFile::Append(std::string_view records) {
+  while (!records.empty()) {
+    ssize_t n = ::write(fd_, records.data(), records.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return Status::IOError("writing the import's spill file in " + directory_ + ": " +
+                             std::strerror(n < 0 ? errno : ENOSPC) +
+                             " (it needs about the input's size; set TMPDIR elsewhere)");
+    }
+    records.remove_prefix(static_cast<size_t>(n));
+    bytes_ += static_cast<uint64_t>(n);
+  }
+  return Status::OK();
+}
+
+Status SpillFile::Rewind() {
+  if (::lseek(fd_, 0, SEEK_SET) != 0) {
+    return Status::IOError("rewinding the import's spill file: " +
+                           std::string(std::strerror(errno)));
+  }
+  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  buffer_.clear();
+  pos_ = 0;
+  eof_ = false;
+  return Status::OK();
+}
+
+Status SpillFile::Refill() {
+  buffer_.erase(0, pos_);
+  pos_ = 0;
+  size_t old = buffer_.size();
+  buffer_.resize(old + kReadChunk);
+  ssize_t n;
+  do {
+    n = ::read(fd_, buffer_.data() + old, kReadChunk);
+  } while (n < 0 && errno == EINTR);
+  buffer_.resize(old + static_cast<size_t>(n > 0 ? n : 0));
+  if (n < 0) {
+    return Status::IOError("reading the import's spill file: " +
+                           std::string(std::strerror(errno)));
+  }
+  if (n == 0) eof_ = true;
+  return Status::OK();
+}
+
+Result<bool> SpillFile::Next(SpillRecord* record) {
+  while (true) {
+    std::string_view data(buffer_);
+    size_t pos = pos_;
+    uint64_t line = 0, size = 0;
+    std::string_view pk, rk, value;
+    if (GetVarint(data, &pos, &line) && GetVarint(data, &pos, &size) &&
+        GetBytes(data, &pos, &pk) && GetBytes(data, &pos, &rk) && GetBytes(data, &pos, &value)) {
+      record->line = line;
+      record->size = size;
+      record->entity = Entity(std::string(pk), std::string(rk));
+      engine::ValueHeader header;
+      PARTKV_RETURN_IF_ERROR(engine::DecodeValue(value, &header, &record->entity));
+      pos_ = pos;
+      return true;
+    }
+    // An incomplete record: read more, unless the file has ended.
+    if (eof_) {
+      if (pos_ == buffer_.size()) return false;
+      return Status::Corruption("the import's spill file ends inside a record");
+    }
+    PARTKV_RETURN_IF_ERROR(Refill());
+  }
+}
+
+}  // namespace partkv::cli
