@@ -16,9 +16,10 @@ Status FromRocks(const rocksdb::Status& s, std::string_view context) {
     case rocksdb::Status::kTimedOut:
     case rocksdb::Status::kTryAgain: return Status::Busy(msg);
     case rocksdb::Status::kIOError:
-      // Another process holds the LOCK file: the store is in use, not broken.
-      if (s.ToString().find("lock") != std::string::npos ||
-          s.ToString().find("Resource temporarily unavailable") != std::string::npos) {
+      // Another process (or handle) holds the LOCK file: the store is in use, not broken. Match
+      // RocksDB's own wording for a failed lock, not any path that happens to contain "lock".
+      if (s.ToString().find("While lock file") != std::string::npos ||
+          s.ToString().find("lock hold by current process") != std::string::npos) {
         return Status::Busy(std::string(context) +
                             ": the store is already open in another process (" + s.ToString() + ")");
       }

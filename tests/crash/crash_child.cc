@@ -1,0 +1,275 @@
+// The crash harness's victim: opens a store, then writes single entities and whole-group batches
+// forever, announcing each operation before it starts and acknowledging it on stdout after the
+// store returned (protocol in crash_model.h). The driver SIGKILLs it at a random acknowledgement.
+//
+//   partkv_crash_child STORE_DIR SYNC(0|1) SEED GEN_BASE
+//
+// The child learns the store's state by scanning the table at start-up (so every run starts from
+// whatever the previous, killed run left) and checks on the way what must hold after any crash:
+// no batch group is partially present. It also issues writes that must fail — an Insert of an
+// acknowledged row, a Replace with a superseded ETag, a batch with one failing operation — and
+// reports any other outcome with an "F" line and exit status 3.
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "partkv/partkv.h"
+#include "tests/crash/crash_model.h"
+
+namespace partkv::crash {
+namespace {
+
+struct Row {
+  std::string etag;
+  std::string previous_etag;  // the ETag this row had before `etag`, if this run saw it
+};
+
+void Say(const std::string& line) {
+  std::string out = line + "\n";
+  const char* p = out.data();
+  size_t left = out.size();
+  while (left > 0) {
+    ssize_t n = ::write(STDOUT_FILENO, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) std::_Exit(4);  // the driver is gone
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+[[noreturn]] void Fail(const std::string& what) {
+  std::string one_line = what;
+  for (char& c : one_line) {
+    if (c == '\n') c = ' ';
+  }
+  Say("F " + one_line);
+  std::_Exit(3);
+}
+
+class Child {
+ public:
+  Child(Table table, bool sync, uint64_t seed, int64_t gen_base)
+      : table_(std::move(table)), rng_(seed), gen_(gen_base) {
+    options_.sync = sync;
+  }
+
+  // Reads every entity; returns how many there are.
+  size_t Scan() {
+    Query q;
+    size_t n = 0;
+    for (;;) {
+      auto page = table_.QueryEntities(q);
+      if (!page.ok()) Fail("scan: " + page.status().ToString());
+      for (const auto& e : page->entities) {
+        rows_[{e.partition_key(), e.row_key()}] = Row{e.etag(), ""};
+        ++n;
+      }
+      if (!page->has_more()) break;
+      q.continuation = page->continuation;
+    }
+    for (int p = 0; p < kGroupPartitions; ++p) {
+      for (int g = 0; g < kGroupsPerPartition; ++g) GroupPresence(p, g);  // fails if torn
+    }
+    return n;
+  }
+
+  [[noreturn]] void Run() {
+    for (;;) {
+      if (rng_() % 100 < 60) {
+        SingleOp();
+      } else {
+        BatchOp();
+      }
+    }
+  }
+
+ private:
+  using Key = std::pair<std::string, std::string>;
+
+  Row* Find(const std::string& pk, const std::string& rk) {
+    auto it = rows_.find({pk, rk});
+    return it == rows_.end() ? nullptr : &it->second;
+  }
+  void Wrote(const std::string& pk, const std::string& rk, const std::string& etag) {
+    Row& r = rows_[{pk, rk}];
+    r.previous_etag = r.etag;
+    r.etag = etag;
+  }
+
+  void Expect(const Status& s, Status::Code code, int failed_op, const std::string& what) {
+    if (s.code() != code || s.failed_op() != failed_op) {
+      Fail(what + ": expected " + std::string(Status::CodeName(code)) + " at operation " +
+           std::to_string(failed_op) + ", got " + s.ToString() + " at operation " +
+           std::to_string(s.failed_op()));
+    }
+    Say("X " + std::string(Status::CodeName(code)) + " " + std::to_string(failed_op));
+  }
+
+  void SingleOp() {
+    std::string pk = SinglePk(static_cast<int>(rng_() % kSinglePartitions));
+    std::string rk = SingleRk(static_cast<int>(rng_() % kSingleRows));
+    int64_t gen = ++gen_;
+    Row* row = Find(pk, rk);
+    int dice = static_cast<int>(rng_() % 100);
+    std::string op;
+    if (row == nullptr) {
+      op = dice < 50 ? "ins" : dice < 75 ? "ior" : "iom";
+    } else if (dice < 10) {
+      op = "ins";  // must fail: the row is acknowledged
+    } else if (dice < 30) {
+      op = "rep";
+    } else if (dice < 50) {
+      op = "mrg";
+    } else if (dice < 65) {
+      op = "del";
+    } else if (dice < 80) {
+      op = "ior";
+    } else if (dice < 90) {
+      op = "iom";
+    } else {
+      op = row->previous_etag.empty() ? "rep" : "stale";
+    }
+    Say("I " + op + " " + pk + " " + rk + " " + std::to_string(gen));
+    const std::string what = op + " " + pk + "/" + rk;
+    if (op == "del") {
+      Status s = table_.Delete(pk, rk, IfMatch::ETag(row->etag), options_);
+      if (!s.ok()) Fail(what + ": " + s.ToString());
+      rows_.erase({pk, rk});
+      Say("A -");
+      return;
+    }
+    if (op == "ins" && row != nullptr) {
+      Expect(table_.Insert(Content(pk, rk, gen), options_).status(), Status::Code::kAlreadyExists,
+             -1, what);
+      return;
+    }
+    if (op == "stale") {
+      Expect(table_.Replace(Content(pk, rk, gen), IfMatch::ETag(row->previous_etag), options_)
+                 .status(),
+             Status::Code::kPreconditionFailed, -1, what);
+      return;
+    }
+    Result<WriteResult> r = Status::InvalidArgument("unreachable");
+    if (op == "ins") r = table_.Insert(Content(pk, rk, gen), options_);
+    if (op == "ior") r = table_.InsertOrReplace(Content(pk, rk, gen), options_);
+    if (op == "iom") r = table_.InsertOrMerge(MergePatch(pk, rk, gen), options_);
+    if (op == "rep") r = table_.Replace(Content(pk, rk, gen), IfMatch::ETag(row->etag), options_);
+    if (op == "mrg") r = table_.Merge(MergePatch(pk, rk, gen), IfMatch::ETag(row->etag), options_);
+    if (!r.ok()) Fail(what + ": " + r.status().ToString());
+    Wrote(pk, rk, r->etag);
+    Say("A " + r->etag);
+  }
+
+  // How many rows of the group exist; a partial group is a torn batch.
+  int GroupPresence(int p, int g) {
+    int present = 0;
+    for (const auto& rk : GroupRks(g)) present += Find(GroupPk(p), rk) != nullptr ? 1 : 0;
+    if (present != 0 && present != kGroupRows) {
+      Fail("torn batch: group " + GroupPk(p) + "/g" + std::to_string(g) + " has " +
+           std::to_string(present) + " of " + std::to_string(kGroupRows) + " rows");
+    }
+    return present;
+  }
+
+  void BatchOp() {
+    int p = static_cast<int>(rng_() % kGroupPartitions);
+    int g = static_cast<int>(rng_() % kGroupsPerPartition);
+    std::string pk = GroupPk(p);
+    std::vector<std::string> rks = GroupRks(g);
+    bool present = GroupPresence(p, g) == kGroupRows;
+    int64_t gen = ++gen_;
+    int dice = static_cast<int>(rng_() % 100);
+    std::string op;
+    int fail_at = -1;
+    if (!present) {
+      op = dice < 60 ? "ins" : "ior";
+      if (dice >= 85) fail_at = static_cast<int>(rng_() % kGroupRows);
+    } else {
+      op = dice < 35 ? "rep" : dice < 55 ? "del" : "ior";
+      if (dice >= 80) fail_at = static_cast<int>(rng_() % kGroupRows);
+    }
+    Batch batch;
+    for (int k = 0; k < kGroupRows; ++k) {
+      const std::string& rk = rks[k];
+      if (k == fail_at) {
+        // The failing operation: an Insert of an existing row, or a Replace of a missing one.
+        if (present) {
+          batch.Insert(Content(pk, rk, gen));
+        } else {
+          batch.Replace(Content(pk, rk, gen), IfMatch::Any());
+        }
+      } else if (op == "ins") {
+        batch.Insert(Content(pk, rk, gen));
+      } else if (op == "ior") {
+        batch.InsertOrReplace(Content(pk, rk, gen));
+      } else if (op == "rep") {
+        batch.Replace(Content(pk, rk, gen), IfMatch::ETag(Find(pk, rk)->etag));
+      } else {
+        batch.Delete(pk, rk, IfMatch::ETag(Find(pk, rk)->etag));
+      }
+    }
+    Say("B " + op + " " + pk + " " + std::to_string(g) + " " + std::to_string(gen) + " " +
+        std::to_string(fail_at));
+    auto r = table_.Submit(batch, options_);
+    const std::string what = "batch " + op + " " + pk + "/g" + std::to_string(g);
+    if (fail_at >= 0) {
+      Expect(r.status(), present ? Status::Code::kAlreadyExists : Status::Code::kNotFound, fail_at,
+             what);
+      return;
+    }
+    if (!r.ok()) Fail(what + ": " + r.status().ToString());
+    if (r->size() != rks.size()) Fail(what + ": " + std::to_string(r->size()) + " results");
+    std::string ack = "A";
+    for (size_t k = 0; k < rks.size(); ++k) {
+      if (op == "del") {
+        rows_.erase({pk, rks[k]});
+        ack += " -";
+      } else {
+        Wrote(pk, rks[k], (*r)[k].etag);
+        ack += " " + (*r)[k].etag;
+      }
+    }
+    Say(ack);
+  }
+
+  Table table_;
+  WriteOptions options_;
+  std::mt19937_64 rng_;
+  int64_t gen_;
+  std::map<Key, Row> rows_;
+};
+
+}  // namespace
+}  // namespace partkv::crash
+
+int main(int argc, char** argv) {
+  using namespace partkv;
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: partkv_crash_child STORE_DIR SYNC(0|1) SEED GEN_BASE\n");
+    return 2;
+  }
+  bool sync = std::string(argv[2]) == "1";
+  uint64_t seed = std::strtoull(argv[3], nullptr, 10);
+  int64_t gen_base = std::strtoll(argv[4], nullptr, 10);
+
+  crash::Say("OPEN");
+  auto store = Store::Open(argv[1], crash::CrashStoreOptions());
+  if (!store.ok()) crash::Fail("open: " + store.status().ToString());
+  Status created = store->CreateTable(crash::kTableName, {.physical_partitions = 4});
+  if (!created.ok() && !created.IsAlreadyExists()) crash::Fail("create: " + created.ToString());
+  auto table = store->OpenTable(crash::kTableName);
+  if (!table.ok()) crash::Fail("open table: " + table.status().ToString());
+
+  crash::Child child(std::move(*table), sync, seed, gen_base);
+  size_t n = child.Scan();
+  crash::Say("READY " + std::to_string(n));
+  child.Run();
+}

@@ -1,0 +1,468 @@
+// Crash harness driver: kill -9 at random moments loses no acknowledged write and tears no batch.
+//
+// Each cycle spawns partkv_crash_child on the same store, reads its protocol lines (crash_model.h)
+// and SIGKILLs it after a random number of acknowledgements — sometimes during Store::Open, so
+// recovery itself is interrupted too. The driver then reopens the store and checks it against a
+// model built only from acknowledged operations:
+//   - every acknowledged write is present with its exact content and ETag, every acknowledged
+//     delete is absent, and nothing else is there;
+//   - the one operation in flight (announced, not acknowledged) is wholly applied or wholly absent
+//     — for a batch, all of its rows agree;
+//   - an ETag is never issued twice for a key, across all cycles;
+//   - the store keeps working: an Insert of an existing row fails, a new write succeeds, and a
+//     paged query returns every entity exactly once.
+//
+// Cycles per mode: 50 (CI), or PARTKV_CRASH_CYCLES (e.g. 5000 for the long mode). The random
+// seed is printed; PARTKV_CRASH_SEED replays it. Kills are decided by counting acknowledgements
+// read from the pipe: no sleeps; a 60 s watchdog on the pipe only catches a hung child.
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "partkv/partkv.h"
+#include "tests/crash/crash_model.h"
+#include "tests/testing/temp_dir.h"
+
+extern char** environ;
+
+namespace partkv::crash {
+namespace {
+
+using Key = std::pair<std::string, std::string>;
+
+uint64_t EnvOr(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
+struct Stored {
+  Entity content;
+  std::string etag;
+};
+
+// The operation announced by the child and not yet acknowledged.
+struct Pending {
+  std::string line;
+  std::vector<Key> keys;
+  std::vector<std::optional<Entity>> post;  // the state of each key if it takes effect
+  bool must_fail = false;                   // built to fail: nothing may change
+};
+
+struct Totals {
+  uint64_t cycles = 0;
+  uint64_t acked_ops = 0;         // acknowledged successful operations
+  uint64_t acked_rows = 0;        // rows written or deleted by them
+  uint64_t acked_failures = 0;    // operations that failed as intended
+  uint64_t killed_in_open = 0;    // kills before READY
+  uint64_t inflight_applied = 0;  // in-flight operations found wholly applied after reopen
+  uint64_t inflight_absent = 0;   // ... or wholly absent
+};
+
+// Starts partkv_crash_child on `dir` with its stdout on a pipe; returns its pid (-1 on failure)
+// and the pipe's read end in *out.
+pid_t SpawnChild(const std::string& dir, bool sync, uint64_t seed, uint64_t gen_base, int* out) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return -1;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  std::string sync_arg = sync ? "1" : "0", seed_arg = std::to_string(seed);
+  std::string gen_arg = std::to_string(gen_base);
+  const char* argv[] = {PARTKV_CRASH_CHILD, dir.c_str(), sync_arg.c_str(), seed_arg.c_str(),
+                        gen_arg.c_str(), nullptr};
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, PARTKV_CRASH_CHILD, &actions, nullptr,
+                       const_cast<char* const*>(argv), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    return -1;
+  }
+  *out = fds[0];
+  return pid;
+}
+
+std::string Describe(const std::optional<Entity>& e) {
+  return e ? e->DebugString().substr(0, 160) : std::string("ABSENT");
+}
+
+class CrashHarness {
+ public:
+  CrashHarness(bool sync, uint64_t seed) : sync_(sync), rng_(seed) {}
+
+  // One cycle: spawn, kill, reopen, verify. Fatal failures end the test.
+  void Cycle(uint64_t cycle) {
+    SCOPED_TRACE("cycle " + std::to_string(cycle));
+    ++totals_.cycles;
+    // Where to kill: mostly after 1..200 acknowledgements; sometimes during open or right after.
+    int dice = static_cast<int>(rng_() % 100);
+    std::string kill_after = dice < 7 ? "OPEN" : dice < 12 ? "READY" : "ACK";
+    // The first cycle creates the store; a kill during creation is its own (disabled) test,
+    // StoreCreationSurvivesKill9. Later kills during OPEN interrupt recovery.
+    if (cycle == 0) kill_after = "ACK";
+    uint64_t acks_before_kill = 1 + rng_() % 200;
+    ASSERT_NO_FATAL_FAILURE(RunChild(cycle, kill_after, acks_before_kill));
+    ASSERT_NO_FATAL_FAILURE(VerifyAndExercise(cycle));
+  }
+
+  const Totals& totals() const { return totals_; }
+  std::string store_dir() const { return dir_.Sub("store"); }
+
+ private:
+  void RunChild(uint64_t cycle, const std::string& kill_after, uint64_t acks_before_kill) {
+    int out = -1;
+    pid_t pid = SpawnChild(store_dir(), sync_, rng_(), (cycle + 1) * 10'000'000, &out);
+    ASSERT_GT(pid, 0) << "spawn " << PARTKV_CRASH_CHILD;
+
+    bool killed = false, ready = false;
+    uint64_t acks = 0;
+    auto kill_now = [&] {
+      if (!killed) ::kill(pid, SIGKILL);
+      killed = true;
+    };
+    std::string buf, failure;
+    char chunk[4096];
+    for (;;) {
+      pollfd pfd{out, POLLIN, 0};
+      if (::poll(&pfd, 1, 60'000) == 0) {
+        failure = "child silent for 60 s (hung?)";
+        kill_now();
+        continue;
+      }
+      ssize_t n = ::read(out, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      buf.append(chunk, static_cast<size_t>(n));
+      for (size_t nl; (nl = buf.find('\n')) != std::string::npos;) {
+        std::string line = buf.substr(0, nl);
+        buf.erase(0, nl + 1);
+        if (!failure.empty()) continue;
+        failure = Apply(line);
+        if (!failure.empty()) {
+          kill_now();
+          continue;
+        }
+        if (line.rfind("READY", 0) == 0) ready = true;
+        if (line[0] == 'A' || line[0] == 'X') ++acks;
+        if ((kill_after == "OPEN" && line == "OPEN") ||
+            (kill_after == "READY" && line.rfind("READY", 0) == 0) ||
+            (kill_after == "ACK" && acks >= acks_before_kill)) {
+          kill_now();  // lines already in the pipe are still read: they were acknowledged
+        }
+      }
+    }
+    ::close(out);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(failure.empty()) << failure;
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+        << "the child ended on its own (status " << status << ") before it was killed";
+    if (!ready) ++totals_.killed_in_open;
+  }
+
+  // Replays one protocol line into the model; returns a failure message or "".
+  std::string Apply(const std::string& line) {
+    std::vector<std::string> w = SplitWords(line);
+    if (w.empty()) return "empty protocol line";
+    const std::string& kind = w[0];
+    if (kind == "F") return "the child reports: " + line.substr(2);
+    if (kind == "OPEN") return "";
+    if (kind == "READY") {
+      if (w.size() != 2 || std::stoull(w[1]) != rows_.size()) {
+        return "the child's start-up scan found " + (w.size() > 1 ? w[1] : "?") +
+               " entities; the model holds " + std::to_string(rows_.size());
+      }
+      return "";
+    }
+    if (kind == "I" || kind == "B") {
+      if (pending_) return "a new operation was announced before '" + pending_->line + "' ended";
+      pending_ = kind == "I" ? PlanSingle(w) : PlanBatch(w);
+      if (!pending_) return "malformed line '" + line + "'";
+      return "";
+    }
+    if (!pending_) return "'" + line + "' acknowledges nothing";
+    Pending p = std::move(*pending_);
+    pending_.reset();
+    if (kind == "X") {
+      ++totals_.acked_failures;
+      return p.must_fail ? "" : "'" + p.line + "' failed (" + line + ") but should have succeeded";
+    }
+    if (kind != "A" || w.size() != p.keys.size() + 1) return "malformed ack '" + line + "'";
+    if (p.must_fail) return "'" + p.line + "' succeeded but must have failed";
+    ++totals_.acked_ops;
+    for (size_t i = 0; i < p.keys.size(); ++i) {
+      std::string bad = Record(p.keys[i], p.post[i], w[i + 1]);
+      if (!bad.empty()) return bad;
+      ++totals_.acked_rows;
+    }
+    return "";
+  }
+
+  // Sets the model's state of `key`; an ETag must never have been seen before for the key.
+  std::string Record(const Key& key, const std::optional<Entity>& state, const std::string& etag) {
+    if (!state) {
+      rows_.erase(key);
+      return "";
+    }
+    if (!seen_etags_[key].insert(etag).second) {
+      return "ETag " + etag + " issued twice for " + key.first + "/" + key.second;
+    }
+    rows_[key] = Stored{*state, etag};
+    return "";
+  }
+
+  std::optional<Entity> Current(const Key& key) const {
+    auto it = rows_.find(key);
+    if (it == rows_.end()) return std::nullopt;
+    return it->second.content;
+  }
+
+  std::optional<Pending> PlanSingle(const std::vector<std::string>& w) {
+    if (w.size() != 5) return std::nullopt;
+    Pending p;
+    p.line = w[0] + " " + w[1] + " " + w[2] + " " + w[3] + " " + w[4];
+    const std::string &op = w[1], &pk = w[2], &rk = w[3];
+    int64_t gen = std::stoll(w[4]);
+    Key key{pk, rk};
+    std::optional<Entity> pre = Current(key), post;
+    if (op == "ins" && pre) {
+      p.must_fail = true;
+      post = pre;
+    } else if (op == "stale") {
+      p.must_fail = true;
+      post = pre;
+    } else if (op == "ins" || op == "ior" || op == "rep") {
+      post = Content(pk, rk, gen);
+    } else if (op == "mrg" || op == "iom") {
+      post = Merged(pre ? *pre : Entity(pk, rk), MergePatch(pk, rk, gen));
+    } else if (op != "del") {
+      return std::nullopt;
+    }
+    p.keys = {key};
+    p.post = {post};
+    return p;
+  }
+
+  std::optional<Pending> PlanBatch(const std::vector<std::string>& w) {
+    if (w.size() != 6) return std::nullopt;
+    Pending p;
+    p.line = w[0] + " " + w[1] + " " + w[2] + " " + w[3] + " " + w[4] + " " + w[5];
+    const std::string &op = w[1], &pk = w[2];
+    int group = std::stoi(w[3]);
+    int64_t gen = std::stoll(w[4]);
+    p.must_fail = std::stoi(w[5]) >= 0;
+    for (const auto& rk : GroupRks(group)) {
+      Key key{pk, rk};
+      p.keys.push_back(key);
+      if (p.must_fail) {
+        p.post.push_back(Current(key));
+      } else if (op == "del") {
+        p.post.push_back(std::nullopt);
+      } else {
+        p.post.push_back(Content(pk, rk, gen));
+      }
+    }
+    return p;
+  }
+
+  static bool Same(const std::optional<Entity>& a, const std::optional<Entity>& b) {
+    return a.has_value() == b.has_value() && (!a || a->SameContent(*b));
+  }
+
+  void VerifyAndExercise(uint64_t cycle) {
+    auto store = Store::Open(store_dir(), CrashStoreOptions());
+    ASSERT_TRUE(store.ok()) << "reopen after kill: " << store.status().ToString();
+    auto table = store->OpenTable(kTableName);
+    if (table.status().IsNotFound()) {
+      // Killed before the first CreateTable committed: nothing can have been acknowledged.
+      ASSERT_TRUE(rows_.empty() && !pending_);
+      return;
+    }
+    ASSERT_TRUE(table.ok()) << table.status().ToString();
+
+    std::map<Key, Entity> actual;
+    ASSERT_NO_FATAL_FAILURE(ScanAll(*table, 1000, &actual));
+
+    if (pending_) {
+      Pending p = std::move(*pending_);
+      pending_.reset();
+      bool all_pre = true, all_post = true;
+      for (size_t i = 0; i < p.keys.size(); ++i) {
+        auto it = actual.find(p.keys[i]);
+        std::optional<Entity> got;
+        if (it != actual.end()) got = it->second;
+        bool is_pre = Same(got, Current(p.keys[i]));
+        // An unchanged row also keeps its ETag; a changed one needs a new one.
+        if (is_pre && got) is_pre = it->second.etag() == rows_.at(p.keys[i]).etag;
+        all_pre = all_pre && is_pre;
+        all_post = all_post && !p.must_fail && Same(got, p.post[i]);
+      }
+      ASSERT_TRUE(all_pre || all_post)
+          << "the in-flight operation '" << p.line << "' is partly applied (a torn write)";
+      if (all_pre) {
+        ++totals_.inflight_absent;
+      } else {
+        ++totals_.inflight_applied;
+        for (size_t i = 0; i < p.keys.size(); ++i) {
+          auto it = actual.find(p.keys[i]);
+          std::string etag = it == actual.end() ? "" : it->second.etag();
+          std::string bad = Record(p.keys[i], p.post[i], etag);
+          ASSERT_TRUE(bad.empty()) << bad;
+        }
+      }
+    }
+
+    // Every acknowledged state, exactly; nothing else.
+    int reported = 0;
+    for (const auto& [key, want] : rows_) {
+      auto it = actual.find(key);
+      if (it == actual.end()) {
+        ADD_FAILURE() << "LOST acknowledged write " << key.first << "/" << key.second << " "
+                      << want.etag;
+      } else if (!it->second.SameContent(want.content) || it->second.etag() != want.etag) {
+        ADD_FAILURE() << key.first << "/" << key.second << " holds " << it->second.etag() << " "
+                      << Describe(it->second) << "; acknowledged " << want.etag << " "
+                      << Describe(want.content);
+      } else {
+        continue;
+      }
+      if (++reported >= 5) break;
+    }
+    for (const auto& [key, got] : actual) {
+      if (rows_.count(key) == 0 && ++reported <= 5) {
+        ADD_FAILURE() << key.first << "/" << key.second << " is present but was deleted or "
+                      << "never acknowledged: " << Describe(got);
+      }
+    }
+    ASSERT_EQ(reported, 0);
+
+    // The store keeps working after recovery.
+    WriteOptions wo{.sync = sync_};
+    if (!rows_.empty()) {
+      const auto& [key, any] = *rows_.begin();
+      auto again = table->Insert(any.content, wo);
+      EXPECT_TRUE(again.status().IsAlreadyExists()) << again.status().ToString();
+    }
+    std::string pk = "parent", rk = "c" + std::to_string(cycle % 8);
+    int64_t gen = static_cast<int64_t>((cycle + 1) * 10'000'000 - 1);
+    auto written = table->InsertOrReplace(Content(pk, rk, gen), wo);
+    ASSERT_TRUE(written.ok()) << written.status().ToString();
+    std::string bad = Record({pk, rk}, Content(pk, rk, gen), written->etag);
+    ASSERT_TRUE(bad.empty()) << bad;
+    std::map<Key, Entity> paged;
+    ASSERT_NO_FATAL_FAILURE(ScanAll(*table, 1 + rng_() % 97, &paged));
+    ASSERT_EQ(paged.size(), rows_.size());
+  }
+
+  // Pages through the whole table; every entity must come back exactly once.
+  static void ScanAll(const Table& table, uint32_t page_size, std::map<Key, Entity>* out) {
+    Query q;
+    q.page_size = page_size;
+    for (;;) {
+      auto page = table.QueryEntities(q);
+      ASSERT_TRUE(page.ok()) << page.status().ToString();
+      for (auto& e : page->entities) {
+        Key key{e.partition_key(), e.row_key()};
+        ASSERT_TRUE(out->emplace(key, std::move(e)).second)
+            << "a paged query returned " << key.first << "/" << key.second << " twice";
+      }
+      if (!page->has_more()) return;
+      q.continuation = page->continuation;
+    }
+  }
+
+  bool sync_;
+  std::mt19937_64 rng_;
+  testing::TempDir dir_;
+  std::map<Key, Stored> rows_;
+  std::map<Key, std::set<std::string>> seen_etags_;
+  std::optional<Pending> pending_;
+  Totals totals_;
+};
+
+void RunCycles(bool sync) {
+  uint64_t cycles = EnvOr("PARTKV_CRASH_CYCLES", 50);
+  uint64_t seed = EnvOr("PARTKV_CRASH_SEED", std::random_device{}());
+  SCOPED_TRACE("PARTKV_CRASH_SEED=" + std::to_string(seed));
+  CrashHarness harness(sync, seed);
+  for (uint64_t c = 0; c < cycles; ++c) {
+    harness.Cycle(c);
+    if (::testing::Test::HasFailure()) break;
+  }
+  const Totals& t = harness.totals();
+  std::printf(
+      "[crash] sync=%s seed=%llu: %llu kill cycles (%llu during open); %llu acknowledged "
+      "operations (%llu rows) and %llu intended failures checked, %s; in flight at the kill: "
+      "%llu applied whole, %llu absent\n",
+      sync ? "on" : "off", static_cast<unsigned long long>(seed),
+      static_cast<unsigned long long>(t.cycles), static_cast<unsigned long long>(t.killed_in_open),
+      static_cast<unsigned long long>(t.acked_ops), static_cast<unsigned long long>(t.acked_rows),
+      static_cast<unsigned long long>(t.acked_failures),
+      ::testing::Test::HasFailure() ? "FAILED (see above)" : "0 lost",
+      static_cast<unsigned long long>(t.inflight_applied),
+      static_cast<unsigned long long>(t.inflight_absent));
+  ::testing::Test::RecordProperty("kill_cycles", static_cast<int>(t.cycles));
+  ::testing::Test::RecordProperty("acknowledged_operations", static_cast<int>(t.acked_ops));
+  EXPECT_EQ(t.cycles, cycles);
+}
+
+TEST(CrashTest, SyncedAcknowledgedWritesSurviveKill9) { RunCycles(/*sync=*/true); }
+
+TEST(CrashTest, UnsyncedAcknowledgedWritesSurviveKill9) { RunCycles(/*sync=*/false); }
+
+// Library bug (docs/errors.md, "Known problems"): a kill -9 while Store::Open creates a new store
+// leaves a directory that every later Open refuses with InvalidArgument -- "the directory is not
+// empty and holds no store", "a RocksDB database without partkv's meta column family", or "no
+// format version" -- depending on where creation stopped (about half of the trials here). Store
+// creation is not atomic (engine/store_state.cc: DB::Open, then CreateColumnFamily("meta"), then
+// the meta batch). Nothing had been acknowledged, but the path stays unusable until someone
+// deletes it by hand. Enable once creation is atomic (e.g. build in a temporary sibling directory
+// and rename it into place) or an incomplete, empty store is finished by the next Open.
+TEST(CrashTest, DISABLED_StoreCreationSurvivesKill9) {
+  std::mt19937_64 rng(EnvOr("PARTKV_CRASH_SEED", std::random_device{}()));
+  int refused = 0;
+  std::string first;
+  const int kTrials = 40;
+  for (int i = 0; i < kTrials; ++i) {
+    testing::TempDir dir;
+    int out = -1;
+    pid_t pid = SpawnChild(dir.Sub("store"), true, rng(), 1000, &out);
+    ASSERT_GT(pid, 0);
+    char c;
+    std::string line;
+    while (line != "OPEN" && ::read(out, &c, 1) == 1) line = c == '\n' ? std::string() : line + c;
+    // Spread the kill over the first 3 ms of creation (a random moment; it orders nothing).
+    auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(rng() % 3000);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    ::kill(pid, SIGKILL);
+    ::close(out);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    auto reopened = Store::Open(dir.Sub("store"), CrashStoreOptions());
+    if (!reopened.ok() && refused++ == 0) first = reopened.status().ToString();
+  }
+  EXPECT_EQ(refused, 0) << refused << " of " << kTrials
+                        << " stores killed during creation cannot be opened again; first: "
+                        << first;
+}
+
+}  // namespace
+}  // namespace partkv::crash

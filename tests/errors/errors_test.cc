@@ -1,0 +1,95 @@
+// The bad-input catalogue (docs/errors.md): every kind of bad input the library accepts from a
+// user, the exact error it gets (code + message fragment), and the proof that nothing already
+// stored was lost.
+//
+// Each row of the catalogue (catalogue.cc) is one test: the fixture writes known entities (every
+// EDM type, single writes and a batch, with sync), takes a snapshot of the table (content and
+// ETags), feeds the bad input, checks the code and fragment, then closes and reopens the store
+// and compares the table with the snapshot. CatalogueMatchesTheDoc checks that docs/errors.md lists exactly these rows
+// with the same codes and fragments, so the document cannot drift from the behaviour.
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <string>
+
+#include "tests/errors/errors_fixture.h"
+
+namespace partkv::errors {
+namespace {
+
+TEST_P(ErrorsTest, FailsClearlyAndLosesNothing) {
+  const Case& c = GetParam();
+  Status s = c.feed(*this);
+  if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
+  // The whole message, for docs/errors.md (and the XML report).
+  std::printf("[errors] %s %s\n", c.id, s.ToString().substr(0, 300).c_str());
+  RecordProperty("error", s.ToString().substr(0, 300));
+  EXPECT_EQ(Status::CodeName(s.code()), Status::CodeName(c.code)) << s.ToString();
+  EXPECT_NE(s.ToString().find(c.fragment), std::string::npos)
+      << "fragment '" << c.fragment << "' not in: " << s.ToString();
+  // Nothing already stored was lost: reopen, compare with the snapshot.
+  ASSERT_TRUE(Open().ok());
+  EXPECT_EQ(Snapshot(), snapshot_);
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, ErrorsTest, ::testing::ValuesIn(AllCases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(info.param.id) + "_" + info.param.name;
+                         });
+
+// docs/errors.md lists exactly the rows above, with the same codes and fragments.
+TEST(ErrorsDoc, CatalogueMatchesTheDoc) {
+  std::ifstream in(std::string(PARTKV_SOURCE_DIR) + "/docs/errors.md");
+  ASSERT_TRUE(in) << "docs/errors.md is missing";
+  // | K01 | input | call | InvalidArgument | `fragment` |
+  std::regex row(R"(^\| ([A-Z][0-9]{2}) \|.*\| (\w+) \| `(.*)` \|\s*$)");
+  std::map<std::string, std::pair<std::string, std::string>> doc;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, row)) {
+      EXPECT_TRUE(doc.emplace(m[1], std::make_pair(m[2], m[3])).second) << "duplicate row " << m[1];
+    }
+  }
+  for (const Case& c : AllCases()) {
+    auto it = doc.find(c.id);
+    if (it == doc.end()) {
+      ADD_FAILURE() << c.id << " (" << c.name << ") is not in docs/errors.md";
+      continue;
+    }
+    EXPECT_EQ(it->second.first, Status::CodeName(c.code)) << c.id;
+    EXPECT_EQ(it->second.second, c.fragment) << c.id;
+    doc.erase(it);
+  }
+  for (const auto& [id, rest] : doc) ADD_FAILURE() << id << " is in docs/errors.md but not tested";
+}
+
+// Library bug (docs/errors.md, "Known problems"): when the disk fills up, Debian's RocksDB 7.8.3
+// (built with assertions) aborts the process from its error-recovery thread, because it logs to
+// the info LOG file whose writer already failed (WritableFileWriter::
+// AssertFalseAndGetStatusForPrevError). partkv leaves RocksDB's default file logger in place.
+// Nothing acknowledged is lost (D13), but the application dies. Enable once fixed.
+TEST(FullDisk, DISABLED_FullDiskDoesNotAbortTheProcess) {
+  testing::TempDir dir;
+  auto lines = RunHelper({"fill-disk", "tmpfs", dir.Sub("tmpfs")});
+  if (std::string why = Find(lines, "SKIP "); !why.empty()) GTEST_SKIP() << why;
+  EXPECT_EQ(Find(lines, "CRASHED "), "") << "the writing process died";
+  EXPECT_NE(Find(lines, "FAILED "), "") << "the failing write did not return before the abort";
+  EXPECT_TRUE(Has(lines, "CLOSED")) << "the worker did not get to close the store";
+}
+
+// Regression (docs/errors.md): engine/rocks_status.cc once took any RocksDB
+// IOError whose text contains "lock" for the LOCK file held by another process, so every I/O
+// error of a store whose path contains "lock" (/srv/blocks, /var/lib/clock, ...) is reported as
+// Busy "the store is already open in another process" -- here a file-size limit. Enable once
+// fixed.
+TEST(IoErrors, IoErrorUnderAPathContainingLockIsNotBusy) {
+  testing::TempDir dir;
+  auto lines = RunHelper({"fill-disk", "fsize", dir.Sub("blocks")});
+  std::string failed = Find(lines, "FAILED ");
+  EXPECT_TRUE(failed.rfind("IOError ", 0) == 0) << failed;
+  EXPECT_TRUE(failed.find("already open in another process") == std::string::npos) << failed;
+}
+
+}  // namespace
+}  // namespace partkv::errors
