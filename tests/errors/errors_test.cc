@@ -78,11 +78,10 @@ TEST(FullDisk, DISABLED_FullDiskDoesNotAbortTheProcess) {
   EXPECT_TRUE(Has(lines, "CLOSED")) << "the worker did not get to close the store";
 }
 
-// Regression (docs/errors.md): engine/rocks_status.cc once took any RocksDB
+// Regression (docs/errors.md, "Known problems" 2): engine/rocks_status.cc once took any RocksDB
 // IOError whose text contains "lock" for the LOCK file held by another process, so every I/O
-// error of a store whose path contains "lock" (/srv/blocks, /var/lib/clock, ...) is reported as
-// Busy "the store is already open in another process" -- here a file-size limit. Enable once
-// fixed.
+// error of a store whose path contains "lock" (/srv/blocks, /var/lib/clock, ...) was reported as
+// Busy "the store is already open in another process" -- here a file-size limit.
 TEST(IoErrors, IoErrorUnderAPathContainingLockIsNotBusy) {
   testing::TempDir dir;
   auto lines = RunHelper({"fill-disk", "fsize", dir.Sub("blocks")});
