@@ -8,3 +8,7 @@ build=${PARTKV_BUILD_DIR:-build}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build" -j2
 ctest --test-dir "$build" --output-on-failure -j2
+# The suite again under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/), then each
+# fuzz target for a bounded time (clang + libFuzzer, build-fuzz/). Long modes: docs/errors.md.
+bash tools/ci-sanitize.sh
+bash tools/ci-fuzz.sh
