@@ -7,7 +7,7 @@ packages=(
   librocksdb-dev libfmt-dev libxxhash-dev libssl-dev
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libsimdjson-dev
+  libsimdjson-dev libcpp-httplib-dev
   clang libclang-rt-14-dev
 )
 missing=()
@@ -19,4 +19,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The `partkv serve` tests run Node (tests/serve/): Debian's nodejs and npm, unless a node is
+# already installed.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "deps: installing nodejs npm" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
 fi

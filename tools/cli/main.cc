@@ -14,6 +14,10 @@
 #include "tools/cli/cli.h"
 #include "tools/cli/exit_codes.h"
 
+namespace partkv::cli {
+void AddServeCommand(CLI::App& app, Context& ctx);  // serve_command.cc
+}  // namespace partkv::cli
+
 namespace {
 
 using partkv::Status;
@@ -89,6 +93,7 @@ int Run(int argc, char** argv) {
   partkv::cli::AddQueryCommands(app, ctx);
   partkv::cli::AddImportCommand(app, ctx);
   partkv::cli::AddStatsCommands(app, ctx);
+  partkv::cli::AddServeCommand(app, ctx);
 
   if (std::string unknown = UnknownCommand(app, argc, argv); !unknown.empty()) {
     return Fail(Status::InvalidArgument("unknown command '" + unknown +

@@ -1,0 +1,177 @@
+// partkv serve vs Azurite: the same @azure/data-tables workload against both servers, in one run,
+// on loopback (docs/serve.md "Tests and benchmark"). Not part of CI.
+//
+//   npm ci && node bench.mjs PATH/TO/partkv [--scale 1]
+//
+// Per phase it reports the end-to-end rate seen by the SDK and the server's CPU seconds per
+// 1,000 operations (utime + stime of the server process from /proc), and each server's peak RSS
+// (VmHWM). --scale multiplies the entity counts (1 = the full workload: 100,000 entities).
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { TableClient, TableServiceClient } from "@azure/data-tables";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+const partkvBin = process.argv[2];
+if (!partkvBin) {
+  console.error("usage: node bench.mjs PATH/TO/partkv [--scale N]");
+  process.exit(2);
+}
+const scaleAt = process.argv.indexOf("--scale");
+const scale = scaleAt > 0 ? Number(process.argv[scaleAt + 1]) : 1;
+const n = (count) => Math.max(100, Math.round(count * scale / 100) * 100);
+
+const CLK_TCK = 100;  // Linux USER_HZ
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;  // utime + stime
+}
+function peakRssMiB(pid) {
+  const m = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmHWM:\s+(\d+) kB/);
+  return Number(m[1]) / 1024;
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function waitForOutput(child, pattern, what) {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`${what} did not start within 60 s: ${out}`)), 60000);
+    const onData = (d) => {
+      out += d;
+      const m = out.match(pattern);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`${what} exited with ${code}: ${out}`)));
+  });
+}
+
+async function startPartkv(dir) {
+  const child = spawn(partkvBin, ["serve", "--store", join(dir, "store"), "--port", "0"],
+                      { stdio: ["ignore", "pipe", "pipe"] });
+  const m = await waitForOutput(child, /listening on http:\/\/127\.0\.0\.1:(\d+)\//, "partkv serve");
+  return { name: "partkv serve", child, endpoint: `http://127.0.0.1:${m[1]}/devstoreaccount1` };
+}
+
+async function startAzurite(dir) {
+  const port = await freePort();
+  const main = join(here, "node_modules/azurite/dist/src/table/main.js");
+  const child = spawn(process.execPath, [main, "--tableHost", "127.0.0.1", "--tablePort", String(port),
+                                         "--location", dir, "--skipApiVersionCheck", "--disableProductStyleUrl"],
+                      { stdio: ["ignore", "pipe", "pipe"] });
+  await waitForOutput(child, /successfully started/i, "Azurite");
+  return { name: "Azurite", child, endpoint: `http://127.0.0.1:${port}/devstoreaccount1` };
+}
+
+function connectionString(endpoint) {
+  return `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${KEY};TableEndpoint=${endpoint};`;
+}
+
+function payload(i) {
+  return { name: `customer ${i}`, city: ["Oslo", "Lima", "Pune", "Kobe"][i % 4], amount: i * 1.25,
+           count: i, flag: i % 1000 === 7 ? "yes" : "no" };
+}
+
+async function inParallel(count, width, fn) {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < count) await fn(next++);
+  }));
+}
+
+async function runPhases(server) {
+  const options = { allowInsecureConnection: true };
+  const cs = connectionString(server.endpoint);
+  await TableServiceClient.fromConnectionString(cs, options).createTable("bench");
+  const client = TableClient.fromConnectionString(cs, "bench", options);
+  const results = [];
+  async function phase(name, ops, fn) {
+    const cpu0 = cpuSeconds(server.child.pid);
+    const t0 = process.hrtime.bigint();
+    await fn();
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    const cpu = cpuSeconds(server.child.pid) - cpu0;
+    results.push({ name, ops, rate: ops / seconds, cpuPer1000: (cpu / ops) * 1000 });
+    console.error(`  ${server.name}: ${name}: ${(ops / seconds).toFixed(0)} ops/s`);
+  }
+  const seq = n(2000), par = n(5000), batches = n(20000), reads = n(5000), part = n(10000), wide = n(100000);
+  await phase("insert, sequential", seq, async () => {
+    for (let i = 0; i < seq; i++) await client.createEntity({ partitionKey: "seq", rowKey: String(i).padStart(8, "0"), ...payload(i) });
+  });
+  await phase("insert, 16 in flight", par, () => inParallel(par, 16, (i) =>
+    client.createEntity({ partitionKey: `par${i % 64}`, rowKey: String(i).padStart(8, "0"), ...payload(i) })));
+  await phase("batch of 100 (entities)", batches, async () => {
+    for (let b = 0; b < batches / 100; b++) {
+      const actions = [];
+      for (let i = 0; i < 100; i++) actions.push(["create", { partitionKey: `batch${b}`, rowKey: String(i).padStart(8, "0"), ...payload(i) }]);
+      await client.submitTransaction(actions);
+    }
+  });
+  await phase("point read, 16 in flight", reads, () => inParallel(reads, 16, (i) =>
+    client.getEntity(`par${(i % par) % 64}`, String(i % par).padStart(8, "0"))));
+  // A 10,000-entity partition, written in batches (not timed), then read whole.
+  for (let b = 0; b < part / 100; b++) {
+    const actions = [];
+    for (let i = 0; i < 100; i++) actions.push(["create", { partitionKey: "big", rowKey: String(b * 100 + i).padStart(8, "0"), ...payload(i) }]);
+    await client.submitTransaction(actions);
+  }
+  await phase("partition query (entities)", part, async () => {
+    let got = 0;
+    for await (const _ of client.listEntities({ queryOptions: { filter: "PartitionKey eq 'big'" } })) got++;
+    if (got !== part) throw new Error(`partition query returned ${got}, expected ${part}`);
+  });
+  // 100,000 entities over 1,000 partitions; the filter matches 0.1% of them.
+  for (let b = 0; b < wide / 100; b++) {
+    const actions = [];
+    for (let i = 0; i < 100; i++) actions.push(["create", { partitionKey: `w${String(b).padStart(5, "0")}`, rowKey: String(i).padStart(8, "0"), ...payload(b * 100 + i) }]);
+    await client.submitTransaction(actions);
+  }
+  await phase("selective filter, all partitions (entities scanned)", wide, async () => {
+    let got = 0;
+    for await (const _ of client.listEntities({ queryOptions: { filter: "flag eq 'yes' and count ge 0" } })) got++;
+    if (got < wide / 1000) throw new Error(`filter returned ${got}`);
+  });
+  return { results, peakRss: peakRssMiB(server.child.pid) };
+}
+
+async function measure(start) {
+  const dir = mkdtempSync(join(tmpdir(), "partkv-azurite-bench-"));
+  const server = await start(dir);
+  try {
+    return await runPhases(server);
+  } finally {
+    server.child.kill("SIGTERM");
+    await new Promise((r) => server.child.on("exit", r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const partkv = await measure(startPartkv);
+const azurite = await measure(startAzurite);
+console.log(`partkv serve vs Azurite 3.37.0, @azure/data-tables 13.3.2, Node ${process.version}, scale ${scale}`);
+console.log("| phase | partkv ops/s | Azurite ops/s | rate ratio | partkv CPU s/1k ops | Azurite CPU s/1k ops | CPU ratio |");
+console.log("|---|---:|---:|---:|---:|---:|---:|");
+for (let i = 0; i < partkv.results.length; i++) {
+  const p = partkv.results[i], a = azurite.results[i];
+  console.log(`| ${p.name} (${p.ops}) | ${p.rate.toFixed(0)} | ${a.rate.toFixed(0)} | ${(p.rate / a.rate).toFixed(2)}x | ` +
+              `${p.cpuPer1000.toFixed(3)} | ${a.cpuPer1000.toFixed(3)} | ${(p.cpuPer1000 / a.cpuPer1000).toFixed(2)}x |`);
+}
+console.log(`| peak RSS (MiB) | ${partkv.peakRss.toFixed(0)} | ${azurite.peakRss.toFixed(0)} | ${(partkv.peakRss / azurite.peakRss).toFixed(2)}x | | | |`);

@@ -1,0 +1,65 @@
+// partkv serve: the Azure Table REST endpoint over the store (docs/serve.md). The server itself
+// is tools/serve/; this file only turns the command line into ServeOptions.
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tools/cli/cli.h"
+#include "tools/serve/server.h"
+
+namespace partkv::cli {
+
+void AddServeCommand(CLI::App& app, Context& ctx) {
+  struct Args {
+    serve::ServeOptions options;
+    std::vector<std::string> accounts;  // NAME=BASE64KEY
+    size_t memory_mb = 64;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve",
+      "Serve the store as an Azure Table endpoint (REST, JSON) for the Azure SDKs, on loopback "
+      "by default. Stops cleanly on SIGINT/SIGTERM.");
+  cmd->add_option("--store", ctx.store_dir, "the store directory (created when missing)")
+      ->type_name("DIR");
+  cmd->add_option("--host", args->options.host, "the address to listen on")
+      ->capture_default_str();
+  cmd->add_option("--port", args->options.port, "the port (0 = any free port)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--account", args->accounts,
+                  "an account as NAME=BASE64KEY (repeatable); default: the development account "
+                  "devstoreaccount1 with its published key")
+      ->type_name("NAME=KEY");
+  cmd->add_option("--profile", args->options.profile,
+                  "cloud profile of tables created here: azure-table, cosmos, dynamodb, none")
+      ->capture_default_str();
+  cmd->add_flag("--throttling", args->options.throttling,
+                "emulate the profile's per-partition throughput (503 ServerBusy when over)");
+  cmd->add_flag("--sync", args->options.sync, "fsync every write before acknowledging it");
+  cmd->add_option("--memory-mb", args->memory_mb, "the store's memory budget in MiB")
+      ->capture_default_str()
+      ->check(CLI::Range(8, 1 << 20));
+  cmd->add_option("--threads", args->options.threads, "worker threads (concurrent connections)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  cmd->add_flag("--verbose", args->options.verbose, "log every request on stderr");
+  cmd->callback([&ctx, args] {
+    ctx.action = [&ctx, args]() -> Status {
+      args->options.store_dir = ctx.store_dir;
+      args->options.memory_budget_bytes = args->memory_mb << 20;
+      for (const std::string& a : args->accounts) {
+        size_t eq = a.find('=');
+        if (eq == std::string::npos || eq == 0) {
+          return Status::InvalidArgument("--account takes NAME=BASE64KEY, got '" + a + "'");
+        }
+        args->options.accounts.emplace_back(a.substr(0, eq), a.substr(eq + 1));
+      }
+      return serve::RunServe(args->options);
+    };
+  });
+}
+
+}  // namespace partkv::cli

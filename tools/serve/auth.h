@@ -1,0 +1,62 @@
+// Request authentication (docs/serve.md "Authentication"): SharedKey and SharedKeyLite signatures
+// in the Authorization header, or a SAS token in the query (sas.h), against the configured
+// accounts. The well-known development account (devstoreaccount1 and its published key) is
+// the default.
+//
+// An unsigned request, a wrong signature, a stale x-ms-date (over 15 minutes off, as Azure), an
+// unknown account or an invalid SAS is 403 AuthenticationFailed; nothing is executed for it.
+// Accounts is filled before the server starts and only read afterwards, so it is thread-safe.
+
+#ifndef PARTKV_TOOLS_SERVE_AUTH_H_
+#define PARTKV_TOOLS_SERVE_AUTH_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "partkv/status.h"
+#include "tools/serve/errors.h"
+#include "tools/serve/http_types.h"
+#include "tools/serve/sas.h"
+
+namespace partkv::serve {
+
+inline constexpr char kDevAccountName[] = "devstoreaccount1";
+inline constexpr char kDevAccountKey[] =
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+
+struct Account {
+  std::string name;
+  std::string key;  // the decoded key bytes
+};
+
+class Accounts {
+ public:
+  // Adds an account. InvalidArgument when the name is empty or taken or the key is not base64.
+  Status Add(std::string_view name, std::string_view base64_key);
+  const Account* Find(std::string_view name) const;
+  bool empty() const { return accounts_.empty(); }
+  const std::vector<Account>& all() const { return accounts_; }
+
+ private:
+  std::vector<Account> accounts_;
+};
+
+// The outcome of authenticating one request.
+struct AuthResult {
+  std::optional<AzureError> error;  // set: refuse with it
+  std::optional<SasScope> sas;      // set: the request came with a SAS of this scope
+};
+
+AuthResult Authenticate(const HttpRequest& request, const Accounts& accounts,
+                        std::string_view account);
+
+// Base64 of HMAC-SHA256(key, message): the signature of every scheme.
+std::string HmacSha256Base64(std::string_view key, std::string_view message);
+// Compares signatures in constant time.
+bool SignaturesEqual(std::string_view a, std::string_view b);
+
+}  // namespace partkv::serve
+
+#endif  // PARTKV_TOOLS_SERVE_AUTH_H_

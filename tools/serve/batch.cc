@@ -1,0 +1,179 @@
+// $batch: entity group transactions (service.h; shared/reference/azure-table-semantics.md §4).
+//
+// One changeset of up to 100 writes to distinct rows of one PartitionKey of one table, applied
+// atomically by Table::Submit. A structural problem of the request (not multipart, several
+// changesets, over 100 operations) is an ordinary error reply. A problem with one operation
+// (malformed, another table or partition, a repeated row, a failed condition) answers 202 with a
+// single sub-response naming the operation's 0-based index ("3:The specified entity already
+// exists."), and nothing is written. Success answers 202 with one sub-response per operation.
+
+#include <set>
+
+#include "tools/serve/multipart.h"
+#include "tools/serve/service.h"
+
+namespace partkv::serve {
+namespace {
+
+constexpr size_t kMaxOperations = 100;
+
+// Writes one application/http sub-response.
+void AppendSubResponse(std::string* out, const std::string& boundary, const HttpReply& reply,
+                       const std::string& content_id) {
+  *out += "--" + boundary + "\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n";
+  *out += "HTTP/1.1 " + std::to_string(reply.status) + " " + std::string(ReasonPhrase(reply.status)) + "\r\n";
+  *out += "X-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nDataServiceVersion: 3.0;\r\n";
+  if (!content_id.empty()) *out += "Content-ID: " + content_id + "\r\n";
+  for (const auto& [name, value] : reply.headers) {
+    if (name == "x-ms-request-id" || name == "x-ms-version" || name == "Date") continue;
+    *out += name + ": " + value + "\r\n";
+  }
+  *out += "\r\n" + reply.body + "\r\n";
+}
+
+HttpReply BatchEnvelope(const std::vector<HttpReply>& replies,
+                        const std::vector<std::string>& content_ids) {
+  std::string batch = "batchresponse_" + NewRequestId();
+  std::string changeset = "changesetresponse_" + NewRequestId();
+  std::string body = "--" + batch + "\r\nContent-Type: multipart/mixed; boundary=" + changeset + "\r\n\r\n";
+  for (size_t i = 0; i < replies.size(); ++i) {
+    AppendSubResponse(&body, changeset, replies[i], i < content_ids.size() ? content_ids[i] : "");
+  }
+  body += "--" + changeset + "--\r\n--" + batch + "--\r\n";
+  HttpReply reply;
+  reply.status = 202;
+  reply.SetHeader("Content-Type", "multipart/mixed; boundary=" + batch);
+  reply.body = std::move(body);
+  return reply;
+}
+
+// The 202 reply of a changeset that failed at operation `index`.
+HttpReply OperationFailed(size_t index, const AzureError& error, const std::string& content_id) {
+  HttpReply sub;
+  sub.status = error.status;
+  sub.SetHeader("Content-Type", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8");
+  sub.body = ErrorBody(error, NewRequestId(), std::to_string(index) + ":");
+  return BatchEnvelope({sub}, {content_id});
+}
+
+}  // namespace
+
+HttpReply Service::Batch(const HttpRequest& request, const ODataContext& ctx,
+                         const AuthResult& auth) const {
+  auto outer = SplitMultipart(request.body, BoundaryOf(request.Header("Content-Type")));
+  if (!outer.ok()) return ErrorReply(MakeError(400, "InvalidInput", outer.status().message()));
+  if (outer->size() != 1) {
+    return ErrorReply(MakeError(400, "InvalidInput",
+                                "a batch holds exactly one changeset or one query; this one has " +
+                                    std::to_string(outer->size()) + " parts"));
+  }
+  const MimePart& only = outer->front();
+  std::string part_type = only.headers.count("Content-Type") ? only.headers.find("Content-Type")->second : "";
+  if (part_type.starts_with("application/http")) {
+    // A query batch: one GET, answered as its own sub-response.
+    auto sub = ParseSubRequest(only.body);
+    if (!sub.ok() || sub->method != "GET") {
+      return ErrorReply(MakeError(400, "InvalidInput", "a batch without a changeset may hold only one GET"));
+    }
+    sub->base_url = request.base_url;
+    sub->remote_addr = request.remote_addr;
+    auto resource = ParseResource(sub->path);
+    if (!resource.ok()) return ErrorReply(MakeError(400, "InvalidInput", resource.status().message()));
+    HttpReply inner = Dispatch(*sub, *resource, ctx, auth);
+    std::string batch = "batchresponse_" + NewRequestId();
+    HttpReply reply;
+    reply.status = 202;
+    reply.SetHeader("Content-Type", "multipart/mixed; boundary=" + batch);
+    reply.body = "--" + batch + "\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n" +
+                 "HTTP/1.1 " + std::to_string(inner.status) + " " + std::string(ReasonPhrase(inner.status)) + "\r\n";
+    for (const auto& [name, value] : inner.headers) reply.body += name + ": " + value + "\r\n";
+    reply.body += "\r\n" + inner.body + "\r\n--" + batch + "--\r\n";
+    return reply;
+  }
+  auto parts = SplitMultipart(only.body, BoundaryOf(part_type));
+  if (!parts.ok()) return ErrorReply(MakeError(400, "InvalidInput", parts.status().message()));
+  if (parts->empty()) return ErrorReply(MakeError(400, "InvalidInput", "the changeset holds no operation"));
+  if (parts->size() > kMaxOperations) {
+    return ErrorReply(MakeError(400, "InvalidInput",
+                                "The batch request operation exceeds the maximum 100 changes per "
+                                "change set (it has " + std::to_string(parts->size()) + ")."));
+  }
+
+  std::vector<EntityWrite> writes;
+  std::vector<std::string> content_ids;
+  std::string table_name;
+  std::set<std::string> row_keys;
+  for (size_t i = 0; i < parts->size(); ++i) {
+    const MimePart& part = (*parts)[i];
+    auto id = part.headers.find("Content-ID");
+    content_ids.push_back(id == part.headers.end() ? "" : id->second);
+    auto sub = ParseSubRequest(part.body);
+    if (!sub.ok()) return OperationFailed(i, MakeError(400, "InvalidInput", sub.status().message()), content_ids[i]);
+    auto resource = ParseResource(sub->path);
+    if (!resource.ok()) {
+      return OperationFailed(i, MakeError(400, "InvalidInput", resource.status().message()), content_ids[i]);
+    }
+    if (sub->method == "GET") {
+      return OperationFailed(i, MakeError(400, "InvalidInput", "a query must be the only operation of its batch"), content_ids[i]);
+    }
+    if (resource->account != ctx.account) {
+      return OperationFailed(i, MakeError(400, "InvalidInput", "the operation names another account"), content_ids[i]);
+    }
+    ParsedWrite parsed = ParseEntityWrite(*sub, *resource);
+    if (auto* error = std::get_if<AzureError>(&parsed)) return OperationFailed(i, *error, content_ids[i]);
+    EntityWrite& w = std::get<EntityWrite>(parsed);
+    if (i == 0) {
+      table_name = resource->table;
+    } else if (resource->table != table_name) {
+      return OperationFailed(i, MakeError(400, "InvalidInput", "all operations of a batch must be on one table"), content_ids[i]);
+    } else if (w.entity.partition_key() != writes.front().entity.partition_key()) {
+      return OperationFailed(i, MakeError(400, "CommandsInBatchActOnDifferentPartitions"), content_ids[i]);
+    }
+    if (!row_keys.insert(w.entity.row_key()).second) {
+      return OperationFailed(i, MakeError(400, "InvalidDuplicateRow",
+                                          "A command with RowKey '" + w.entity.row_key() +
+                                              "' is already present in the batch."),
+                             content_ids[i]);
+    }
+    if (auth.sas) {
+      if (auto denied = AuthorizeSas(*auth.sas, [&] {
+            switch (w.type) {
+              case OpType::kInsert: return SasOp::kInsert;
+              case OpType::kReplace:
+              case OpType::kMerge: return SasOp::kUpdate;
+              case OpType::kDelete: return SasOp::kDelete;
+              default: return SasOp::kUpsert;
+            }
+          }(), table_name)) {
+        return OperationFailed(i, *denied, content_ids[i]);
+      }
+      if (!InKeyRange(*auth.sas, w.entity.partition_key(), w.entity.row_key())) {
+        return OperationFailed(i, MakeError(403, "AuthorizationFailure",
+                                            "the entity's keys are outside the SAS token's range"),
+                               content_ids[i]);
+      }
+    }
+    writes.push_back(std::move(w));
+  }
+
+  auto table = store_.OpenTable(table_name);
+  if (!table.ok()) return OperationFailed(0, ErrorFor(table.status(), Subject::kEntityOperation), content_ids[0]);
+  partkv::Batch batch;
+  for (const EntityWrite& w : writes) batch.Add(w.type, w.entity, w.if_match);
+  WriteOptions write_options;
+  write_options.sync = options_.sync;
+  auto results = table->Submit(batch, write_options);
+  if (!results.ok()) {
+    size_t index = results.status().failed_op() >= 0 ? static_cast<size_t>(results.status().failed_op()) : 0;
+    if (results.status().IsThrottled()) return Failure(results.status(), Subject::kEntityOperation, &*table);
+    return OperationFailed(index, ErrorFor(results.status(), Subject::kEntityOperation),
+                           index < content_ids.size() ? content_ids[index] : "");
+  }
+  std::vector<HttpReply> replies;
+  for (size_t i = 0; i < writes.size(); ++i) {
+    replies.push_back(WriteReply(writes[i], (*results)[i], table_name, ctx));
+  }
+  return BatchEnvelope(replies, content_ids);
+}
+
+}  // namespace partkv::serve

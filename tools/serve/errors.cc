@@ -1,0 +1,195 @@
+// Azure Table's error replies (errors.h).
+
+#include "tools/serve/errors.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "partkv/value.h"
+
+namespace partkv::serve {
+namespace {
+
+// Azure's own sentences ([TEC], [CEC]).
+std::string_view StandardMessage(std::string_view code) {
+  if (code == "EntityAlreadyExists") return "The specified entity already exists.";
+  if (code == "ResourceNotFound") return "The specified resource does not exist.";
+  if (code == "TableNotFound") return "The table specified does not exist.";
+  if (code == "TableAlreadyExists") return "The table specified already exists.";
+  if (code == "UpdateConditionNotSatisfied") {
+    return "The update condition specified in the request was not satisfied.";
+  }
+  if (code == "InvalidInput") return "One of the request inputs is not valid.";
+  if (code == "OutOfRangeInput") return "One of the request inputs is out of range.";
+  if (code == "InvalidResourceName") {
+    return "The specifed resource name contains invalid characters.";
+  }
+  if (code == "PropertyValueTooLarge") {
+    return "The property value exceeds the maximum allowed size (64KB). If the property value is "
+           "a string, it is UTF-16 encoded and the maximum number of characters should be 32K or "
+           "less.";
+  }
+  if (code == "EntityTooLarge") return "The entity is larger than the maximum allowed size (1MB).";
+  if (code == "TooManyProperties") {
+    return "The entity contains more properties than allowed. Each entity can include up to 252 "
+           "properties to store data. Each entity also has 3 system properties.";
+  }
+  if (code == "PropertyNameInvalid") return "The property name is invalid.";
+  if (code == "PropertyNameTooLong") return "The property name exceeds the maximum allowed length (255).";
+  if (code == "InvalidDuplicateRow") return "The batch request contains multiple changes with same row key. An entity can appear only once in a batch request.";
+  if (code == "CommandsInBatchActOnDifferentPartitions") {
+    return "All commands in a batch must operate on same entity group.";
+  }
+  if (code == "AuthenticationFailed") {
+    return "Server failed to authenticate the request. Make sure the value of Authorization "
+           "header is formed correctly including the signature.";
+  }
+  if (code == "AuthorizationFailure") return "This request is not authorized to perform this operation.";
+  if (code == "AuthorizationPermissionMismatch") {
+    return "This request is not authorized to perform this operation using this permission.";
+  }
+  if (code == "AuthorizationResourceTypeMismatch") {
+    return "This request is not authorized to perform this operation using this resource type.";
+  }
+  if (code == "AuthorizationServiceMismatch") {
+    return "This request is not authorized to perform this operation using this service.";
+  }
+  if (code == "ServerBusy") return "The server is currently unable to receive requests. Please retry your request.";
+  if (code == "TooManyRequests") return "The request rate is too large. Please retry after some time.";
+  if (code == "RequestBodyTooLarge") return "The request body is too large and exceeds the maximum permissible limit.";
+  if (code == "MissingRequiredHeader") return "An HTTP header that's mandatory for this request is not specified.";
+  if (code == "InvalidHeaderValue") return "The value for one of the HTTP headers is not in the correct format.";
+  if (code == "InvalidQueryParameterValue") return "An invalid value was specified for one of the query parameters in the request URI.";
+  if (code == "InvalidUri") return "The requested URI does not represent any resource on the server.";
+  if (code == "UnsupportedHttpVerb") return "The resource doesn't support the specified HTTP verb.";
+  if (code == "MethodNotAllowed") return "The requested method is not allowed on the specified resource.";
+  if (code == "NotImplemented") return "The requested operation is not implemented on the specified resource.";
+  if (code == "JsonFormatNotSupported") return "JSON format is not supported.";
+  if (code == "InternalError") return "The server encountered an internal error. Please retry the request.";
+  return "";
+}
+
+bool Contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+}  // namespace
+
+AzureError MakeError(int status, std::string_view code, std::string_view detail) {
+  AzureError e;
+  e.status = status;
+  e.code = std::string(code);
+  e.message = std::string(StandardMessage(code));
+  if (!detail.empty()) {
+    if (!e.message.empty()) e.message += "\n";
+    e.message += detail;
+  }
+  return e;
+}
+
+AzureError ErrorFor(const Status& status, Subject subject) {
+  std::string_view detail = status.message();
+  // A batch failure's message starts "operation N: "; the index travels separately.
+  if (status.failed_op() >= 0 && detail.starts_with("operation ")) {
+    if (size_t colon = detail.find(": "); colon != std::string_view::npos) {
+      detail.remove_prefix(colon + 2);
+    }
+  }
+  switch (status.code()) {
+    case Status::Code::kOk:
+      return MakeError(500, "InternalError", "no error");
+    case Status::Code::kNotFound:
+      if (subject == Subject::kEntityOperation && detail.starts_with("table '")) {
+        return MakeError(404, "TableNotFound", detail);
+      }
+      return MakeError(404, "ResourceNotFound", detail);
+    case Status::Code::kAlreadyExists:
+      return subject == Subject::kTableOperation ? MakeError(409, "TableAlreadyExists", detail)
+                                                 : MakeError(409, "EntityAlreadyExists", detail);
+    case Status::Code::kPreconditionFailed:
+      return MakeError(412, "UpdateConditionNotSatisfied", detail);
+    case Status::Code::kInvalidArgument:
+      // The library names the limit in its message; Azure has a code for some of them.
+      if (detail.starts_with("property name '")) {
+        return MakeError(400, Contains(detail, "characters; the limit is") ? "PropertyNameTooLong"
+                                                                           : "PropertyNameInvalid",
+                         detail);
+      }
+      if (detail.starts_with("entity has ") && Contains(detail, "properties; the limit")) {
+        return MakeError(400, "TooManyProperties", detail);
+      }
+      if (detail.starts_with("property '") && Contains(detail, " value is ") &&
+          Contains(detail, "the limit is")) {
+        return MakeError(400, "PropertyValueTooLarge", detail);
+      }
+      if (detail.starts_with("entity is ") && Contains(detail, "the limit is")) {
+        return MakeError(400, "EntityTooLarge", detail);
+      }
+      if (detail.starts_with("invalid table name") || Contains(detail, "is reserved")) {
+        return MakeError(400, "InvalidResourceName", detail);
+      }
+      return MakeError(400, "InvalidInput", detail);
+    case Status::Code::kThrottled:
+      return MakeError(503, "ServerBusy", detail);
+    case Status::Code::kBusy:
+      return MakeError(503, "ServerBusy", detail);
+    case Status::Code::kCorruption:
+    case Status::Code::kIOError:
+      return MakeError(500, "InternalError", detail);
+  }
+  return MakeError(500, "InternalError", detail);
+}
+
+std::string NewRequestId() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  uint64_t hi = rng(), lo = rng();
+  hi = (hi & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;  // version 4
+  lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // RFC 4122 variant
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
+                static_cast<unsigned>((hi >> 16) & 0xFFFF), static_cast<unsigned>(hi & 0xFFFF),
+                static_cast<unsigned>(lo >> 48),
+                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
+  return buf;
+}
+
+std::string HttpDateNow() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  return buf;
+}
+
+std::string ErrorBody(const AzureError& error, std::string_view request_id,
+                      std::string_view index_prefix) {
+  auto now = std::chrono::system_clock::now();
+  int64_t micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
+  std::string value = std::string(index_prefix) + error.message + "\nRequestId:" +
+                      std::string(request_id) + "\nTime:" +
+                      DateTime::FromUnixMicros(micros).ToString();
+  nlohmann::json body = {
+      {"odata.error",
+       {{"code", error.code}, {"message", {{"lang", "en-US"}, {"value", value}}}}}};
+  // Replace invalid UTF-8 (a detail quoting client bytes) rather than throw.
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+HttpReply ErrorReply(const AzureError& error, std::string_view index_prefix) {
+  HttpReply reply;
+  std::string request_id = NewRequestId();
+  reply.status = error.status;
+  reply.body = ErrorBody(error, request_id, index_prefix);
+  reply.SetHeader("Content-Type", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8");
+  reply.SetHeader("x-ms-error-code", error.code);
+  reply.SetHeader("x-ms-request-id", request_id);
+  return reply;
+}
+
+}  // namespace partkv::serve

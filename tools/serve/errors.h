@@ -1,0 +1,52 @@
+// Azure Table's error replies: status codes, error codes and bodies
+// (shared/reference/azure-table-semantics.md §2, §4; docs/serve.md "Errors").
+//
+// Every failure answers with the HTTP status and the error code the Table service uses, in the
+// `x-ms-error-code` header and in Azure's JSON error body
+//   {"odata.error":{"code":"…","message":{"lang":"en-US","value":"…\nRequestId:…\nTime:…"}}}
+// whose message is Azure's sentence for the code, followed by partkv's own detail line when it
+// says more (which limit, which property, where a filter is wrong).
+
+#ifndef PARTKV_TOOLS_SERVE_ERRORS_H_
+#define PARTKV_TOOLS_SERVE_ERRORS_H_
+
+#include <string>
+#include <string_view>
+
+#include "partkv/status.h"
+#include "tools/serve/http_types.h"
+
+namespace partkv::serve {
+
+struct AzureError {
+  int status = 500;
+  std::string code;
+  std::string message;  // Azure's sentence, then the detail (without RequestId / Time)
+};
+
+// What a NotFound refers to: Azure names a missing table TableNotFound on entity operations,
+// and a missing entity (or a table on table operations) ResourceNotFound.
+enum class Subject { kTableOperation, kEntityOperation };
+
+// The Azure error for a failed library Status. InvalidArgument is refined by what it names
+// (a property over 64 KiB → PropertyValueTooLarge, an entity over 1 MiB → EntityTooLarge, ...).
+AzureError ErrorFor(const Status& status, Subject subject);
+
+// An error with Azure's standard sentence for `code` and an optional detail.
+AzureError MakeError(int status, std::string_view code, std::string_view detail = {});
+
+// The reply for an error. `index_prefix` (e.g. "3:") starts the message of a batch failure.
+HttpReply ErrorReply(const AzureError& error, std::string_view index_prefix = {});
+
+// The JSON error body alone (for batch sub-responses), with its request id.
+std::string ErrorBody(const AzureError& error, std::string_view request_id,
+                      std::string_view index_prefix = {});
+
+// A random UUID (version 4), as Azure's request ids.
+std::string NewRequestId();
+// The current time in RFC 1123 form ("Sun, 06 Nov 1994 08:49:37 GMT"), for the Date header.
+std::string HttpDateNow();
+
+}  // namespace partkv::serve
+
+#endif  // PARTKV_TOOLS_SERVE_ERRORS_H_

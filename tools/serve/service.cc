@@ -1,0 +1,200 @@
+// The Table service over a Store: authentication, routing, common headers, table operations
+// (service.h). Entity operations are in entity_ops.cc, $batch in batch.cc.
+
+#include "tools/serve/service.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/filter.h"
+
+namespace partkv::serve {
+namespace {
+
+// The service version the responses speak when the request names none (the SDKs' own).
+constexpr char kDefaultVersion[] = "2019-02-02";
+
+bool PrefersNoContent(const HttpRequest& request) {
+  return request.Header("Prefer").find("return-no-content") != std::string::npos;
+}
+
+}  // namespace
+
+Service::Service(Store store, Accounts accounts, ServiceOptions options)
+    : store_(std::move(store)), accounts_(std::move(accounts)), options_(options) {}
+
+HttpReply Service::Handle(const HttpRequest& request) const {
+  HttpReply reply;
+  auto resource = ParseResource(request.path);
+  if (!resource.ok()) {
+    reply = ErrorReply(MakeError(400, "InvalidUri", resource.status().message()));
+  } else {
+    ODataContext ctx;
+    ctx.account = resource->account;
+    ctx.account_url = request.base_url + "/" + resource->account;
+    ctx.metadata = MetadataFor(request);
+    AuthResult auth = Authenticate(request, accounts_, resource->account);
+    reply = auth.error ? ErrorReply(*auth.error) : Dispatch(request, *resource, ctx, auth);
+  }
+  if (reply.Header("x-ms-request-id").empty()) reply.SetHeader("x-ms-request-id", NewRequestId());
+  std::string version = request.Header("x-ms-version");
+  reply.SetHeader("x-ms-version", version.empty() ? kDefaultVersion : version);
+  if (std::string id = request.Header("x-ms-client-request-id"); !id.empty()) {
+    reply.SetHeader("x-ms-client-request-id", id);
+  }
+  reply.SetHeader("Date", HttpDateNow());
+  if (reply.status < 300) reply.SetHeader("DataServiceVersion", "3.0;");
+  return reply;
+}
+
+HttpReply Service::Dispatch(const HttpRequest& request, const Resource& resource,
+                            const ODataContext& ctx, const AuthResult& auth) const {
+  const std::string& m = request.method;
+  auto not_allowed = [&] {
+    return ErrorReply(MakeError(405, "UnsupportedHttpVerb",
+                                "method " + m + " is not supported on this resource"));
+  };
+  if (request.Param("comp") != nullptr || request.Param("restype") != nullptr) {
+    return ErrorReply(MakeError(501, "NotImplemented",
+                                "service properties, statistics and access policies are not "
+                                "implemented by partkv serve"));
+  }
+  switch (resource.kind) {
+    case Resource::Kind::kServiceRoot:
+      return ErrorReply(MakeError(400, "InvalidUri", "the request names no table or resource"));
+    case Resource::Kind::kTables:
+      if (m == "GET") return QueryTables(request, resource, ctx, auth);
+      if (m == "POST") return CreateTable(request, ctx, auth);
+      return not_allowed();
+    case Resource::Kind::kTable:
+      if (m == "DELETE") return DeleteTable(resource, auth);
+      if (m == "GET") return QueryTables(request, resource, ctx, auth);
+      return not_allowed();
+    case Resource::Kind::kBatch:
+      if (m == "POST") return Batch(request, ctx, auth);
+      return not_allowed();
+    case Resource::Kind::kEntities:
+      if (m == "GET") return QueryEntities(request, resource, ctx, auth);
+      if (m == "POST") return WriteEntity(request, resource, ctx, auth);
+      return not_allowed();
+    case Resource::Kind::kEntity:
+      if (m == "GET") return GetEntity(request, resource, ctx, auth);
+      if (m == "PUT" || m == "MERGE" || m == "DELETE") {
+        return WriteEntity(request, resource, ctx, auth);
+      }
+      return not_allowed();
+  }
+  return not_allowed();
+}
+
+HttpReply Service::Failure(const Status& status, Subject subject, const Table* table) const {
+  AzureError error = ErrorFor(status, subject);
+  if (!status.IsThrottled()) return ErrorReply(error);
+  int64_t ms = std::max<int64_t>(1, status.retry_after().count());
+  const bool cosmos = table != nullptr && table->info().profile == "cosmos";
+  if (cosmos) error = MakeError(429, "TooManyRequests", status.message());
+  HttpReply reply = ErrorReply(error);
+  reply.SetHeader("Retry-After", std::to_string((ms + 999) / 1000));
+  reply.SetHeader("x-ms-retry-after-ms", std::to_string(ms));
+  return reply;
+}
+
+HttpReply Service::QueryTables(const HttpRequest& request, const Resource& resource,
+                               const ODataContext& ctx, const AuthResult& auth) const {
+  if (auth.sas) {
+    if (auto denied = AuthorizeSas(*auth.sas, SasOp::kListTables, "")) return ErrorReply(*denied);
+  }
+  auto tables = store_.ListTables();
+  if (!tables.ok()) return Failure(tables.status(), Subject::kTableOperation, nullptr);
+  HttpReply reply;
+  reply.SetHeader("Content-Type", ContentTypeFor(ctx.metadata));
+  if (resource.kind == Resource::Kind::kTable) {  // GET Tables('name')
+    for (const TableInfo& t : *tables) {
+      if (std::equal(t.name.begin(), t.name.end(), resource.table.begin(), resource.table.end(),
+                     [](unsigned char a, unsigned char b) { return std::tolower(a) == std::tolower(b); })) {
+        reply.body = TableJson(t.name, ctx, true);
+        return reply;
+      }
+    }
+    return ErrorReply(MakeError(404, "ResourceNotFound", "table '" + resource.table + "' does not exist"));
+  }
+  engine::Filter filter;
+  if (const std::string* text = request.Param("$filter")) {
+    auto parsed = engine::Filter::Parse(*text);
+    if (!parsed.ok()) return ErrorReply(MakeError(400, "InvalidInput", parsed.status().message()));
+    filter = std::move(*parsed);
+  }
+  size_t top = Query::kMaxPageSize;
+  if (const std::string* text = request.Param("$top")) {
+    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), top);
+    if (ec != std::errc() || end != text->data() + text->size() || top == 0) {
+      return ErrorReply(MakeError(400, "InvalidInput", "$top must be a positive integer"));
+    }
+    top = std::min<size_t>(top, Query::kMaxPageSize);
+  }
+  const std::string* next = request.Param("NextTableName");
+  std::vector<std::string> names;
+  std::string next_name;
+  for (const TableInfo& t : *tables) {
+    if (next != nullptr && t.name < *next) continue;
+    Entity row;
+    row.Set("TableName", Value::String(t.name));
+    if (!filter.Matches(row)) continue;
+    if (names.size() == top) {
+      next_name = t.name;
+      break;
+    }
+    names.push_back(t.name);
+  }
+  if (!next_name.empty()) reply.SetHeader("x-ms-continuation-NextTableName", next_name);
+  reply.body = TablePageJson(names, ctx);
+  return reply;
+}
+
+HttpReply Service::CreateTable(const HttpRequest& request, const ODataContext& ctx,
+                               const AuthResult& auth) const {
+  if (auth.sas) {
+    if (auto denied = AuthorizeSas(*auth.sas, SasOp::kCreateTable, "")) return ErrorReply(*denied);
+  }
+  nlohmann::json body = nlohmann::json::parse(request.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object() || !body.contains("TableName") ||
+      !body["TableName"].is_string()) {
+    return ErrorReply(MakeError(400, "InvalidInput",
+                                "the body must be a JSON object with a string \"TableName\""));
+  }
+  std::string name = body["TableName"].get<std::string>();
+  if (Status s = store_.CreateTable(name); !s.ok()) {
+    return Failure(s, Subject::kTableOperation, nullptr);
+  }
+  HttpReply reply;
+  reply.SetHeader("Location", ctx.account_url + "/Tables('" + name + "')");
+  if (PrefersNoContent(request)) {
+    reply.status = 204;
+    reply.SetHeader("Preference-Applied", "return-no-content");
+  } else {
+    reply.status = 201;
+    if (request.HasHeader("Prefer")) reply.SetHeader("Preference-Applied", "return-content");
+    reply.SetHeader("Content-Type", ContentTypeFor(ctx.metadata));
+    reply.body = TableJson(name, ctx, true);
+  }
+  return reply;
+}
+
+HttpReply Service::DeleteTable(const Resource& resource, const AuthResult& auth) const {
+  if (auth.sas) {
+    if (auto denied = AuthorizeSas(*auth.sas, SasOp::kDeleteTable, resource.table)) {
+      return ErrorReply(*denied);
+    }
+  }
+  if (Status s = store_.DropTable(resource.table); !s.ok()) {
+    return Failure(s, Subject::kTableOperation, nullptr);
+  }
+  HttpReply reply;
+  reply.status = 204;
+  return reply;
+}
+
+}  // namespace partkv::serve

@@ -1,0 +1,85 @@
+// partkv::serve::Service — the Azure Table service REST API over one partkv Store
+// (docs/serve.md). Transport-neutral: it takes an HttpRequest and returns an HttpReply, so the
+// HTTP server and $batch sub-requests share every operation.
+//
+// Handle() authenticates the request (auth.h), routes it by resource and method (uri.h), runs the
+// operation on the store and answers with Azure's status codes, headers and JSON bodies, and
+// Azure's error codes on failure (errors.h). Writes are acknowledged only after the store has
+// applied them (with ServiceOptions::sync, after the write-ahead log is fsync'ed).
+//
+// Thread-safety: Handle() may be called from any number of threads at once.
+
+#ifndef PARTKV_TOOLS_SERVE_SERVICE_H_
+#define PARTKV_TOOLS_SERVE_SERVICE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "partkv/batch.h"
+#include "partkv/store.h"
+#include "tools/serve/auth.h"
+#include "tools/serve/errors.h"
+#include "tools/serve/http_types.h"
+#include "tools/serve/odata.h"
+#include "tools/serve/uri.h"
+
+namespace partkv::serve {
+
+struct ServiceOptions {
+  bool sync = false;             // fsync every acknowledged write
+  uint64_t scan_budget = 100000;  // entities examined per query page before it returns early
+};
+
+// Azure's limit on a request body (and on a $batch payload): 4 MiB.
+inline constexpr size_t kMaxBodyBytes = 4u << 20;
+
+class Service {
+ public:
+  Service(Store store, Accounts accounts, ServiceOptions options);
+
+  HttpReply Handle(const HttpRequest& request) const;
+
+  // One entity write as a request describes it (also a $batch sub-request).
+  struct EntityWrite {
+    OpType type = OpType::kInsert;
+    Entity entity;
+    IfMatch if_match = IfMatch::Any();
+    bool return_content = true;  // Insert: 201 with the entity, or 204 (Prefer: return-no-content)
+  };
+  using ParsedWrite = std::variant<EntityWrite, AzureError>;
+  static ParsedWrite ParseEntityWrite(const HttpRequest& request, const Resource& resource);
+
+ private:
+  HttpReply Dispatch(const HttpRequest& request, const Resource& resource,
+                     const ODataContext& ctx, const AuthResult& auth) const;
+  HttpReply QueryTables(const HttpRequest& request, const Resource& resource,
+                        const ODataContext& ctx, const AuthResult& auth) const;
+  HttpReply CreateTable(const HttpRequest& request, const ODataContext& ctx,
+                        const AuthResult& auth) const;
+  HttpReply DeleteTable(const Resource& resource, const AuthResult& auth) const;
+  HttpReply QueryEntities(const HttpRequest& request, const Resource& resource,
+                          const ODataContext& ctx, const AuthResult& auth) const;
+  HttpReply GetEntity(const HttpRequest& request, const Resource& resource,
+                      const ODataContext& ctx, const AuthResult& auth) const;
+  HttpReply WriteEntity(const HttpRequest& request, const Resource& resource,
+                        const ODataContext& ctx, const AuthResult& auth) const;
+  HttpReply Batch(const HttpRequest& request, const ODataContext& ctx,
+                  const AuthResult& auth) const;  // batch.cc
+
+  // The reply for a failed library call; a throttled call answers as the table's profile's
+  // service does (503 ServerBusy, or 429 for cosmos).
+  HttpReply Failure(const Status& status, Subject subject, const Table* table) const;
+  // The headers and body of a successful write.
+  static HttpReply WriteReply(const EntityWrite& write, const WriteResult& result,
+                              std::string_view table, const ODataContext& ctx);
+
+  mutable Store store_;  // thread-safe: the Handle() paths share it
+  Accounts accounts_;
+  ServiceOptions options_;
+};
+
+}  // namespace partkv::serve
+
+#endif  // PARTKV_TOOLS_SERVE_SERVICE_H_
