@@ -93,6 +93,36 @@ test("SelectReturnsOnlyNamedProperties", async () => {
   assert.equal(got[0].c, 3);
   assert.equal(got[0].b, undefined);
   assert.ok("missing" in got[0] && got[0].missing === null, "a selected missing property is null");
+  // As Azure: the keys and Timestamp come back only when selected.
+  assert.equal(got[0].partitionKey, undefined);
+  assert.equal(got[0].rowKey, undefined);
+  assert.equal(got[0].timestamp, undefined);
+  assert.ok(got[0].etag, "the ETag still comes back");
+});
+
+test("SelectedKeysAndTimestampComeBack", async () => {
+  await client.createEntity({ partitionKey: "selkeys", rowKey: "1", a: 1, b: 2 });
+  const got = [];
+  for await (const e of client.listEntities({
+    queryOptions: { filter: "PartitionKey eq 'selkeys'", select: ["PartitionKey", "RowKey", "Timestamp", "b"] },
+  })) got.push(e);
+  assert.equal(got.length, 1);
+  assert.equal(got[0].partitionKey, "selkeys");
+  assert.equal(got[0].rowKey, "1");
+  assert.ok(got[0].timestamp, "Timestamp is selected");
+  assert.equal(got[0].b, 2);
+  assert.equal(got[0].a, undefined);
+});
+
+test("PointReadSelectReturnsOnlyNamedProperties", async () => {
+  await client.createEntity({ partitionKey: "selget", rowKey: "1", a: 1, b: 2 });
+  const e = await client.getEntity("selget", "1", { queryOptions: { select: ["b", "nothere"] } });
+  assert.equal(e.b, 2);
+  assert.equal(e.a, undefined);
+  assert.equal(e.partitionKey, undefined);
+  assert.equal(e.rowKey, undefined);
+  assert.equal(e.timestamp, undefined);
+  assert.ok("nothere" in e && e.nothere === null, "a selected missing property is null");
 });
 
 test("BadFilterIs400InvalidInput", async () => {

@@ -165,3 +165,25 @@ test("BatchTouchingTwoTablesIsRefused", async () => {
   assert.match(r.text, /"value":"1:/);
   assert.ok(!(await exists("y", "1")));
 });
+
+test("SelectOnTheWireNamesOnlySelectedMembers", async () => {
+  await client.createEntity({ partitionKey: "selwire", rowKey: "1", a: 1, b: "x", c: true });
+  const r = await send("GET", `${table}(PartitionKey='selwire',RowKey='1')?$select=c,a,none`);
+  assert.equal(r.status, 200, r.text);
+  // Members in the entity's order, then the missing ones as null; no keys, no Timestamp.
+  assert.deepEqual(Object.keys(r.json), ["odata.metadata", "odata.etag", "a", "c", "none"]);
+  assert.equal(r.json.none, null);
+  const page = await send("GET", `${table}()?$filter=${encodeURIComponent("PartitionKey eq 'selwire'")}&$select=RowKey,b`);
+  assert.equal(page.status, 200, page.text);
+  assert.deepEqual(page.json.value.map((e) => Object.keys(e)), [["odata.etag", "RowKey", "b"]]);
+});
+
+test("StringsWithEscapesRoundTripOnTheWire", async () => {
+  const text = "quote \" backslash \\ tab \t nl \n ctrl \u0001 del \u007f é 😀";
+  const rowKey = "say \"hi\" é";
+  await client.createEntity({ partitionKey: "esc", rowKey, text });
+  const r = await send("GET", `${table}(PartitionKey='esc',RowKey='${encodeURIComponent(rowKey)}')`);
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.text, text);
+  assert.equal(r.json.RowKey, rowKey);
+});

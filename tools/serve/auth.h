@@ -10,15 +10,19 @@
 #ifndef PARTKV_TOOLS_SERVE_AUTH_H_
 #define PARTKV_TOOLS_SERVE_AUTH_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "partkv/result.h"
 #include "partkv/status.h"
 #include "tools/serve/errors.h"
 #include "tools/serve/http_types.h"
 #include "tools/serve/sas.h"
+
+typedef struct evp_mac_ctx_st EVP_MAC_CTX;  // OpenSSL's, kept out of the includers
 
 namespace partkv::serve {
 
@@ -26,9 +30,25 @@ inline constexpr char kDevAccountName[] = "devstoreaccount1";
 inline constexpr char kDevAccountKey[] =
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
-struct Account {
-  std::string name;
-  std::string key;  // the decoded key bytes
+// One account: its name, its decoded key, and HMAC-SHA256 keyed with it, prepared once (keying
+// costs as much as signing a request).
+class Account {
+ public:
+  // InvalidArgument when the key is empty.
+  static Result<Account> Create(std::string name, std::string key);
+
+  const std::string& name() const { return name_; }
+  const std::string& key() const { return key_; }
+  // Base64 of HMAC-SHA256(key, message), as HmacSha256Base64. Thread-safe.
+  std::string Sign(std::string_view message) const;
+
+ private:
+  struct MacDeleter {
+    void operator()(EVP_MAC_CTX* ctx) const;
+  };
+  std::string name_;
+  std::string key_;
+  std::unique_ptr<EVP_MAC_CTX, MacDeleter> keyed_;  // only ever duplicated, never used itself
 };
 
 class Accounts {

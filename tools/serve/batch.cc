@@ -156,7 +156,7 @@ HttpReply Service::Batch(const HttpRequest& request, const ODataContext& ctx,
     writes.push_back(std::move(w));
   }
 
-  auto table = store_.OpenTable(table_name);
+  auto table = OpenTable(table_name);
   if (!table.ok()) return OperationFailed(0, ErrorFor(table.status(), Subject::kEntityOperation), content_ids[0]);
   partkv::Batch batch;
   for (const EntityWrite& w : writes) batch.Add(w.type, w.entity, w.if_match);

@@ -40,7 +40,9 @@ std::vector<std::string> ParseSelect(const HttpRequest& request) {
     std::string name = text->substr(at, comma == std::string::npos ? std::string::npos : comma - at);
     name.erase(0, name.find_first_not_of(' '));
     name.erase(name.find_last_not_of(' ') + 1);
-    if (!name.empty() && name != "*") names.push_back(std::move(name));
+    if (!name.empty() && name != "*" && std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(std::move(name));
+    }
     if (comma == std::string::npos) break;
     at = comma + 1;
   }
@@ -142,7 +144,7 @@ HttpReply Service::WriteEntity(const HttpRequest& request, const Resource& resou
       return ErrorReply(KeyRangeError());
     }
   }
-  auto table = store_.OpenTable(resource.table);
+  auto table = OpenTable(resource.table);
   if (!table.ok()) return Failure(table.status(), Subject::kEntityOperation, nullptr);
   WriteOptions write_options;
   write_options.sync = options_.sync;
@@ -178,18 +180,11 @@ HttpReply Service::GetEntity(const HttpRequest& request, const Resource& resourc
       return ErrorReply(KeyRangeError());
     }
   }
-  auto table = store_.OpenTable(resource.table);
+  auto table = OpenTable(resource.table);
   if (!table.ok()) return Failure(table.status(), Subject::kEntityOperation, nullptr);
   auto entity = table->Get(resource.partition_key, resource.row_key);
   if (!entity.ok()) return Failure(entity.status(), Subject::kEntityOperation, &*table);
   std::vector<std::string> select = ParseSelect(request);
-  if (!select.empty()) {
-    std::vector<std::string> drop;
-    for (const auto& [name, value] : *entity) {
-      if (std::find(select.begin(), select.end(), name) == select.end()) drop.push_back(name);
-    }
-    for (const std::string& name : drop) entity->Remove(name);
-  }
   HttpReply reply;
   reply.SetHeader("Content-Type", ContentTypeFor(ctx.metadata));
   reply.SetHeader("ETag", entity->etag());
@@ -223,7 +218,7 @@ HttpReply Service::QueryEntities(const HttpRequest& request, const Resource& res
     if (!auth.sas->start_pk.empty()) query.partition_lower = Bound::Inclusive(auth.sas->start_pk);
     if (!auth.sas->end_pk.empty()) query.partition_upper = Bound::Inclusive(auth.sas->end_pk);
   }
-  auto table = store_.OpenTable(resource.table);
+  auto table = OpenTable(resource.table);
   if (!table.ok()) return Failure(table.status(), Subject::kEntityOperation, nullptr);
   auto page = table->QueryEntities(query);
   if (!page.ok()) return Failure(page.status(), Subject::kEntityOperation, &*table);

@@ -149,21 +149,32 @@ std::string NewRequestId() {
   uint64_t hi = rng(), lo = rng();
   hi = (hi & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;  // version 4
   lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // RFC 4122 variant
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
-                static_cast<unsigned>((hi >> 16) & 0xFFFF), static_cast<unsigned>(hi & 0xFFFF),
-                static_cast<unsigned>(lo >> 48),
-                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
-  return buf;
+  // 8-4-4-4-12 hex digits; written by hand, as every reply carries one.
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id(36, '-');
+  size_t at = 0;
+  auto put = [&](uint64_t bits, int digits) {
+    for (int i = digits - 1; i >= 0; --i) id[at++] = kHex[(bits >> (4 * i)) & 0xF];
+  };
+  put(hi >> 32, 8), ++at, put(hi >> 16, 4), ++at, put(hi, 4), ++at, put(lo >> 48, 4), ++at;
+  put(lo, 12);
+  return id;
 }
 
 std::string HttpDateNow() {
+  // Every reply carries the date; it changes once a second.
+  thread_local std::time_t cached_second = -1;
+  thread_local std::string cached;
   std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  return buf;
+  if (now != cached_second) {
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[64];
+    std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    cached = buf;
+    cached_second = now;
+  }
+  return cached;
 }
 
 std::string ErrorBody(const AzureError& error, std::string_view request_id,

@@ -7,14 +7,27 @@
 
 namespace partkv::serve {
 
+namespace {
+
+// Header names are ASCII tokens: no locale (std::tolower takes one per call).
+inline unsigned char AsciiLower(char c) {
+  unsigned char u = static_cast<unsigned char>(c);
+  return u >= 'A' && u <= 'Z' ? static_cast<unsigned char>(u + ('a' - 'A')) : u;
+}
+
+}  // namespace
+
 bool CaseInsensitiveLess::operator()(std::string_view a, std::string_view b) const {
-  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) < std::tolower(static_cast<unsigned char>(y));
-  });
+  const size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char x = AsciiLower(a[i]), y = AsciiLower(b[i]);
+    if (x != y) return x < y;
+  }
+  return a.size() < b.size();
 }
 
 std::string HttpRequest::Header(std::string_view name) const {
-  auto it = headers.find(std::string(name));
+  auto it = headers.find(name);
   return it == headers.end() ? std::string() : it->second;
 }
 

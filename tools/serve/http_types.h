@@ -18,6 +18,7 @@ namespace partkv::serve {
 
 // Header names compare case-insensitively (RFC 9110).
 struct CaseInsensitiveLess {
+  using is_transparent = void;  // lookups by string_view, without building a std::string
   bool operator()(std::string_view a, std::string_view b) const;
 };
 using HeaderMap = std::multimap<std::string, std::string, CaseInsensitiveLess>;
@@ -35,7 +36,7 @@ struct HttpRequest {
 
   // The header's first value, or "" when absent.
   std::string Header(std::string_view name) const;
-  bool HasHeader(std::string_view name) const { return headers.count(std::string(name)) > 0; }
+  bool HasHeader(std::string_view name) const { return headers.find(name) != headers.end(); }
   // The first value of a query parameter (names compare exactly), or nullptr.
   const std::string* Param(std::string_view name) const;
 };

@@ -26,7 +26,8 @@ HttpRequest FromHttplib(const httplib::Request& in) {
   r.verb = in.method;
   r.method = in.method;
   if (r.method == "PATCH") r.method = "MERGE";
-  for (const auto& [name, value] : in.headers) r.headers.emplace(name, value);
+  // httplib keeps its headers ordered case-insensitively as HeaderMap does: append at the end.
+  for (const auto& [name, value] : in.headers) r.headers.emplace_hint(r.headers.end(), name, value);
   if (r.method == "POST") {
     std::string override_method = r.Header("X-HTTP-Method");
     if (!override_method.empty()) r.method = override_method;
@@ -47,17 +48,11 @@ HttpRequest FromHttplib(const httplib::Request& in) {
   return r;
 }
 
-void ToHttplib(const HttpReply& reply, httplib::Response& out) {
+void ToHttplib(HttpReply&& reply, httplib::Response& out) {
   out.status = reply.status;
-  std::string content_type;
-  for (const auto& [name, value] : reply.headers) {
-    if (name == "Content-Type") {
-      content_type = value;
-    } else {
-      out.set_header(name, value);
-    }
-  }
-  if (!reply.body.empty() || !content_type.empty()) out.set_content(reply.body, content_type);
+  // The service writes header values without CR/LF (set_header would check each again).
+  for (auto& [name, value] : reply.headers) out.headers.emplace(std::move(name), std::move(value));
+  out.body = std::move(reply.body);
 }
 
 }  // namespace
@@ -108,7 +103,7 @@ Status RunServe(const ServeOptions& options) {
       std::fprintf(stderr, "%s %s -> %d %s\n", req.method.c_str(), req.target.c_str(), reply.status,
                    reply.Header("x-ms-error-code").c_str());
     }
-    ToHttplib(reply, res);
+    ToHttplib(std::move(reply), res);
   };
   const std::string all = ".*";
   server.Get(all, handler).Post(all, handler).Put(all, handler).Patch(all, handler)
@@ -124,7 +119,7 @@ Status RunServe(const ServeOptions& options) {
                            : MakeError(res.status, res.status == 404 ? "InvalidUri" : "InvalidInput");
     HttpReply reply = ErrorReply(error);
     reply.status = res.status;
-    ToHttplib(reply, res);
+    ToHttplib(std::move(reply), res);
     return httplib::Server::HandlerResponse::Handled;
   }));
   server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <mutex>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,38 @@ bool PrefersNoContent(const HttpRequest& request) {
 
 Service::Service(Store store, Accounts accounts, ServiceOptions options)
     : store_(std::move(store)), accounts_(std::move(accounts)), options_(options) {}
+
+namespace {
+
+std::string LowerCase(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+}  // namespace
+
+Result<Table> Service::OpenTable(std::string_view name) const {
+  std::string key = LowerCase(name);
+  uint64_t generation;
+  {
+    std::shared_lock lock(tables_mu_);
+    if (auto it = tables_.find(key); it != tables_.end()) return it->second;
+    generation = tables_generation_;
+  }
+  Result<Table> table = store_.OpenTable(name);
+  if (table.ok()) {
+    std::unique_lock lock(tables_mu_);
+    if (generation == tables_generation_) tables_.emplace(std::move(key), *table);
+  }
+  return table;
+}
+
+void Service::ForgetTables() const {
+  std::unique_lock lock(tables_mu_);
+  tables_.clear();
+  ++tables_generation_;
+}
 
 HttpReply Service::Handle(const HttpRequest& request) const {
   HttpReply reply;
@@ -166,9 +199,9 @@ HttpReply Service::CreateTable(const HttpRequest& request, const ODataContext& c
                                 "the body must be a JSON object with a string \"TableName\""));
   }
   std::string name = body["TableName"].get<std::string>();
-  if (Status s = store_.CreateTable(name); !s.ok()) {
-    return Failure(s, Subject::kTableOperation, nullptr);
-  }
+  Status created = store_.CreateTable(name);
+  ForgetTables();
+  if (!created.ok()) return Failure(created, Subject::kTableOperation, nullptr);
   HttpReply reply;
   reply.SetHeader("Location", ctx.account_url + "/Tables('" + name + "')");
   if (PrefersNoContent(request)) {
@@ -189,9 +222,9 @@ HttpReply Service::DeleteTable(const Resource& resource, const AuthResult& auth)
       return ErrorReply(*denied);
     }
   }
-  if (Status s = store_.DropTable(resource.table); !s.ok()) {
-    return Failure(s, Subject::kTableOperation, nullptr);
-  }
+  Status dropped = store_.DropTable(resource.table);
+  ForgetTables();
+  if (!dropped.ok()) return Failure(dropped, Subject::kTableOperation, nullptr);
   HttpReply reply;
   reply.status = 204;
   return reply;

@@ -14,7 +14,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <shared_mutex>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <variant>
 
 #include "partkv/batch.h"
@@ -75,7 +78,17 @@ class Service {
   static HttpReply WriteReply(const EntityWrite& write, const WriteResult& result,
                               std::string_view table, const ODataContext& ctx);
 
+  // A handle on the table, from a cache: opening one per request costs a catalog lookup under
+  // the store's lock. Create Table and Delete Table empty the cache after changing the catalog;
+  // a handle opened before such a change is not cached (generation check), so a dropped table's
+  // handle (every call NotFound) never outlives the drop in the cache.
+  Result<Table> OpenTable(std::string_view name) const;
+  void ForgetTables() const;
+
   mutable Store store_;  // thread-safe: the Handle() paths share it
+  mutable std::shared_mutex tables_mu_;
+  mutable std::unordered_map<std::string, Table> tables_;  // by lower-case name
+  mutable uint64_t tables_generation_ = 0;                 // bumped by ForgetTables
   Accounts accounts_;
   ServiceOptions options_;
 };
