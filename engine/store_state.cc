@@ -6,7 +6,9 @@
 #include <set>
 
 #include "engine/profile.h"
+#include "engine/info_log.h"
 #include "engine/rocks_status.h"
+#include "engine/store_creation.h"
 #include "partkv/profile.h"
 #include "engine/validation.h"
 #include "rocksdb/cache.h"
@@ -71,26 +73,39 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
                                    std::to_string(options.memory_budget_bytes) +
                                    "; the minimum is 4 MiB");
   }
+  PARTKV_RETURN_IF_ERROR(CheckProfileName(options.profile).WithContext("StoreOptions::profile"));
   std::error_code ec;
   bool dir_exists = fs::exists(path, ec);
   if (dir_exists && !fs::is_directory(path, ec)) {
     return Status::InvalidArgument("store path '" + path + "' exists and is not a directory");
   }
-  bool has_db = dir_exists && fs::exists(fs::path(path) / "CURRENT", ec);
+  // A directory with the creation marker holds no store yet, whatever else it holds
+  // (engine/store_creation.h): the creation is done again.
+  bool unfinished = dir_exists && HasCreationMarker(path);
+  bool has_db = dir_exists && !unfinished && fs::exists(fs::path(path) / "CURRENT", ec);
+  const std::string not_a_store =
+      "'" + path + "' is not a partkv store: the directory is not empty and holds no store";
+  // Held from before the database is created until the store is complete (Commit).
+  std::unique_ptr<StoreCreation> creation;
   if (!has_db) {
     if (!options.create_if_missing) {
-      return Status::NotFound("no partkv store at '" + path + "' (create_if_missing is off)");
+      return Status::NotFound((unfinished ? "'" + path + "' holds an unfinished store creation, "
+                                          : "no partkv store at '" + path + "' ") +
+                              "(create_if_missing is off)");
     }
-    if (dir_exists && !fs::is_empty(path, ec)) {
-      return Status::InvalidArgument("'" + path +
-                                     "' is not a partkv store: the directory is not empty and "
-                                     "holds no store");
+    if (dir_exists && !unfinished && !fs::is_empty(path, ec)) {
+      return Status::InvalidArgument(not_a_store);
     }
-  } else if (options.error_if_exists) {
+    PARTKV_ASSIGN_OR_RETURN(creation, StoreCreation::Begin(path));
+    if (creation == nullptr) {  // another process created the store meanwhile
+      has_db = fs::exists(fs::path(path) / "CURRENT", ec);
+      if (!has_db) return Status::InvalidArgument(not_a_store);
+    }
+  }
+  if (has_db && options.error_if_exists) {
     return Status::AlreadyExists("a store exists at '" + path + "' (error_if_exists is on)");
   }
 
-  PARTKV_RETURN_IF_ERROR(CheckProfileName(options.profile).WithContext("StoreOptions::profile"));
   std::shared_ptr<StoreState> st(new StoreState());
   st->path_ = path;
   st->default_profile_ = options.profile;
@@ -139,8 +154,10 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   db_options.create_if_missing = !has_db;
   db_options.write_buffer_manager = wbm;
   db_options.max_background_jobs = 2;
-  db_options.keep_log_file_num = 3;
+  // RocksDB's default logger aborts the process once a write of it failed (a full disk):
+  // engine/info_log.h.
   db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  db_options.info_log = NewInfoLog(path, db_options.info_log_level);
   db_options.avoid_unnecessary_blocking_io = true;
 
   std::vector<std::string> names;
@@ -212,6 +229,7 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
     wo.sync = true;
     s = st->db_->Write(wo, &wb);
     if (!s.ok()) return FromRocks(s, "initialise store");
+    PARTKV_RETURN_IF_ERROR(creation->Commit().WithContext("create store '" + path + "'"));
   }
 
   auto format = ReadNumber(st->db_.get(), st->meta_, kFormatKey);

@@ -4,6 +4,10 @@
 //
 //   partkv_crash_child STORE_DIR SYNC(0|1) SEED GEN_BASE
 //
+// With PARTKV_CRASH_KILL_AT=N in the environment the child only opens (or creates) the store:
+// it kills itself with SIGKILL at the N-th file-system change Store::Open makes (kill_point.h),
+// or, when Open makes fewer, prints "CREATED <changes>" and exits 0. N = 0 only counts.
+//
 // The child learns the store's state by scanning the table at start-up (so every run starts from
 // whatever the previous, killed run left) and checks on the way what must hold after any crash:
 // no batch group is partially present. It also issues writes that must fail — an Insert of an
@@ -23,6 +27,7 @@
 
 #include "partkv/partkv.h"
 #include "tests/crash/crash_model.h"
+#include "tests/crash/kill_point.h"
 
 namespace partkv::crash {
 namespace {
@@ -261,7 +266,15 @@ int main(int argc, char** argv) {
   int64_t gen_base = std::strtoll(argv[4], nullptr, 10);
 
   crash::Say("OPEN");
+  const char* kill_at = std::getenv("PARTKV_CRASH_KILL_AT");
+  if (kill_at != nullptr) crash::ArmKillPoint(std::strtoull(kill_at, nullptr, 10));
   auto store = Store::Open(argv[1], crash::CrashStoreOptions());
+  if (kill_at != nullptr) {
+    uint64_t changes = crash::DisarmKillPoint();
+    if (!store.ok()) crash::Fail("open: " + store.status().ToString());
+    crash::Say("CREATED " + std::to_string(changes));
+    return 0;
+  }
   if (!store.ok()) crash::Fail("open: " + store.status().ToString());
   Status created = store->CreateTable(crash::kTableName, {.physical_partitions = 4});
   if (!created.ok() && !created.IsAlreadyExists()) crash::Fail("create: " + created.ToString());

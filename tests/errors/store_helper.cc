@@ -9,11 +9,15 @@
 //       8 MiB tmpfs on DIR in a private mount namespace (prints "SKIP <why>" when the sandbox does
 //       not allow it); `fsize` lowers RLIMIT_FSIZE to 2 MiB with SIGXFSZ ignored, so writes past
 //       it fail with EFBIG. A worker process then writes known entities, then 32 KiB entities
-//       with sync until the store refuses ("FAILED <code> <message>"), checks that it keeps
-//       refusing ("AGAIN") and still reads ("READ"), and closes it ("CLOSED"). This process
-//       reports the worker's death by a signal ("CRASHED <signal> <name>"), frees space (deletes a
-//       ballast file), reopens the store and checks every known and acknowledged entity
-//       ("VERIFY ok <n>" or "VERIFY lost <what>"), and writes again ("WRITE <status>").
+//       (incompressible) with sync until the store refuses ("FAILED <code> <message>"), checks
+//       that it keeps refusing ("AGAIN") and still reads ("READ"). On the tmpfs it then frees
+//       space (deletes a 2 MiB ballast file, "FREED") and retries its write until the store takes
+//       it ("RESUMED <status>": RocksDB resumes a store stopped by a full disk by itself once
+//       enough space is free — it checks every few seconds — so the retries are what an
+//       application does; they give up after 60 s). It closes the store ("CLOSED"). This process
+//       reports the worker's death by a signal ("CRASHED <signal> <name>"), frees space, reopens
+//       the store and checks every known and acknowledged entity ("VERIFY ok <n>" or "VERIFY
+//       lost <what>"), and writes again ("WRITE <status>").
 
 #include <sched.h>
 #include <signal.h>
@@ -23,6 +27,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -30,6 +35,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "partkv/partkv.h"
@@ -44,9 +50,23 @@ void Say(const std::string& line) {
   std::fflush(stdout);
 }
 
+// Incompressible bytes (splitmix64 of n), so that what is written takes its size on disk too.
+std::string Noise(int n, size_t size) {
+  std::string out(size, '\0');
+  uint64_t x = static_cast<uint64_t>(n) * 0x9E3779B97F4A7C15ull;
+  for (size_t i = 0; i < size; i += 8) {
+    uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    for (size_t b = 0; b < 8 && i + b < size; ++b) out[i + b] = static_cast<char>(z >> (8 * b));
+  }
+  return out;
+}
+
 Entity Row(const std::string& rk, int n, size_t blob) {
   Entity e("disk", rk);
-  e.Set("n", Value::Int32(n)).Set("blob", Value::Binary(std::string(blob, static_cast<char>('a' + n % 26))));
+  e.Set("n", Value::Int32(n)).Set("blob", Value::Binary(Noise(n, blob)));
   return e;
 }
 
@@ -92,11 +112,14 @@ Entity Acknowledged(int i) {
 
 // The worker: fills the store until it refuses a write. Reports the number of acknowledged rows
 // (Acknowledged(0..n-1)) on `acks` after each one, so the parent knows them even if it dies.
-[[noreturn]] void FillWorker(const std::string& path, const std::function<void()>& arm, int acks) {
+// `free_space` (may be empty) gives space back once the store refused a write.
+[[noreturn]] void FillWorker(const std::string& path, const StoreOptions& options,
+                             const std::function<void()>& arm,
+                             const std::function<void()>& free_space, int acks) {
   auto ack = [acks](int n) {
     if (::write(acks, &n, sizeof n) != sizeof n) std::_Exit(5);
   };
-  auto store = Store::Open(path);
+  auto store = Store::Open(path, options);
   if (!store.ok()) Say("ERR open: " + store.status().ToString()), std::_Exit(1);
   if (Status s = store->CreateTable("Items"); !s.ok()) Say("ERR " + s.ToString()), std::_Exit(1);
   Table table = *store->OpenTable("Items");
@@ -122,6 +145,21 @@ Entity Acknowledged(int i) {
   // Out of space, the store refuses writes and still serves reads.
   Say("AGAIN " + table.InsertOrReplace(Row("after", 0, 10), {.sync = true}).status().ToString());
   Say("READ " + table.Get("disk", "known-0").status().ToString());
+  if (free_space) {
+    free_space();
+    Say("FREED");
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    Status resumed;
+    do {
+      // The write that failed, retried: a write that returns an error may still have been
+      // applied, so the model counts it only once it is acknowledged.
+      resumed = table.InsertOrReplace(Acknowledged(n - 1), {.sync = true}).status();
+      if (resumed.ok()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    } while (std::chrono::steady_clock::now() < deadline);
+    if (resumed.ok()) ack(n);
+    Say("RESUMED " + resumed.ToString());
+  }
   store = Status::Busy("closing");  // closes the store (the table handle goes next)
   table = Table(nullptr);
   Say("CLOSED");
@@ -131,7 +169,8 @@ Entity Acknowledged(int i) {
 int FillDisk(const std::string& how, const std::string& dir) {
   std::filesystem::create_directories(dir);
   std::string ballast = dir + "/ballast";
-  std::function<void()> arm = [] {}, disarm = [] {};
+  std::function<void()> arm = [] {}, disarm = [] {}, free_space;
+  StoreOptions options;
   if (how == "tmpfs") {
     std::string why = MountTmpfs(dir);
     if (!why.empty()) {
@@ -141,6 +180,11 @@ int FillDisk(const std::string& how, const std::string& dir) {
     // Room to reopen in once the ballast is gone: recovery writes a new MANIFEST and WAL.
     std::ofstream(ballast) << std::string(2u << 20, 'b');
     disarm = [ballast] { std::filesystem::remove(ballast); };
+    free_space = disarm;
+    // RocksDB resumes a store stopped by a full disk once a memtable's worth of space is free
+    // (its SstFileManager reserves write_buffer_size): a small budget keeps that below the
+    // ballast. (Memtables are budget / 8, at least 1 MiB.)
+    options.memory_budget_bytes = 8u << 20;
   } else if (how == "fsize") {
     arm = [] {  // in the worker only
       std::signal(SIGXFSZ, SIG_IGN);
@@ -163,7 +207,7 @@ int FillDisk(const std::string& how, const std::string& dir) {
   if (pid < 0) return Say("ERR fork"), 1;
   if (pid == 0) {
     ::close(fds[0]);
-    FillWorker(path, arm, fds[1]);
+    FillWorker(path, options, arm, free_space, fds[1]);
   }
   ::close(fds[1]);
   int acked = 0, n = 0;
@@ -175,7 +219,7 @@ int FillDisk(const std::string& how, const std::string& dir) {
     Say("CRASHED " + std::to_string(WTERMSIG(status)) + " " + strsignal(WTERMSIG(status)));
   }
   disarm();
-  auto store = Store::Open(path);
+  auto store = Store::Open(path, options);
   if (!store.ok()) return Say("VERIFY lost: reopen failed: " + store.status().ToString()), 0;
   Table table = *store->OpenTable("Items");
   for (int i = 0; i < acked; ++i) {
