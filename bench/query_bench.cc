@@ -20,7 +20,7 @@
 // neighbours. Each run lasts at least --min_time seconds. The pairs run interleaved for --rounds
 // rounds (alternating which side goes first); each ratio is the median of the per-round ratios.
 // Extra flags, after Google Benchmark's own:
-//   --rounds N  --min_time S  --scan_entities N  --small_entities N  --large_entities N
+//   --rounds N  --min_time S  --iterations N  --scan_entities N  --small_entities N  --large_entities N
 //   --bounded_partitions N  --ratios_out PATH
 
 #include <benchmark/benchmark.h>
@@ -58,6 +58,9 @@ constexpr char kSinglePartitionKey[] = "device-00000";
 struct Config {
   int rounds = 3;
   double min_time = 1.0;
+  // When set, every run makes exactly this many iterations instead of running for min_time:
+  // for instruction counts (valgrind --tool=callgrind), which need a fixed amount of work.
+  int64_t iterations = 0;
   uint64_t scan_entities = 100000;
   uint64_t small_entities = 10000;
   uint64_t large_entities = 1000000;
@@ -475,6 +478,9 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(uint64_t{1000}, uint64_t{100'000'000}));
   app.add_option("--min_time", g_config.min_time, "minimum seconds per run")
       ->check(CLI::Range(0.01, 600.0));
+  app.add_option("--iterations", g_config.iterations,
+                 "exact iterations per run instead of --min_time (for instruction counts)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
   app.add_option("--bounded_partitions", g_config.bounded_partitions,
                  "distinct PartitionKeys the key-bounded queries cycle over")
       ->check(CLI::PositiveNumber);
@@ -525,9 +531,14 @@ int Main(int argc, char** argv) {
     for (const auto& [a, b] : pairs) {
       auto add = [&](const Registration& r) {
         if (!r.fn) return;
-        benchmark::RegisterBenchmark(fmt::format("{}/round:{}", r.name, round).c_str(), r.fn)
-            ->MinTime(g_config.min_time)
-            ->Unit(r.unit);
+        auto* b =
+            benchmark::RegisterBenchmark(fmt::format("{}/round:{}", r.name, round).c_str(), r.fn)
+                ->Unit(r.unit);
+        if (g_config.iterations > 0) {
+          b->Iterations(g_config.iterations);
+        } else {
+          b->MinTime(g_config.min_time);
+        }
       };
       if (round % 2 == 1) {
         add(a);

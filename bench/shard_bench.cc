@@ -27,7 +27,7 @@
 // single-threaded and the machines this runs on are shared. Each run lasts at least --min_time
 // seconds; the runs are interleaved for --rounds rounds (the order reversed every other round);
 // each ratio is the median of the per-round ratios. Extra flags, after Google Benchmark's own:
-//   --rounds N  --min_time S  --entities N  --noise_days N  --seed N  --ratios_out PATH
+//   --rounds N  --min_time S  --iterations N  --entities N  --noise_days N  --seed N  --ratios_out PATH
 
 #include <benchmark/benchmark.h>
 
@@ -71,6 +71,9 @@ constexpr double kTargetRatio = 0.4;
 struct Config {
   int rounds = 5;
   double min_time = 1.0;
+  // When set, every run makes exactly this many iterations instead of running for min_time:
+  // for instruction counts (valgrind --tool=callgrind), which need a fixed amount of work.
+  int64_t iterations = 0;
   uint64_t entities = 10000;
   int noise_days = 2;
   uint64_t seed = 20180809;
@@ -468,6 +471,9 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(1, 99));
   app.add_option("--min_time", g_config.min_time, "minimum seconds per run")
       ->check(CLI::Range(0.01, 600.0));
+  app.add_option("--iterations", g_config.iterations,
+                 "exact iterations per run instead of --min_time (for instruction counts)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
   app.add_option("--entities", g_config.entities, "entities per day (the read's size)")
       ->check(CLI::Range(uint64_t{1000}, uint64_t{10'000'000}));
   app.add_option("--noise_days", g_config.noise_days, "other days written to every table")
@@ -512,10 +518,15 @@ int Main(int argc, char** argv) {
     std::vector<const BenchTable*> order = runs;
     if (round % 2 == 0) std::reverse(order.begin(), order.end());
     for (const BenchTable* t : order) {
-      benchmark::RegisterBenchmark(fmt::format("{}/round:{}", BenchmarkName(*t), round).c_str(),
-                                   [t](benchmark::State& s) { BM_ReadDay(s, t); })
-          ->MinTime(g_config.min_time)
-          ->Unit(benchmark::kMillisecond);
+      auto* b = benchmark::RegisterBenchmark(
+                    fmt::format("{}/round:{}", BenchmarkName(*t), round).c_str(),
+                    [t](benchmark::State& s) { BM_ReadDay(s, t); })
+                    ->Unit(benchmark::kMillisecond);
+      if (g_config.iterations > 0) {
+        b->Iterations(g_config.iterations);
+      } else {
+        b->MinTime(g_config.min_time);
+      }
     }
   }
   CollectingReporter reporter;

@@ -46,6 +46,7 @@ PartitionCursor::PartitionCursor(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* c
 }
 
 uint64_t PartitionCursor::Start() {
+  if (fixed_prefix_len_ != 0) prefix_len_ = fixed_prefix_len_;
   if (descending_) {
     if (upper_.empty()) {
       it_->SeekToLast();
@@ -75,6 +76,7 @@ uint64_t PartitionCursor::Settle() {
   uint64_t seeks = 0;
   while (it_->Valid()) {
     key_ = it_->key().ToStringView();
+    if (fixed_prefix_len_ != 0) return seeks;  // (no skip-scan with a fixed prefix)
     prefix_len_ = PartitionPrefixLength(key_);
     if (prefix_len_ == 0) return seeks;  // malformed key: surfaced by the decoder
     if (!rows_) return seeks;
@@ -155,8 +157,9 @@ void MergedStream::SiftDownFront() {
 uint64_t MergedStream::Next() {
   PartitionCursor& c = *heap_.front();
   uint64_t steps = c.Next();
-  if (!c.status().ok() && status_.ok()) status_ = c.status();
   if (!c.Valid()) {
+    // A valid iterator's status is OK (RocksDB's contract): ask only when it stops.
+    if (!c.status().ok() && status_.ok()) status_ = c.status();
     // Exhausted: the last cursor takes its place. (An exhausted cursor's key is never compared.)
     std::swap(heap_.front(), heap_.back());
     heap_.pop_back();

@@ -58,6 +58,11 @@ class PartitionCursor {
   // The physical partition this cursor reads (for statistics and budgets).
   size_t physical = 0;
 
+  // Declares that every key within the bounds has a partition prefix of `n` bytes (the bounds
+  // lie within one PartitionKey), so the cursor need not look for it in every key.
+  // REQUIRES: no `rows` skip-scan.
+  void set_prefix_length(size_t n) { fixed_prefix_len_ = n; }
+
  private:
   // Skips entries whose RowKey is outside rows_; returns the seeks made. Caches the key of the
   // entry it stops on: the merge compares keys several times per step, and each read through
@@ -71,6 +76,7 @@ class PartitionCursor {
   std::unique_ptr<rocksdb::Iterator> it_;
   std::string_view key_;
   size_t prefix_len_ = 0;
+  size_t fixed_prefix_len_ = 0;  // 0: found in each key
 };
 
 class MergedStream {
@@ -81,6 +87,11 @@ class MergedStream {
   uint64_t Add(std::unique_ptr<PartitionCursor> cursor);
   bool Valid() const { return !heap_.empty(); }
   PartitionCursor& Top() const { return *heap_.front(); }
+  // The current row of the stream, valid until it moves. REQUIRES: Valid().
+  std::string_view key() const { return Top().key(); }
+  std::string_view value() const { return Top().value(); }
+  size_t prefix_length() const { return Top().prefix_length(); }
+  size_t physical() const { return Top().physical; }
   uint64_t Next();
   // The first error of any cursor, else OK.
   rocksdb::Status status() const { return status_; }

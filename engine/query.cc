@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "engine/cursor.h"
+#include "engine/cursor_shards.h"
 #include "engine/filter.h"
 #include "engine/key_codec.h"
 #include "engine/profile.h"
@@ -200,58 +201,53 @@ bool RangeEmpty(const std::string& lower, const std::string& upper) {
   return !lower.empty() && !upper.empty() && lower >= upper;
 }
 
-Entity Project(Entity e, const std::vector<std::string>& select) {
-  if (select.empty()) return e;
-  Entity out(e.partition_key(), e.row_key());
-  out.set_timestamp(e.timestamp());
-  out.set_etag(e.etag());
-  for (auto& [name, value] : e) {
-    if (std::binary_search(select.begin(), select.end(), name)) out.AppendSorted(name, value);
-  }
-  return out;
-}
+// One PartitionCursor as a stream (a query of one PartitionKey: nothing to merge).
+class CursorStream {
+ public:
+  explicit CursorStream(std::unique_ptr<PartitionCursor> c) : c_(std::move(c)) {}
+  uint64_t Start() { return c_->Start(); }
+  bool Valid() const { return c_->Valid(); }
+  std::string_view key() const { return c_->key(); }
+  std::string_view value() const { return c_->value(); }
+  size_t prefix_length() const { return c_->prefix_length(); }
+  size_t physical() const { return c_->physical; }
+  uint64_t Next() { return c_->Next(); }
+  rocksdb::Status status() const { return c_->status(); }
 
-// Drains the merged stream into one page.
-Result<Page> ReadPage(StoreState& store, const TableData& table, MergedStream& stream,
-                      const Plan& plan, uint64_t examined, const std::string* single_pk) {
+ private:
+  std::unique_ptr<PartitionCursor> c_;
+};
+
+// Drains a stream (CursorStream, MergedStream or ShardStream) into one page.
+template <typename Stream>
+Result<Page> ReadPage(StoreState& store, const TableData& table, Stream& stream, const Plan& plan,
+                      uint64_t examined, const std::string* single_pk) {
   // Entities and bytes read per physical partition, for statistics and read budgets.
   std::vector<std::pair<uint64_t, uint64_t>> reads(table.partitions().size());
   Page page;
   page.entities.reserve(std::min<uint64_t>(plan.page_size, plan.budget));
   std::string last_key;
-  Entity e;
+  // Without a filter every row read is returned: decode it where it will stay. With one, decode
+  // into a scratch entity that keeps its allocations for the next row when the filter says no.
+  const bool filtered = !plan.filter.empty();
+  Entity scratch;
   while (stream.Valid()) {
     if (page.entities.size() >= plan.page_size || examined >= plan.budget) break;
-    PartitionCursor& c = stream.Top();
-    std::string_view key = c.key();
+    std::string_view key = stream.key();
+    std::string_view value = stream.value();
     last_key.assign(key);
-    reads[c.physical].first += 1;
-    reads[c.physical].second += key.size() + c.value().size();
+    auto& read = reads[stream.physical()];
+    read.first += 1;
+    read.second += key.size() + value.size();
     ++examined;
-    // The cursor has found the PartitionKey's end already; a PartitionKey without 0x00 bytes (all
-    // of them under the default key profile) is its own escaped form.
-    std::string_view escaped = c.prefix_length() == 0 ? std::string_view()
-                                                      : key.substr(0, c.prefix_length() - 1);
-    if (c.prefix_length() != 0 && std::memchr(escaped.data(), 0, escaped.size()) == nullptr) {
-      e.set_partition_key(std::string(escaped));
-      e.set_row_key(std::string(key.substr(c.prefix_length())));
-    } else {
-      std::string pk, rk;
-      PARTKV_RETURN_IF_ERROR(DecodeEntityKey(key, &pk, &rk));
-      e.set_partition_key(std::move(pk));
-      e.set_row_key(std::move(rk));
+    Entity& e = filtered ? scratch : page.entities.emplace_back();
+    PARTKV_RETURN_IF_ERROR(DecodeEntity(key, stream.prefix_length(), value, &e));
+    bool kept = true;
+    if (filtered) {
+      kept = plan.filter.Matches(e);
+      if (kept) page.entities.push_back(std::move(e));
     }
-    ValueHeader h;
-    PARTKV_RETURN_IF_ERROR(DecodeValue(c.value(), &h, &e));
-    e.set_timestamp(DateTime{h.timestamp_ticks});
-    e.set_etag(FormatEtag(h.etag_version));
-    if (plan.filter.Matches(e)) {
-      if (plan.select.empty()) {
-        page.entities.push_back(std::move(e));
-      } else {
-        page.entities.push_back(Project(std::move(e), plan.select));
-      }
-    }
+    if (kept && !plan.select.empty()) RetainProperties(plan.select, &page.entities.back());
     examined += stream.Next();
   }
   if (!stream.status().ok()) return FromRocks(stream.status(), "query");
@@ -300,16 +296,15 @@ Result<Page> RunQuery(StoreState& store, const TableData& table, const Query& q)
 
   rocksdb::DB* db = store.db();
   SnapshotHolder snap{db, db->GetSnapshot()};
-  MergedStream stream(MergeOrder::kByKey, plan.descending);
   uint64_t examined = 0;
   bool single = plan.pk.lower && plan.pk.upper && plan.pk.lower->inclusive &&
                 plan.pk.upper->inclusive && plan.pk.lower->value == plan.pk.upper->value;
   std::string lower, upper;
   if (single) {
-    // One PartitionKey: one physical partition, exact bounds, no skipping.
+    // One PartitionKey: one physical partition, exact bounds, no skipping, nothing to merge.
     const std::string& pk = plan.pk.lower->value;
+    size_t physical = table.PartitionIndexOf(pk);
     if (Throttler* t = table.throttler()) {
-      size_t physical = table.PartitionIndexOf(pk);
       Status ts = t->Charge(false, pk, physical, ReadCost(table.profile(), 0));
       if (!ts.ok()) {
         table.stats().RecordThrottled(physical);
@@ -317,29 +312,31 @@ Result<Page> RunQuery(StoreState& store, const TableData& table, const Query& q)
       }
     }
     RowBounds(pk, plan.rk, &lower, &upper);
+    const size_t prefix_length = PartitionPrefixLength(lower);
     if (resume) ApplyResume(*resume, plan.descending, &lower, &upper);
-    if (!RangeEmpty(lower, upper)) {
-      size_t physical = table.PartitionIndexOf(pk);
-      auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[physical].cf, snap.snap,
-                                                      lower, upper, plan.descending, std::nullopt);
-      cursor->physical = physical;
+    if (RangeEmpty(lower, upper)) return Page{};
+    auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[physical].cf, snap.snap,
+                                                    lower, upper, plan.descending, std::nullopt);
+    cursor->physical = physical;
+    cursor->set_prefix_length(prefix_length);
+    CursorStream stream(std::move(cursor));
+    examined += stream.Start();
+    return ReadPage(store, table, stream, plan, examined, &pk);
+  }
+  MergedStream stream(MergeOrder::kByKey, plan.descending);
+  PartitionBounds(plan.pk, &lower, &upper);
+  if (resume) ApplyResume(*resume, plan.descending, &lower, &upper);
+  std::optional<RowRange> rows;
+  if (plan.rk.lower || plan.rk.upper) rows = RowRange{plan.rk.lower, plan.rk.upper};
+  if (!RangeEmpty(lower, upper)) {
+    for (size_t i = 0; i < table.partitions().size(); ++i) {
+      auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[i].cf, snap.snap,
+                                                      lower, upper, plan.descending, rows);
+      cursor->physical = i;
       examined += stream.Add(std::move(cursor));
     }
-  } else {
-    PartitionBounds(plan.pk, &lower, &upper);
-    if (resume) ApplyResume(*resume, plan.descending, &lower, &upper);
-    std::optional<RowRange> rows;
-    if (plan.rk.lower || plan.rk.upper) rows = RowRange{plan.rk.lower, plan.rk.upper};
-    if (!RangeEmpty(lower, upper)) {
-      for (size_t i = 0; i < table.partitions().size(); ++i) {
-        auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[i].cf, snap.snap,
-                                                        lower, upper, plan.descending, rows);
-        cursor->physical = i;
-        examined += stream.Add(std::move(cursor));
-      }
-    }
   }
-  return ReadPage(store, table, stream, plan, examined, single ? &plan.pk.lower->value : nullptr);
+  return ReadPage(store, table, stream, plan, examined, nullptr);
 }
 
 Result<Page> RunShardQuery(StoreState& store, const TableData& table,
@@ -361,8 +358,7 @@ Result<Page> RunShardQuery(StoreState& store, const TableData& table,
   if (plan.empty) return Page{};
   rocksdb::DB* db = store.db();
   SnapshotHolder snap{db, db->GetSnapshot()};
-  MergedStream stream(MergeOrder::kByRowKey, plan.descending);
-  uint64_t examined = 0;
+  ShardStream stream(db, snap.snap, plan.descending, std::min<uint64_t>(plan.page_size, plan.budget));
   for (const auto& pk : partition_keys) {
     // The filter's PartitionKey conditions still apply to each shard.
     Range one;
@@ -392,12 +388,15 @@ Result<Page> RunShardQuery(StoreState& store, const TableData& table,
     std::string lower, upper;
     RowBounds(pk, rows, &lower, &upper);
     if (RangeEmpty(lower, upper)) continue;
-    size_t physical = table.PartitionIndexOf(pk);
-    auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[physical].cf, snap.snap,
-                                                    lower, upper, plan.descending, std::nullopt);
-    cursor->physical = physical;
-    examined += stream.Add(std::move(cursor));
+    ShardStream::Shard shard;
+    shard.physical = table.PartitionIndexOf(pk);
+    shard.cf = table.partitions()[shard.physical].cf;
+    shard.prefix_length = PartitionPrefixLength(lower);
+    shard.lower = std::move(lower);
+    shard.upper = std::move(upper);
+    stream.Add(std::move(shard));
   }
+  uint64_t examined = stream.Start();
   return ReadPage(store, table, stream, plan, examined, nullptr);
 }
 

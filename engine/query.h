@@ -2,7 +2,8 @@
 // its filter become iterator bounds), reads one page from one snapshot through a merged stream of
 // physical-partition cursors, and seals the resume point in a continuation token.
 //
-// Sharded reads use the same machinery: one cursor per shard PartitionKey, merged by RowKey.
+// Sharded reads merge the shards' PartitionKeys by RowKey through a ShardStream
+// (engine/cursor_shards.h): one iterator per physical partition, shared by its shards.
 
 #ifndef PARTKV_ENGINE_QUERY_H_
 #define PARTKV_ENGINE_QUERY_H_

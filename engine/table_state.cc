@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <random>
 #include <tuple>
 
 #include "engine/etag.h"
 #include "engine/key_codec.h"
 #include "engine/profile.h"
 #include "engine/rocks_status.h"
+#include "engine/row_sealer.h"
 #include "engine/validation.h"
 #include "engine/value_codec.h"
 #include "rocksdb/write_batch.h"
@@ -30,32 +32,35 @@ bool NeedsEntityValidation(OpType type) { return type != OpType::kDelete; }
 // What one operation will do to its row, decided under the row's lock.
 struct Prepared {
   bool is_delete = false;
-  std::string value;  // the new encoded value when !is_delete
+  std::string value;   // the new encoded value when !is_delete (empty for a sealed row)
+  ValueHeader header;  // the new value's header when !is_delete
   WriteResult result;
 };
 
-std::string RowDescription(const Entity& e) {
-  return "(PartitionKey '" + e.partition_key() + "', RowKey '" + e.row_key() + "')";
+std::string RowDescription(std::string_view pk, std::string_view rk) {
+  return "(PartitionKey '" + std::string(pk) + "', RowKey '" + std::string(rk) + "')";
 }
 
-// Decides an operation against the row's current encoded value (nullopt when absent).
-// `encoded` holds the entity already encoded with `header` for the operations that write the
-// caller's properties as they are (everything but Merge on an existing row).
-Status Decide(OpType type, const Entity& entity, const IfMatch& if_match,
-              std::optional<std::string_view> current, const ValueHeader& header,
-              std::string encoded, Prepared* out) {
+// Decides an operation on row (pk, rk) against the row's current encoded value (nullopt when
+// absent). `encoded` holds the new value already encoded with `header` for the operations that
+// write the caller's properties as they are (everything but Merge on an existing row), or is
+// empty for a sealed row, whose value the caller assembles from out->header; `entity` is the
+// caller's entity, which only a Merge reads (REQUIRES: non-null for kMerge and kInsertOrMerge).
+Status Decide(OpType type, std::string_view pk, std::string_view rk, const Entity* entity,
+              const IfMatch& if_match, std::optional<std::string_view> current,
+              const ValueHeader& header, std::string encoded, Prepared* out) {
   ValueHeader cur;
   if (current) PARTKV_RETURN_IF_ERROR(DecodeValueHeader(*current, &cur));
   bool conditional = type == OpType::kReplace || type == OpType::kMerge || type == OpType::kDelete;
   if (type == OpType::kInsert && current) {
-    return Status::AlreadyExists("entity " + RowDescription(entity) + " already exists");
+    return Status::AlreadyExists("entity " + RowDescription(pk, rk) + " already exists");
   }
   if (conditional) {
-    if (!current) return Status::NotFound("entity " + RowDescription(entity) + " does not exist");
+    if (!current) return Status::NotFound("entity " + RowDescription(pk, rk) + " does not exist");
     if (!if_match.is_any()) {
       auto wanted = ParseEtag(if_match.etag());
       if (!wanted || *wanted != cur.etag_version) {
-        return Status::PreconditionFailed("entity " + RowDescription(entity) +
+        return Status::PreconditionFailed("entity " + RowDescription(pk, rk) +
                                           ": If-Match ETag " + if_match.etag() +
                                           " does not match the current ETag " +
                                           FormatEtag(cur.etag_version));
@@ -74,16 +79,164 @@ Status Decide(OpType type, const Entity& entity, const IfMatch& if_match,
     Entity merged;
     ValueHeader ignored;
     PARTKV_RETURN_IF_ERROR(DecodeValue(*current, &ignored, &merged));
-    for (const auto& [name, value] : entity) merged.Set(name, value);
+    for (const auto& [name, value] : *entity) merged.Set(name, value);
     out->value.clear();
     EncodeValue(h, merged, &out->value);
-  } else {
+  } else if (!encoded.empty()) {
     out->value = std::move(encoded);
     if (h.timestamp_ticks != header.timestamp_ticks) PatchTimestamp(&out->value, h.timestamp_ticks);
   }
+  out->header = h;
   out->result.etag = FormatEtag(h.etag_version);
   out->result.timestamp = DateTime{h.timestamp_ticks};
   return Status::OK();
+}
+
+// The batch rules' errors, shared by Submit and SubmitSealed.
+Status TooManyOperations(size_t n, const Limits& limits) {
+  return Status::InvalidArgument("the batch has " + std::to_string(n) +
+                                 " operations; the limit is " +
+                                 std::to_string(limits.max_batch_operations))
+      .WithFailedOp(static_cast<int>(limits.max_batch_operations));
+}
+
+Status MixedPartitionKeys(std::string_view pk, std::string_view first, int index) {
+  return Status::InvalidArgument("all operations of a batch must share one PartitionKey: '" +
+                                 std::string(pk) + "' differs from '" + std::string(first) + "'")
+      .WithFailedOp(index);
+}
+
+Status BatchTooLarge(const Limits& limits, int index) {
+  return Status::InvalidArgument("the batch's entities exceed " +
+                                 std::to_string(limits.max_batch_bytes) + " bytes" +
+                                 (limits.max_batch_bytes == (4u << 20) ? " (4 MiB)" : "") +
+                                 ", the " + std::string(limits.name) + " limit")
+      .WithFailedOp(index);
+}
+
+// Two operations on one row: the error names the later of the two. `rows` holds (RowKey, index)
+// of every operation; it is sorted here.
+Status DuplicateRows(std::vector<std::pair<std::string_view, int>>& rows) {
+  if (!std::is_sorted(rows.begin(), rows.end())) std::sort(rows.begin(), rows.end());
+  int duplicate = -1;
+  std::string_view row_key;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    if (rows[i].first == rows[i - 1].first && (duplicate < 0 || rows[i].second < duplicate)) {
+      duplicate = rows[i].second;
+      row_key = rows[i].first;
+    }
+  }
+  if (duplicate < 0) return Status::OK();
+  return Status::InvalidArgument("a command with RowKey '" + std::string(row_key) +
+                                 "' is already present in the batch")
+      .WithFailedOp(duplicate);
+}
+
+// One operation of a batch that has passed the batch's checks.
+struct CommitOp {
+  OpType type;
+  std::string_view row_key;
+  const IfMatch* if_match;
+  const Entity* entity;   // the caller's entity; nullptr for a sealed row
+  std::string_view body;  // a sealed row's encoded properties (engine/row_sealer.h)
+};
+
+// What Submit and SubmitSealed share once every operation is checked: the throughput charge
+// (`cost` units), one ETag step and one clock reading for the batch, the row locks in stripe
+// order, one MultiGet, each operation's condition, and one RocksDB WriteBatch.
+Result<std::vector<WriteResult>> CommitBatch(StoreState& store, TableData& data,
+                                             std::string_view pk, const std::vector<CommitOp>& ops,
+                                             double cost, const WriteOptions& options) {
+  const size_t physical = data.PartitionIndexOf(pk);
+  if (Throttler* t = data.throttler()) {
+    Status ts = t->Charge(true, pk, physical, cost);
+    if (!ts.ok()) {
+      data.stats().RecordThrottled(physical);
+      return ts;
+    }
+  }
+
+  size_t writes = 0;
+  for (const auto& op : ops) writes += op.type != OpType::kDelete;
+  uint64_t etag = 0;
+  if (writes > 0) {
+    PARTKV_ASSIGN_OR_RETURN(etag, store.NextEtagVersions(writes));
+  }
+  const int64_t now = store.NowTicks();
+  std::vector<std::string> keys(ops.size());
+  std::vector<ValueHeader> headers(ops.size());
+  std::vector<std::string> encoded(ops.size());
+  std::vector<size_t> stripes;
+  stripes.reserve(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    keys[i] = EntityKey(pk, ops[i].row_key);
+    stripes.push_back(TableData::StripeOf(HashBytes(keys[i])));
+    if (ops[i].type == OpType::kDelete) continue;
+    headers[i].etag_version = etag++;
+    headers[i].timestamp_ticks = now;
+    if (ops[i].entity != nullptr) {
+      encoded[i].reserve(64 + ops[i].entity->property_count() * 24);
+      EncodeValue(headers[i], *ops[i].entity, &encoded[i]);
+    }
+  }
+  std::sort(stripes.begin(), stripes.end());
+  stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
+  std::vector<std::unique_lock<std::mutex>> locks;
+  locks.reserve(stripes.size());
+  for (size_t s : stripes) locks.emplace_back(data.Stripe(s));
+
+  rocksdb::ColumnFamilyHandle* cf = data.partitions()[physical].cf;
+  std::vector<rocksdb::Slice> key_slices(keys.begin(), keys.end());
+  // MultiGet in key order with sorted_input, so RocksDB need not sort (rows of a batch usually
+  // arrive sorted already); at[i] is where operation i's row sits in that order.
+  std::vector<size_t> order(ops.size()), at(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) order[i] = i;
+  auto by_key = [&](size_t a, size_t b) { return keys[a] < keys[b]; };
+  if (!std::is_sorted(order.begin(), order.end(), by_key)) {
+    std::sort(order.begin(), order.end(), by_key);
+  }
+  std::vector<rocksdb::Slice> sorted_slices(ops.size());
+  for (size_t j = 0; j < ops.size(); ++j) {
+    sorted_slices[j] = key_slices[order[j]];
+    at[order[j]] = j;
+  }
+  std::vector<rocksdb::PinnableSlice> values(ops.size());
+  std::vector<rocksdb::Status> statuses(ops.size());
+  store.db()->MultiGet(rocksdb::ReadOptions(), cf, ops.size(), sorted_slices.data(),
+                       values.data(), statuses.data(), /*sorted_input=*/true);
+  rocksdb::WriteBatch wb;
+  std::vector<WriteResult> results(ops.size());
+  std::string header;  // a sealed row's value is its header, then its body
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!statuses[at[i]].ok() && !statuses[at[i]].IsNotFound()) {
+      return FromRocks(statuses[at[i]], "read entity").WithFailedOp(static_cast<int>(i));
+    }
+    std::optional<std::string_view> cur;
+    if (statuses[at[i]].ok()) cur = values[at[i]].ToStringView();
+    Prepared p;
+    Status s = Decide(ops[i].type, pk, ops[i].row_key, ops[i].entity, *ops[i].if_match, cur,
+                      headers[i], std::move(encoded[i]), &p);
+    if (!s.ok()) return s.WithFailedOp(static_cast<int>(i));
+    rocksdb::Status ws;
+    if (p.is_delete) {
+      ws = wb.Delete(cf, key_slices[i]);
+    } else if (ops[i].entity == nullptr) {
+      header.clear();
+      AppendValueHeader(p.header, &header);
+      const rocksdb::Slice value[2] = {header, ops[i].body};
+      ws = wb.Put(cf, rocksdb::SliceParts(&key_slices[i], 1), rocksdb::SliceParts(value, 2));
+    } else {
+      ws = wb.Put(cf, key_slices[i], p.value);
+    }
+    if (!ws.ok()) return FromRocks(ws, "build batch").WithFailedOp(static_cast<int>(i));
+    results[i] = std::move(p.result);
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = options.sync;
+  rocksdb::Status ws = store.db()->Write(wo, &wb);
+  if (!ws.ok()) return FromRocks(ws, "write batch");
+  data.stats().RecordWrite(physical, pk, ops.size(), wb.GetDataSize());
+  return results;
 }
 
 }  // namespace
@@ -198,7 +351,8 @@ Result<WriteResult> TableState::Write(OpType type, const Entity& given, const If
   std::optional<std::string_view> cur;
   if (gs.ok()) cur = current.ToStringView();
   Prepared p;
-  PARTKV_RETURN_IF_ERROR(Decide(type, entity, if_match, cur, header, std::move(encoded), &p));
+  PARTKV_RETURN_IF_ERROR(Decide(type, entity.partition_key(), entity.row_key(), &entity, if_match,
+                                cur, header, std::move(encoded), &p));
   rocksdb::WriteOptions wo;
   wo.sync = options.sync;
   rocksdb::Status ws = p.is_delete ? db->Delete(wo, cf, key) : db->Put(wo, cf, key, p.value);
@@ -264,12 +418,7 @@ Result<std::vector<WriteResult>> TableState::SubmitKeyed(const Batch& batch,
   const auto& ops = batch.ops();
   const Limits& limits = data_->limits();
   if (ops.empty()) return std::vector<WriteResult>();
-  if (ops.size() > limits.max_batch_operations) {
-    return Status::InvalidArgument("the batch has " + std::to_string(ops.size()) +
-                                   " operations; the limit is " +
-                                   std::to_string(limits.max_batch_operations))
-        .WithFailedOp(static_cast<int>(limits.max_batch_operations));
-  }
+  if (ops.size() > limits.max_batch_operations) return TooManyOperations(ops.size(), limits);
   // Everything is checked before anything is locked or written.
   const std::string& pk = ops[0].entity.partition_key();
   std::vector<std::pair<std::string_view, int>> rows;  // (RowKey, index), to find duplicates
@@ -278,11 +427,7 @@ Result<std::vector<WriteResult>> TableState::SubmitKeyed(const Batch& batch,
   for (size_t i = 0; i < ops.size(); ++i) {
     const Entity& e = ops[i].entity;
     int index = static_cast<int>(i);
-    if (e.partition_key() != pk) {
-      return Status::InvalidArgument("all operations of a batch must share one PartitionKey: '" +
-                                     e.partition_key() + "' differs from '" + pk + "'")
-          .WithFailedOp(index);
-    }
+    if (e.partition_key() != pk) return MixedPartitionKeys(e.partition_key(), pk, index);
     rows.emplace_back(e.row_key(), index);
     size_t size = 0;
     Status s = ValidateKey(e.row_key(), "RowKey", limits);
@@ -294,110 +439,71 @@ Result<std::vector<WriteResult>> TableState::SubmitKeyed(const Batch& batch,
     if (s.ok() && i == 0) s = ValidateKey(pk, "PartitionKey", limits);
     if (!s.ok()) return s.WithFailedOp(index);
     bytes += size;
-    if (bytes > limits.max_batch_bytes) {
-      return Status::InvalidArgument("the batch's entities exceed " +
-                                     std::to_string(limits.max_batch_bytes) + " bytes" +
-                                     (limits.max_batch_bytes == (4u << 20) ? " (4 MiB)" : "") +
-                                     ", the " + std::string(limits.name) + " limit")
+    if (bytes > limits.max_batch_bytes) return BatchTooLarge(limits, index);
+  }
+  PARTKV_RETURN_IF_ERROR(DuplicateRows(rows));
+
+  double cost = 0;
+  if (data_->throttler() != nullptr) {
+    for (const auto& op : ops) cost += WriteCost(data_->profile(), op.entity);
+  }
+  std::vector<CommitOp> commit;
+  commit.reserve(ops.size());
+  for (const auto& op : ops) {
+    commit.push_back(CommitOp{op.type, op.entity.row_key(), &op.if_match, &op.entity, {}});
+  }
+  return CommitBatch(*store_, *data_, pk, commit, cost, options);
+}
+
+Result<RowSealer> TableState::NewRowSealer(OpType type) const {
+  PARTKV_RETURN_IF_ERROR(CheckLive());
+  if (type != OpType::kInsert && type != OpType::kInsertOrReplace) {
+    return Status::InvalidArgument("rows can be sealed for Insert and InsertOrReplace, not " +
+                                   std::string(OpTypeName(type)));
+  }
+  // The seal's seed: random per sealer, so that rows of one sealer do not pass for another's.
+  std::random_device random;
+  uint64_t seed = (static_cast<uint64_t>(random()) << 32) ^ random();
+  return RowSealer(this, type, seed);
+}
+
+Status TableState::SubmitSealed(const RowSealer& sealer, const std::vector<SealedRow>& rows,
+                                const WriteOptions& options) {
+  PARTKV_RETURN_IF_ERROR(CheckLive());
+  if (&sealer.table().data() != data_.get()) {
+    return Status::InvalidArgument("the rows were sealed for table '" +
+                                   sealer.table().data().record().name + "', not '" +
+                                   data_->record().name + "'");
+  }
+  const Limits& limits = data_->limits();
+  if (rows.empty()) return Status::OK();
+  if (rows.size() > limits.max_batch_operations) return TooManyOperations(rows.size(), limits);
+  // The entities were validated when sealed; what remains are the batch's own rules.
+  const std::string_view pk = rows[0].partition_key();
+  std::vector<CommitOp> commit;
+  commit.reserve(rows.size());
+  std::vector<std::pair<std::string_view, int>> row_keys;
+  row_keys.reserve(rows.size());
+  const IfMatch any = IfMatch::Any();
+  uint64_t bytes = 0;
+  double cost = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int index = static_cast<int>(i);
+    const SealedRow& row = rows[i];
+    if (!sealer.Parsed(row)) {
+      return Status::InvalidArgument("a row was not read by this write's RowSealer")
           .WithFailedOp(index);
     }
+    if (row.partition_key() != pk) return MixedPartitionKeys(row.partition_key(), pk, index);
+    bytes += row.size();
+    if (bytes > limits.max_batch_bytes) return BatchTooLarge(limits, index);
+    cost += row.cost();
+    row_keys.emplace_back(row.row_key(), index);
+    commit.push_back(CommitOp{sealer.type(), row.row_key(), &any, nullptr, row.body()});
   }
-
-  // Duplicate rows: the error names the later of the two operations.
-  std::sort(rows.begin(), rows.end());
-  int duplicate = -1;
-  for (size_t i = 1; i < rows.size(); ++i) {
-    if (rows[i].first == rows[i - 1].first && (duplicate < 0 || rows[i].second < duplicate)) {
-      duplicate = rows[i].second;
-    }
-  }
-  if (duplicate >= 0) {
-    return Status::InvalidArgument("a command with RowKey '" + ops[duplicate].entity.row_key() +
-                                   "' is already present in the batch")
-        .WithFailedOp(duplicate);
-  }
-
-  const size_t physical = data_->PartitionIndexOf(pk);
-  if (Throttler* t = data_->throttler()) {
-    double cost = 0;
-    for (const auto& op : ops) cost += WriteCost(data_->profile(), op.entity);
-    Status ts = t->Charge(true, pk, physical, cost);
-    if (!ts.ok()) {
-      data_->stats().RecordThrottled(physical);
-      return ts;
-    }
-  }
-
-  // One ETag step and one clock reading serve the whole batch.
-  size_t writes = 0;
-  for (const auto& op : ops) writes += op.type != OpType::kDelete;
-  uint64_t etag = 0;
-  if (writes > 0) {
-    PARTKV_ASSIGN_OR_RETURN(etag, store_->NextEtagVersions(writes));
-  }
-  const int64_t now = store_->NowTicks();
-  std::vector<std::string> keys(ops.size());
-  std::vector<ValueHeader> headers(ops.size());
-  std::vector<std::string> encoded(ops.size());
-  std::vector<size_t> stripes;
-  stripes.reserve(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) {
-    keys[i] = EntityKey(pk, ops[i].entity.row_key());
-    stripes.push_back(TableData::StripeOf(HashBytes(keys[i])));
-    if (ops[i].type != OpType::kDelete) {
-      headers[i].etag_version = etag++;
-      headers[i].timestamp_ticks = now;
-      encoded[i].reserve(64 + ops[i].entity.property_count() * 24);
-      EncodeValue(headers[i], ops[i].entity, &encoded[i]);
-    }
-  }
-  std::sort(stripes.begin(), stripes.end());
-  stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
-  std::vector<std::unique_lock<std::mutex>> locks;
-  locks.reserve(stripes.size());
-  for (size_t s : stripes) locks.emplace_back(data_->Stripe(s));
-
-  rocksdb::ColumnFamilyHandle* cf = data_->partitions()[physical].cf;
-  std::vector<rocksdb::Slice> key_slices(keys.begin(), keys.end());
-  // MultiGet in key order with sorted_input, so RocksDB need not sort (rows of a batch usually
-  // arrive sorted already); at[i] is where operation i's row sits in that order.
-  std::vector<size_t> order(ops.size()), at(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) order[i] = i;
-  auto by_key = [&](size_t a, size_t b) { return keys[a] < keys[b]; };
-  if (!std::is_sorted(order.begin(), order.end(), by_key)) {
-    std::sort(order.begin(), order.end(), by_key);
-  }
-  std::vector<rocksdb::Slice> sorted_slices(ops.size());
-  for (size_t j = 0; j < ops.size(); ++j) {
-    sorted_slices[j] = key_slices[order[j]];
-    at[order[j]] = j;
-  }
-  std::vector<rocksdb::PinnableSlice> values(ops.size());
-  std::vector<rocksdb::Status> statuses(ops.size());
-  store_->db()->MultiGet(rocksdb::ReadOptions(), cf, ops.size(), sorted_slices.data(),
-                         values.data(), statuses.data(), /*sorted_input=*/true);
-  rocksdb::WriteBatch wb;
-  std::vector<WriteResult> results(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) {
-    if (!statuses[at[i]].ok() && !statuses[at[i]].IsNotFound()) {
-      return FromRocks(statuses[at[i]], "read entity").WithFailedOp(static_cast<int>(i));
-    }
-    std::optional<std::string_view> cur;
-    if (statuses[at[i]].ok()) cur = values[at[i]].ToStringView();
-    Prepared p;
-    Status s = Decide(ops[i].type, ops[i].entity, ops[i].if_match, cur, headers[i],
-                      std::move(encoded[i]), &p);
-    if (!s.ok()) return s.WithFailedOp(static_cast<int>(i));
-    rocksdb::Status ws = p.is_delete ? wb.Delete(cf, key_slices[i]) : wb.Put(cf, key_slices[i], p.value);
-    if (!ws.ok()) return FromRocks(ws, "build batch").WithFailedOp(static_cast<int>(i));
-    results[i] = std::move(p.result);
-  }
-  rocksdb::WriteOptions wo;
-  wo.sync = options.sync;
-  rocksdb::Status ws = store_->db()->Write(wo, &wb);
-  if (!ws.ok()) return FromRocks(ws, "write batch");
-  data_->stats().RecordWrite(physical, pk, ops.size(), wb.GetDataSize());
-  return results;
+  PARTKV_RETURN_IF_ERROR(DuplicateRows(row_keys));
+  auto written = CommitBatch(*store_, *data_, pk, commit, cost, options);
+  return written.ok() ? Status::OK() : written.status();
 }
 
 }  // namespace partkv::engine

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/row_sealer.h"
 #include "engine/store_state.h"
 #include "engine/table_data.h"
 #include "partkv/batch.h"
@@ -39,6 +40,16 @@ class TableState {
   Result<std::vector<WriteResult>> Submit(const Batch& batch, const WriteOptions& options);
   // Submit after key schemes have been applied.
   Result<std::vector<WriteResult>> SubmitKeyed(const Batch& batch, const WriteOptions& options);
+
+  // Bulk writes of rows validated beforehand (engine/row_sealer.h). A sealer for `type`:
+  // InvalidArgument unless it is kInsert or kInsertOrReplace. REQUIRES: *this outlives it.
+  Result<RowSealer> NewRowSealer(OpType type) const;
+  // Writes `rows` as one atomic batch, under Submit's batch rules: at most the limit's
+  // operations and bytes, one PartitionKey, distinct RowKeys; the Status of a failure names the
+  // failing row's index. InvalidArgument when `sealer` was made for another table or a row was
+  // not parsed by `sealer`. REQUIRES: the bytes the rows view are alive and unchanged.
+  Status SubmitSealed(const RowSealer& sealer, const std::vector<SealedRow>& rows,
+                      const WriteOptions& options);
 
   // Point read by natural attributes through the table's key scheme.
   Result<Entity> GetByAttributes(const Entity& attributes) const;

@@ -1,6 +1,13 @@
 #include "engine/value_codec.h"
 
+#include <algorithm>
 #include <cstring>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "engine/etag.h"
+#include "engine/key_codec.h"
 
 namespace partkv::engine {
 namespace {
@@ -62,6 +69,10 @@ class Reader {
     return true;
   }
   bool Varint(uint64_t* v) {
+    if (p_ != end_ && (static_cast<uint8_t>(*p_) & 0x80) == 0) {  // the common one-byte case
+      *v = static_cast<uint8_t>(*p_++);
+      return true;
+    }
     uint64_t r = 0;
     for (int shift = 0; shift <= 63; shift += 7) {
       if (p_ == end_) return false;
@@ -75,6 +86,12 @@ class Reader {
     }
     return false;
   }
+  bool Raw(size_t n, std::string_view* s) {
+    if (static_cast<size_t>(end_ - p_) < n) return false;
+    *s = std::string_view(p_, n);
+    p_ += n;
+    return true;
+  }
   bool Bytes(std::string_view* s) {
     uint64_t n;
     if (!Varint(&n) || n > static_cast<uint64_t>(end_ - p_)) return false;
@@ -87,6 +104,15 @@ class Reader {
   const char* p_;
   const char* end_;
 };
+
+// a < b as bytes. Most neighbouring names differ in their first byte: decide those without a
+// call to memcmp.
+bool NameBefore(std::string_view a, std::string_view b) {
+  if (!a.empty() && !b.empty() && a[0] != b[0]) {
+    return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]);
+  }
+  return a < b;
+}
 
 Status Corrupt(const char* what) { return Status::Corruption(std::string("entity value: ") + what); }
 
@@ -142,85 +168,153 @@ Status DecodeValueHeader(std::string_view bytes, ValueHeader* header) {
   return ReadHeader(&r, header);
 }
 
-Status DecodeValue(std::string_view bytes, ValueHeader* header, Entity* entity) {
-  Reader r(bytes);
-  Status s = ReadHeader(&r, header);
-  if (!s.ok()) return s;
+// Builds decoded values and entities in place, with no temporary Value or std::string to move
+// from: a page of a query decodes a thousand entities, and the moves and destructions of
+// temporaries used to cost more than the decoding itself.
+class ValueCodecAccess {
+ public:
+  static Status DecodeProperties(Reader* r, size_t total_size, Entity* entity);
+  static void SetKeys(std::string_view pk, std::string_view rk, Entity* entity) {
+    entity->partition_key_.assign(pk.data(), pk.size());
+    entity->row_key_.assign(rk.data(), rk.size());
+  }
+  static std::vector<Entity::Property>* properties(Entity* entity) {
+    return &entity->properties_;
+  }
+  static void SetSystem(const ValueHeader& h, Entity* entity) {
+    entity->timestamp_ = DateTime{h.timestamp_ticks};
+    entity->etag_ = FormatEtag(h.etag_version);
+  }
+
+ private:
+  // Appends a property named `name` holding an empty String.
+  static Value& Append(std::vector<Entity::Property>* props, std::string_view name) {
+    return props
+        ->emplace_back(std::piecewise_construct, std::forward_as_tuple(name.data(), name.size()),
+                       std::forward_as_tuple())
+        .second;
+  }
+  static void SetString(Value* v, Type type, std::string_view s) {
+    v->type_ = type;
+    v->str_.assign(s.data(), s.size());
+  }
+  // REQUIRES: *v holds a String (as Append leaves it).
+  static Value::Scalar& MakeScalar(Value* v, Type type) {
+    v->str_.~basic_string();
+    new (&v->scalar_) Value::Scalar();
+    v->type_ = type;
+    return v->scalar_;
+  }
+};
+
+Status ValueCodecAccess::DecodeProperties(Reader* r, size_t total_size, Entity* entity) {
   uint64_t count;
-  if (!r.Varint(&count)) return Corrupt("truncated property count");
+  if (!r->Varint(&count)) return Corrupt("truncated property count");
   // Each property takes at least 3 bytes: bound the count by the input before reserving.
-  if (count > bytes.size() / 3) return Corrupt("property count exceeds the value's size");
-  entity->ClearProperties();
-  entity->ReserveProperties(count);
+  if (count > total_size / 3) return Corrupt("property count exceeds the value's size");
+  std::vector<Entity::Property>* props = &entity->properties_;
+  props->clear();
+  props->reserve(count);
   std::string_view prev;
   for (uint64_t i = 0; i < count; ++i) {
     std::string_view name;
-    if (!r.Bytes(&name)) return Corrupt("truncated property name");
-    if (i > 0 && !(prev < name)) return Corrupt("property names not strictly sorted");
+    if (!r->Bytes(&name)) return Corrupt("truncated property name");
+    if (i > 0 && !NameBefore(prev, name)) return Corrupt("property names not strictly sorted");
     prev = name;
     uint8_t tag;
-    if (!r.Byte(&tag)) return Corrupt("truncated type tag");
-    // Each case appends its Value directly: no default-constructed Value to move over.
-    auto add = [&](Value v) { entity->AppendSorted(std::string(name), std::move(v)); };
+    if (!r->Byte(&tag)) return Corrupt("truncated type tag");
     switch (static_cast<Type>(tag)) {
-      case Type::kString: {
-        std::string_view s2;
-        if (!r.Bytes(&s2)) return Corrupt("truncated String");
-        add(Value::String(std::string(s2)));
-        break;
-      }
+      case Type::kString:
       case Type::kBinary: {
-        std::string_view s2;
-        if (!r.Bytes(&s2)) return Corrupt("truncated Binary");
-        add(Value::Binary(std::string(s2)));
+        std::string_view bytes;
+        if (!r->Bytes(&bytes)) {
+          return Corrupt(tag == static_cast<uint8_t>(Type::kString) ? "truncated String"
+                                                                     : "truncated Binary");
+        }
+        SetString(&Append(props, name), static_cast<Type>(tag), bytes);
         break;
       }
       case Type::kBoolean: {
         uint8_t b;
-        if (!r.Byte(&b) || b > 1) return Corrupt("bad Boolean");
-        add(Value::Boolean(b == 1));
+        if (!r->Byte(&b) || b > 1) return Corrupt("bad Boolean");
+        MakeScalar(&Append(props, name), Type::kBoolean).boolean = b == 1;
         break;
       }
       case Type::kDateTime: {
         uint64_t t;
-        if (!r.Fixed64(&t)) return Corrupt("truncated DateTime");
-        add(Value::DateTime(DateTime{static_cast<int64_t>(t)}));
+        if (!r->Fixed64(&t)) return Corrupt("truncated DateTime");
+        MakeScalar(&Append(props, name), Type::kDateTime).datetime =
+            DateTime{static_cast<int64_t>(t)};
         break;
       }
       case Type::kDouble: {
         uint64_t bits;
-        if (!r.Fixed64(&bits)) return Corrupt("truncated Double");
+        if (!r->Fixed64(&bits)) return Corrupt("truncated Double");
         double d;
         std::memcpy(&d, &bits, sizeof d);
-        add(Value::Double(d));
+        MakeScalar(&Append(props, name), Type::kDouble).real = d;
         break;
       }
       case Type::kGuid: {
-        Guid g;
-        for (auto& b : g.bytes) {
-          if (!r.Byte(&b)) return Corrupt("truncated Guid");
-        }
-        add(Value::Guid(g));
+        std::string_view raw;
+        if (!r->Raw(16, &raw)) return Corrupt("truncated Guid");
+        std::memcpy(MakeScalar(&Append(props, name), Type::kGuid).guid.bytes.data(), raw.data(),
+                    16);
         break;
       }
       case Type::kInt32: {
         uint32_t x;
-        if (!r.Fixed32(&x)) return Corrupt("truncated Int32");
-        add(Value::Int32(static_cast<int32_t>(x)));
+        if (!r->Fixed32(&x)) return Corrupt("truncated Int32");
+        MakeScalar(&Append(props, name), Type::kInt32).int32 = static_cast<int32_t>(x);
         break;
       }
       case Type::kInt64: {
         uint64_t x;
-        if (!r.Fixed64(&x)) return Corrupt("truncated Int64");
-        add(Value::Int64(static_cast<int64_t>(x)));
+        if (!r->Fixed64(&x)) return Corrupt("truncated Int64");
+        MakeScalar(&Append(props, name), Type::kInt64).int64 = static_cast<int64_t>(x);
         break;
       }
       default:
         return Status::Corruption("entity value: unknown type tag " + std::to_string(tag));
     }
   }
-  if (!r.done()) return Corrupt("trailing bytes after the last property");
+  if (!r->done()) return Corrupt("trailing bytes after the last property");
   return Status::OK();
+}
+
+Status DecodeValue(std::string_view bytes, ValueHeader* header, Entity* entity) {
+  Reader r(bytes);
+  PARTKV_RETURN_IF_ERROR(ReadHeader(&r, header));
+  return ValueCodecAccess::DecodeProperties(&r, bytes.size(), entity);
+}
+
+Status DecodeEntity(std::string_view key, size_t prefix_length, std::string_view value,
+                    Entity* entity) {
+  std::string_view escaped =
+      prefix_length == 0 ? std::string_view() : key.substr(0, prefix_length - 1);
+  // A PartitionKey without 0x00 bytes (every one under the default key profile) is its own
+  // escaped form.
+  if (prefix_length != 0 && std::memchr(escaped.data(), 0, escaped.size()) == nullptr) {
+    ValueCodecAccess::SetKeys(escaped, key.substr(prefix_length), entity);
+  } else {
+    std::string pk, rk;
+    PARTKV_RETURN_IF_ERROR(DecodeEntityKey(key, &pk, &rk));
+    ValueCodecAccess::SetKeys(pk, rk, entity);
+  }
+  Reader r(value);
+  ValueHeader h;
+  PARTKV_RETURN_IF_ERROR(ReadHeader(&r, &h));
+  ValueCodecAccess::SetSystem(h, entity);
+  return ValueCodecAccess::DecodeProperties(&r, value.size(), entity);
+}
+
+void RetainProperties(const std::vector<std::string>& names, Entity* entity) {
+  std::vector<Entity::Property>* props = ValueCodecAccess::properties(entity);
+  props->erase(std::remove_if(props->begin(), props->end(),
+                              [&names](const Entity::Property& p) {
+                                return !std::binary_search(names.begin(), names.end(), p.first);
+                              }),
+               props->end());
 }
 
 }  // namespace partkv::engine

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "partkv/entity.h"
 #include "partkv/status.h"
@@ -39,6 +40,16 @@ Status DecodeValueHeader(std::string_view bytes, ValueHeader* header);
 
 // Decodes header and properties into *entity (keys untouched, properties replaced).
 Status DecodeValue(std::string_view bytes, ValueHeader* header, Entity* entity);
+
+// Decodes a stored row into *entity, replacing everything in it: the keys from the encoded key
+// `key` (whose partition prefix is `prefix_length` bytes long, as PartitionPrefixLength
+// returns; 0 when unknown or malformed), Timestamp, ETag and properties from `value`.
+// Corruption when either is malformed.
+Status DecodeEntity(std::string_view key, size_t prefix_length, std::string_view value,
+                    Entity* entity);
+
+// Removes every property of *entity whose name is not in `names` (sorted, unique): $select.
+void RetainProperties(const std::vector<std::string>& names, Entity* entity);
 
 }  // namespace partkv::engine
 

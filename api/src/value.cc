@@ -199,13 +199,70 @@ std::string Guid::ToString() const {
   return out;
 }
 
-bool operator==(const Value& a, const Value& b) {
-  if (a.type() != b.type()) return false;
-  if (a.type() == Type::kDouble) {
-    double x = a.as_double(), y = b.as_double();
-    return std::memcmp(&x, &y, sizeof x) == 0;
+Value::Value(const Value& other) : type_(other.type_) {
+  if (holds_string()) {
+    new (&str_) std::string(other.str_);
+  } else {
+    new (&scalar_) Scalar(other.scalar_);
   }
-  return a.rep_ == b.rep_;
+}
+
+Value::Value(Value&& other) noexcept : type_(other.type_) {
+  if (holds_string()) {
+    new (&str_) std::string(std::move(other.str_));
+  } else {
+    new (&scalar_) Scalar(other.scalar_);
+  }
+}
+
+Value& Value::operator=(const Value& other) {
+  if (this == &other) return *this;
+  if (holds_string() && other.holds_string()) {
+    str_ = other.str_;
+    type_ = other.type_;
+    return *this;
+  }
+  if (other.holds_string()) {
+    std::string copy(other.str_);  // may throw: nothing has changed yet
+    new (&str_) std::string(std::move(copy));
+  } else {
+    if (holds_string()) str_.~basic_string();
+    new (&scalar_) Scalar(other.scalar_);
+  }
+  type_ = other.type_;
+  return *this;
+}
+
+Value& Value::operator=(Value&& other) noexcept {
+  if (this == &other) return *this;
+  if (holds_string() && other.holds_string()) {
+    str_ = std::move(other.str_);
+  } else if (other.holds_string()) {
+    new (&str_) std::string(std::move(other.str_));
+  } else {
+    if (holds_string()) str_.~basic_string();
+    new (&scalar_) Scalar(other.scalar_);
+  }
+  type_ = other.type_;
+  return *this;
+}
+
+bool operator==(const Value& a, const Value& b) {
+  if (a.type_ != b.type_) return false;
+  switch (a.type_) {
+    case Type::kString:
+    case Type::kBinary: return a.str_ == b.str_;
+    case Type::kBoolean: return a.as_bool() == b.as_bool();
+    case Type::kDateTime: return a.as_datetime() == b.as_datetime();
+    case Type::kDouble: {
+      double x = a.as_double(), y = b.as_double();
+      return std::memcmp(&x, &y, sizeof x) == 0;
+    }
+    case Type::kGuid: return a.as_guid() == b.as_guid();
+    case Type::kInt32: return a.as_int32() == b.as_int32();
+    case Type::kInt64: return a.as_int64() == b.as_int64();
+  }
+  return false;
 }
 
 std::string Value::DebugString() const {

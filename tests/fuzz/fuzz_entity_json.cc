@@ -1,7 +1,8 @@
 // Fuzz target: the JSON entity parser (EntityFromJson, partkv/json.h) on arbitrary text.
 // Properties: never crashes, leaks or hangs; every error is InvalidArgument; an accepted entity
 // written back with EntityToJson (minimal and full metadata) reads back with the same content
-// (a NaN may come back as another NaN: the documented exception).
+// (a NaN may come back as another NaN: the documented exception); and its fast reader
+// (api/src/json_internal.h) accepts nothing the exact reader rejects, with the same content.
 
 #include <cmath>
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/src/json_internal.h"
 #include "partkv/json.h"
 #include "tests/fuzz/fuzz_check.h"
 
@@ -39,6 +41,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view json(reinterpret_cast<const char*>(data), size);
   auto e = EntityFromJson(json);
   auto strict = EntityFromJson(json, {.require_keys = true});
+  for (JsonReadOptions options : {JsonReadOptions{}, JsonReadOptions{.require_keys = true}}) {
+    auto exact = json_internal::ExactEntityFromJson(json, options);
+    if (auto fast = json_internal::FastEntityFromJson(json, options)) {
+      FUZZ_CHECK(exact.ok());
+      FUZZ_CHECK(SameModuloNaN(*fast, *exact));
+    }
+  }
   if (!e.ok()) {
     FUZZ_CHECK(e.status().IsInvalidArgument());
     FUZZ_CHECK(!strict.ok());

@@ -1,20 +1,22 @@
 // partkv import TABLE [FILE|-] [--mode insert|upsert]: JSON Lines in, in two passes with bounded
 // memory (docs/cli.md "import").
 //
-// Pass 1 validates every line — JSON, the table's key scheme, Azure's limits — before anything is
-// written, and spills each valid row in binary form to an unlinked temporary file
-// (import_spill.h). The input is cut into blocks of whole lines that worker threads validate in
-// parallel; the main thread writes their records to the spill file in input order, so the first
-// bad line reported is the first bad line of the file. A bad line stops the import with its line
-// number and nothing written.
+// Pass 1 validates every line — JSON, the table's key scheme, the table's limits — before anything
+// is written, and spills each valid row, sealed (engine/row_sealer.h: checked and encoded once),
+// to an unlinked temporary file (import_spill.h). The input is cut into blocks of whole lines that
+// worker threads validate in parallel; the main thread writes their records to the spill file in
+// input order, so the first bad line reported is the first bad line of the file. A bad line stops
+// the import with its line number and nothing written.
 //
 // Pass 2 reads the spill file back on a producer thread that groups consecutive rows of one
-// PartitionKey into batches (at most 100 operations and 4 MiB by Azure's size formula, and never
-// two operations on one row), while the main thread submits them in file order. Each batch is
-// atomic; the file as a whole cannot be: when a batch fails (in insert mode, a row that exists),
-// the error names the line and how many rows were written — exactly those on the lines before the
-// failing batch. A batch refused by the table's throughput budget (throttling emulation) is
-// retried after the retry-after the store gives, as the cloud SDKs do (partkv/profile.h).
+// PartitionKey into batches (at most the table's batch limits, 100 operations and 4 MiB by
+// Azure's size formula by default, and never two operations on one row), while the main thread
+// submits them in file order (TableState::SubmitSealed: the store writes them without decoding,
+// checking or encoding them a second time). Each batch is atomic; the file as a whole cannot be:
+// when a batch fails (in insert mode, a row that exists), the error names the line and how many
+// rows were written — exactly those on the lines before the failing batch. A batch refused by the
+// table's throughput budget (throttling emulation) is retried after the retry-after the store
+// gives, as the cloud SDKs do (partkv/profile.h).
 //
 // Memory stays bounded whatever the input's size: a few blocks in flight in pass 1, a queue of
 // at most kQueueBytes of batches in pass 2, plus the store's own memory budget.
@@ -23,6 +25,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -31,13 +34,12 @@
 #include <thread>
 #include <vector>
 
+#include "engine/row_sealer.h"
 #include "engine/table_state.h"
-#include "engine/validation.h"
 #include "partkv/clock.h"
 #include "partkv/json.h"
 #include "partkv/profile.h"
 #include "tools/cli/cli.h"
-#include "tools/cli/fast_entity_json.h"
 #include "tools/cli/import_spill.h"
 #include "tools/cli/progress.h"
 
@@ -56,31 +58,23 @@ double Seconds(SteadyClock::duration d) { return std::chrono::duration<double>(d
 
 // ---- pass 1: validation ----
 
-// Parses and validates lines; thread-safe (const; the JSON reader and the key scheme's random
-// source are thread-local).
+// Parses and validates lines; thread-safe (const; EntityFromJson's reader and the key scheme's
+// random source are thread-local).
 class RowValidator {
  public:
-  RowValidator(const Table& table, OpType type)
-      : state_(table.state()),
-        type_(type),
-        read_options_{.require_keys = !state_.data().partition_key_scheme() &&
-                                      !state_.data().row_key_scheme()} {}
+  RowValidator(const engine::TableState& state, const engine::RowSealer& sealer)
+      : sealer_(sealer),
+        read_options_{.require_keys =
+                          !state.data().partition_key_scheme() && !state.data().row_key_scheme()} {}
 
   // Appends the spill record of one valid line to *out.
   Status Add(std::string_view line, uint64_t line_number, std::string* out) const {
-    thread_local FastEntityJson json;
-    PARTKV_ASSIGN_OR_RETURN(Entity entity, json.Parse(line, read_options_));
-    std::optional<Entity> computed;
-    PARTKV_ASSIGN_OR_RETURN(const Entity* keyed, state_.WithSchemeKeys(type_, entity, &computed));
-    size_t size = 0;
-    PARTKV_RETURN_IF_ERROR(engine::ValidateEntity(*keyed, state_.data().limits(), &size));
-    AppendSpillRecord(line_number, size, *keyed, out);
-    return Status::OK();
+    PARTKV_ASSIGN_OR_RETURN(Entity entity, EntityFromJson(line, read_options_));
+    return AppendSpillRecord(sealer_, line_number, entity, out);
   }
 
  private:
-  const engine::TableState& state_;
-  OpType type_;
+  const engine::RowSealer& sealer_;
   JsonReadOptions read_options_;
 };
 
@@ -181,7 +175,12 @@ class ValidationPool {
 };
 
 uint64_t CountLines(std::string_view block) {
-  auto n = static_cast<uint64_t>(std::count(block.begin(), block.end(), '\n'));
+  // memchr skips a line's bytes many at a time; std::count looks at each.
+  uint64_t n = 0;
+  for (const char *p = block.data(), *end = p + block.size();
+       (p = static_cast<const char*>(std::memchr(p, '\n', end - p))) != nullptr; ++p) {
+    ++n;
+  }
   return (!block.empty() && block.back() != '\n') ? n + 1 : n;
 }
 
@@ -228,10 +227,67 @@ Status ValidateAll(LineReader& reader, const RowValidator& validator, SpillFile&
 
 // ---- pass 2: writing ----
 
+// Consecutive rows of one PartitionKey: their sealed rows back to back in `bytes`, and once the
+// batch is complete, `sealed` reading them (views into `bytes`, whose heap buffer a move keeps:
+// a sealed row is longer than any inline string).
 struct PendingBatch {
-  Batch batch;
-  std::vector<uint64_t> lines;  // the input line of each operation
-  uint64_t bytes = 0;
+  std::string bytes;
+  std::vector<engine::SealedRow> sealed;
+  std::vector<size_t> ends;                         // where each row ends in `bytes`
+  std::vector<std::pair<size_t, size_t>> row_keys;  // each row's RowKey in `bytes`: offset, size
+  std::vector<uint64_t> lines;                      // the input line of each row
+  std::string partition_key;
+  std::string max_row_key;  // the largest RowKey in the batch
+  uint64_t size = 0;        // the rows' sizes in the table's size model
+
+  size_t rows() const { return ends.size(); }
+  std::string_view row(size_t i) const {
+    size_t begin = i == 0 ? 0 : ends[i - 1];
+    return std::string_view(bytes).substr(begin, ends[i] - begin);
+  }
+  // Whether the batch already has a row with `row_key`. Rows usually come sorted, so the largest
+  // RowKey settles most cases without a scan.
+  bool HasRow(std::string_view row_key) const {
+    if (row_key > max_row_key) return false;
+    for (const auto& [offset, size] : row_keys) {
+      if (std::string_view(bytes).substr(offset, size) == row_key) return true;
+    }
+    return false;
+  }
+  void Add(const engine::SealedRow& row, uint64_t line) {
+    if (ends.empty()) {
+      partition_key = row.partition_key();
+      max_row_key = row.row_key();
+    } else if (row.row_key() > max_row_key) {
+      max_row_key = row.row_key();
+    }
+    row_keys.emplace_back(bytes.size() + (row.row_key().data() - row.bytes().data()),
+                          row.row_key().size());
+    bytes.append(row.bytes());
+    ends.push_back(bytes.size());
+    lines.push_back(line);
+    size += row.size();
+  }
+  // Reads the rows of the complete batch into `sealed`, for TableState::SubmitSealed (here, on
+  // the producer thread, rather than on the writer's).
+  Status Complete(const engine::RowSealer& sealer) {
+    sealed.resize(rows());
+    for (size_t i = 0; i < rows(); ++i) {
+      PARTKV_ASSIGN_OR_RETURN(bool whole, sealer.Parse(row(i), &sealed[i]));
+      if (!whole) return Status::Corruption("the import's spill file has a row cut short");
+    }
+    return Status::OK();
+  }
+  void Clear() {
+    bytes.clear();
+    sealed.clear();
+    ends.clear();
+    row_keys.clear();
+    lines.clear();
+    partition_key.clear();
+    max_row_key.clear();
+    size = 0;
+  }
 };
 
 // Batches from the producer thread to the writer, at most `max_bytes` of entities at a time.
@@ -244,7 +300,7 @@ class BatchQueue {
     std::unique_lock lock(mu_);
     not_full_.wait(lock, [&] { return cancelled_ || queue_.empty() || bytes_ < max_bytes_; });
     if (cancelled_) return false;
-    bytes_ += batch.bytes;
+    bytes_ += batch.bytes.size();
     queue_.push_back(std::move(batch));
     not_empty_.notify_one();
     return true;
@@ -263,7 +319,7 @@ class BatchQueue {
     if (queue_.empty()) return std::nullopt;
     PendingBatch batch = std::move(queue_.front());
     queue_.pop_front();
-    bytes_ -= batch.bytes;
+    bytes_ -= batch.bytes.size();
     not_full_.notify_one();
     return batch;
   }
@@ -289,9 +345,7 @@ class BatchQueue {
         spent_.pop_front();
       }
     }
-    batch.batch.Clear();
-    batch.lines.clear();
-    batch.bytes = 0;
+    batch.Clear();
     return batch;
   }
   Status status() {
@@ -314,40 +368,29 @@ class BatchQueue {
 // Batches in flight between the threads: a few full-size batches' worth.
 constexpr uint64_t kQueueBytes = 16u << 20;
 
-// Whether the batch already has an operation on `row_key`. Rows usually come sorted, so
-// `max_row` (the largest RowKey in the batch) settles most cases without a scan.
-bool HasRow(const PendingBatch& pending, const std::string& row_key, const std::string& max_row) {
-  if (row_key > max_row) return false;
-  for (const BatchOp& op : pending.batch.ops()) {
-    if (op.entity.row_key() == row_key) return true;
-  }
-  return false;
-}
-
-void ProduceBatches(SpillFile* spill, OpType type, BatchQueue* queue) {
+void ProduceBatches(SpillFile* spill, const engine::RowSealer* sealer, const engine::Limits* limits,
+                    BatchQueue* queue) {
   PendingBatch pending;
-  std::string max_row;
+  SpillRecord record;
   while (true) {
-    SpillRecord record;
-    Result<bool> more = spill->Next(&record);
+    Result<bool> more = spill->Next(*sealer, &record);
     if (!more.ok()) return queue->Finish(more.status());
     if (!*more) break;
-    const Entity& e = record.entity;
-    if (!pending.batch.empty() &&
-        (e.partition_key() != pending.batch.ops()[0].entity.partition_key() ||
-         pending.batch.size() == Batch::kMaxOperations ||
-         pending.bytes + record.size > Batch::kMaxBytes ||
-         HasRow(pending, e.row_key(), max_row))) {
+    const engine::SealedRow& row = record.row;
+    if (pending.rows() > 0 &&
+        (row.partition_key() != pending.partition_key ||
+         pending.rows() == limits->max_batch_operations ||
+         pending.size + row.size() > limits->max_batch_bytes || pending.HasRow(row.row_key()))) {
+      if (Status s = pending.Complete(*sealer); !s.ok()) return queue->Finish(s);
       if (!queue->Push(std::move(pending))) return queue->Finish(Status::OK());
       pending = queue->Fresh();
-      max_row.clear();
     }
-    if (pending.batch.empty() || e.row_key() > max_row) max_row = e.row_key();
-    pending.lines.push_back(record.line);
-    pending.bytes += record.size;
-    pending.batch.Add(type, std::move(record.entity), IfMatch::Any());
+    pending.Add(row, record.line);
   }
-  if (!pending.batch.empty()) (void)queue->Push(std::move(pending));
+  if (pending.rows() > 0) {
+    if (Status s = pending.Complete(*sealer); !s.ok()) return queue->Finish(s);
+    (void)queue->Push(std::move(pending));
+  }
   queue->Finish(Status::OK());
 }
 
@@ -358,11 +401,11 @@ struct WriteTotals {
   int64_t waited_micros = 0;
 };
 
-Status WriteAll(Table& table, OpType type, SpillFile& spill, uint64_t total_rows,
-                Progress& progress, WriteTotals* totals) {
+Status WriteAll(engine::TableState& state, const engine::RowSealer& sealer, SpillFile& spill,
+                uint64_t total_rows, Progress& progress, WriteTotals* totals) {
   PARTKV_RETURN_IF_ERROR(spill.Rewind());
   BatchQueue queue(kQueueBytes);
-  std::thread producer(ProduceBatches, &spill, type, &queue);
+  std::thread producer(ProduceBatches, &spill, &sealer, &state.data().limits(), &queue);
   SteadyClock::time_point start = SteadyClock::now();
   std::shared_ptr<partkv::Clock> clock = partkv::Clock::Steady();
   Status failure;
@@ -370,18 +413,17 @@ Status WriteAll(Table& table, OpType type, SpillFile& spill, uint64_t total_rows
     // A table with throttling emulation refuses a batch over its partition's budget: wait the
     // retry-after and try again, as the cloud SDKs do, so the import runs at the cloud's pace.
     RetryStats retry;
-    auto written = RetryThrottled([&] { return table.Submit(pending->batch); }, *clock,
-                                  RetryPolicy{}, &retry);
+    Status written = RetryThrottled([&] { return state.SubmitSealed(sealer, pending->sealed, {}); },
+                                    *clock, RetryPolicy{}, &retry);
     totals->throttled += static_cast<uint64_t>(retry.throttled);
     totals->waited_micros += retry.waited_micros;
     if (!written.ok()) {
-      const Status& s = written.status();
-      int op = s.failed_op();
+      int op = written.failed_op();
       uint64_t line = pending->lines[op >= 0 && static_cast<size_t>(op) < pending->lines.size()
                                          ? static_cast<size_t>(op)
                                          : 0];
       std::string message = "line " + std::to_string(line) + ": " +
-                            WithoutOperationPrefix(s.message()) + "; ";
+                            WithoutOperationPrefix(written.message()) + "; ";
       if (totals->rows == 0) {
         message += "nothing was written";
       } else {
@@ -389,11 +431,11 @@ Status WriteAll(Table& table, OpType type, SpillFile& spill, uint64_t total_rows
                    std::to_string(pending->lines[0]) + "), none from line " +
                    std::to_string(pending->lines[0]) + " on";
       }
-      failure = Reworded(s, message);
+      failure = Reworded(written, message);
       queue.Cancel();
       break;
     }
-    totals->rows += pending->batch.size();
+    totals->rows += pending->rows();
     ++totals->batches;
     queue.Recycle(std::move(*pending));
     if (progress.Due()) {
@@ -423,7 +465,9 @@ Status RunImport(const Context& ctx, const ImportArgs& args) {
   const std::string& name = table.name();
 
   SteadyClock::time_point start = SteadyClock::now();
-  RowValidator validator(table, type);
+  engine::TableState& state = table.state();
+  PARTKV_ASSIGN_OR_RETURN(engine::RowSealer sealer, state.NewRowSealer(type));
+  RowValidator validator(state, sealer);
   uint64_t rows = 0;
   Status valid = ValidateAll(reader, validator, spill, progress, &rows);
   progress.Clear();
@@ -436,7 +480,7 @@ Status RunImport(const Context& ctx, const ImportArgs& args) {
   double validated = Seconds(SteadyClock::now() - start);
 
   WriteTotals totals;
-  Status written = WriteAll(table, type, spill, rows, progress, &totals);
+  Status written = WriteAll(state, sealer, spill, rows, progress, &totals);
   progress.Clear();
   double elapsed = Seconds(SteadyClock::now() - start);
   double rate = elapsed > 0 ? static_cast<double>(totals.rows) / elapsed : 0;

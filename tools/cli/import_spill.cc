@@ -9,8 +9,6 @@
 #include <filesystem>
 #include <system_error>
 
-#include "engine/value_codec.h"
-
 namespace partkv::cli {
 namespace {
 
@@ -38,30 +36,13 @@ bool GetVarint(std::string_view data, size_t* pos, uint64_t* v) {
   return false;
 }
 
-bool GetBytes(std::string_view data, size_t* pos, std::string_view* bytes) {
-  uint64_t n = 0;
-  if (!GetVarint(data, pos, &n) || n > data.size() - *pos) return false;
-  *bytes = data.substr(*pos, n);
-  *pos += n;
-  return true;
-}
-
-void PutBytes(std::string_view bytes, std::string* out) {
-  PutVarint(bytes.size(), out);
-  out->append(bytes);
-}
-
 }  // namespace
 
-void AppendSpillRecord(uint64_t line, uint64_t size, const Entity& entity, std::string* out) {
+Status AppendSpillRecord(const engine::RowSealer& sealer, uint64_t line, const Entity& entity,
+                         std::string* out) {
+  PARTKV_RETURN_IF_ERROR(sealer.Seal(entity, out));
   PutVarint(line, out);
-  PutVarint(size, out);
-  PutBytes(entity.partition_key(), out);
-  PutBytes(entity.row_key(), out);
-  thread_local std::string value;
-  value.clear();
-  engine::EncodeValue(engine::ValueHeader{}, entity, &value);
-  PutBytes(value, out);
+  return Status::OK();
 }
 
 Result<SpillFile> SpillFile::Create() {
@@ -136,20 +117,13 @@ Status SpillFile::Refill() {
   return Status::OK();
 }
 
-Result<bool> SpillFile::Next(SpillRecord* record) {
+Result<bool> SpillFile::Next(const engine::RowSealer& sealer, SpillRecord* record) {
   while (true) {
-    std::string_view data(buffer_);
-    size_t pos = pos_;
-    uint64_t line = 0, size = 0;
-    std::string_view pk, rk, value;
-    if (GetVarint(data, &pos, &line) && GetVarint(data, &pos, &size) &&
-        GetBytes(data, &pos, &pk) && GetBytes(data, &pos, &rk) && GetBytes(data, &pos, &value)) {
-      record->line = line;
-      record->size = size;
-      record->entity = Entity(std::string(pk), std::string(rk));
-      engine::ValueHeader header;
-      PARTKV_RETURN_IF_ERROR(engine::DecodeValue(value, &header, &record->entity));
-      pos_ = pos;
+    std::string_view data = std::string_view(buffer_).substr(pos_);
+    PARTKV_ASSIGN_OR_RETURN(bool whole, sealer.Parse(data, &record->row));
+    size_t pos = record->row.bytes().size();
+    if (whole && GetVarint(data, &pos, &record->line)) {
+      pos_ += pos;
       return true;
     }
     // An incomplete record: read more, unless the file has ended.

@@ -1,16 +1,17 @@
-// The spill file of `partkv import`: every validated row of the input, in input order, in a
-// compact binary form, so that the write pass neither keeps rows in memory nor parses JSON twice.
+// The spill file of `partkv import`: every validated row of the input, in input order, sealed
+// (engine/row_sealer.h), so that the write pass neither keeps rows in memory nor parses, checks
+// or encodes them again.
 //
 // The file is created in the temporary directory ($TMPDIR, else /tmp) and unlinked at once, so it
 // vanishes with the process however the process ends. It holds about the rows' encoded size
 // (typically 60-70% of their JSON).
 //
-//   record = line:varint64 size:varint64 pk_len:varint32 pk rk_len:varint32 rk
-//            value_len:varint32 value
+//   record = sealed_row line:varint64
 //
-// `size` is the row's size by Azure's formula (engine::EstimateEntitySize), for the 4 MiB batch
-// limit; `value` is engine::EncodeValue of the entity's properties (docs/format.md). The format
-// lives only as long as one import: it is not persisted anywhere.
+// `line` is the row's 1-based input line, for the messages of the write pass. The sealed row
+// carries the keys, the row's size for the batch byte limit and the encoded properties; its seal
+// makes a damaged record Corruption rather than a bad row written. The format lives only as long
+// as one import: it is not persisted anywhere.
 
 #ifndef PARTKV_TOOLS_CLI_IMPORT_SPILL_H_
 #define PARTKV_TOOLS_CLI_IMPORT_SPILL_H_
@@ -19,19 +20,22 @@
 #include <string>
 #include <string_view>
 
+#include "engine/row_sealer.h"
 #include "partkv/entity.h"
 #include "partkv/result.h"
 
 namespace partkv::cli {
 
+// One record as read back; the views are valid until the next SpillFile::Next.
 struct SpillRecord {
   uint64_t line = 0;  // 1-based line of the input
-  uint64_t size = 0;  // by Azure's entity-size formula
-  Entity entity;
+  engine::SealedRow row;
 };
 
-// Appends the record of one row to *out.
-void AppendSpillRecord(uint64_t line, uint64_t size, const Entity& entity, std::string* out);
+// Seals `entity` with `sealer` and appends its record to *out. On failure (the entity breaks the
+// table's limits) returns the reason and leaves *out as it was.
+Status AppendSpillRecord(const engine::RowSealer& sealer, uint64_t line, const Entity& entity,
+                         std::string* out);
 
 class SpillFile {
  public:
@@ -46,8 +50,9 @@ class SpillFile {
   Status Append(std::string_view records);
   // Reads from the first record on.
   Status Rewind();
-  // The next record into *record; false after the last one. Corruption for a damaged file.
-  Result<bool> Next(SpillRecord* record);
+  // The next record into *record (its views valid until the next call); false after the last
+  // one. Corruption for a damaged file or a record not sealed by `sealer`.
+  Result<bool> Next(const engine::RowSealer& sealer, SpillRecord* record);
 
   uint64_t bytes() const { return bytes_; }
   const std::string& directory() const { return directory_; }

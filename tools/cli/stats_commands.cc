@@ -27,7 +27,6 @@
 #include "rocksdb/db.h"
 #include "tools/cli/bars.h"
 #include "tools/cli/cli.h"
-#include "tools/cli/fast_entity_json.h"
 
 namespace partkv::cli {
 namespace {
@@ -310,11 +309,10 @@ Status RunAnalyze(const AnalyzeArgs& args) {
   auto analyzer = Analyzer::Create(std::move(*strategy), options);
   if (!analyzer.ok()) return analyzer.status();
   PARTKV_ASSIGN_OR_RETURN(LineReader reader, LineReader::Open(args.file));
-  FastEntityJson json;
   Status read_status;
   while (auto line = reader.Next(&read_status)) {
     if (IsBlank(*line)) continue;
-    auto entity = json.Parse(*line);
+    auto entity = EntityFromJson(*line);
     if (!entity.ok()) {
       return entity.status().WithContext("line " + std::to_string(reader.line_number()));
     }

@@ -72,6 +72,8 @@ class Entity {
   std::string DebugString() const;
 
  private:
+  friend class engine::ValueCodecAccess;  // decodes stored entities in place
+
   std::string partition_key_;
   std::string row_key_;
   DateTime timestamp_{};

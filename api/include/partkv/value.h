@@ -17,9 +17,9 @@
 
 #include <array>
 #include <cstdint>
+#include <new>
 #include <string>
 #include <string_view>
-#include <variant>
 
 #include "partkv/result.h"
 
@@ -86,33 +86,66 @@ struct Bytes {
   friend bool operator<(const Bytes& a, const Bytes& b) { return a.data < b.data; }
 };
 
+namespace engine {
+class ValueCodecAccess;  // the value decoder builds values in place (engine/value_codec.cc)
+}  // namespace engine
+
 class Value {
  public:
   // An empty String.
-  Value() = default;
-
-  static Value String(std::string v) { return Value(Rep(std::in_place_index<0>, std::move(v))); }
-  static Value Binary(std::string bytes) {
-    return Value(Rep(std::in_place_index<1>, Bytes{std::move(bytes)}));
+  Value() noexcept : type_(Type::kString) { new (&str_) std::string(); }
+  Value(const Value& other);
+  Value(Value&& other) noexcept;
+  Value& operator=(const Value& other);
+  Value& operator=(Value&& other) noexcept;
+  ~Value() {
+    if (holds_string()) str_.~basic_string();
   }
-  static Value Boolean(bool v) { return Value(Rep(std::in_place_index<2>, v)); }
-  static Value DateTime(partkv::DateTime v) { return Value(Rep(std::in_place_index<3>, v)); }
-  static Value Double(double v) { return Value(Rep(std::in_place_index<4>, v)); }
-  static Value Guid(const partkv::Guid& v) { return Value(Rep(std::in_place_index<5>, v)); }
-  static Value Int32(int32_t v) { return Value(Rep(std::in_place_index<6>, v)); }
-  static Value Int64(int64_t v) { return Value(Rep(std::in_place_index<7>, v)); }
 
-  Type type() const { return static_cast<Type>(rep_.index() + 1); }
+  static Value String(std::string v) { return Value(Type::kString, std::move(v)); }
+  static Value Binary(std::string bytes) { return Value(Type::kBinary, std::move(bytes)); }
+  static Value Boolean(bool v) {
+    Value out(Type::kBoolean);
+    out.scalar_.boolean = v;
+    return out;
+  }
+  static Value DateTime(partkv::DateTime v) {
+    Value out(Type::kDateTime);
+    out.scalar_.datetime = v;
+    return out;
+  }
+  static Value Double(double v) {
+    Value out(Type::kDouble);
+    out.scalar_.real = v;
+    return out;
+  }
+  static Value Guid(const partkv::Guid& v) {
+    Value out(Type::kGuid);
+    out.scalar_.guid = v;
+    return out;
+  }
+  static Value Int32(int32_t v) {
+    Value out(Type::kInt32);
+    out.scalar_.int32 = v;
+    return out;
+  }
+  static Value Int64(int64_t v) {
+    Value out(Type::kInt64);
+    out.scalar_.int64 = v;
+    return out;
+  }
+
+  Type type() const { return type_; }
 
   // Typed accessors. REQUIRES: type() is the accessor's type.
-  const std::string& as_string() const { return std::get<0>(rep_); }
-  const std::string& as_binary() const { return std::get<1>(rep_).data; }
-  bool as_bool() const { return std::get<2>(rep_); }
-  partkv::DateTime as_datetime() const { return std::get<3>(rep_); }
-  double as_double() const { return std::get<4>(rep_); }
-  const partkv::Guid& as_guid() const { return std::get<5>(rep_); }
-  int32_t as_int32() const { return std::get<6>(rep_); }
-  int64_t as_int64() const { return std::get<7>(rep_); }
+  const std::string& as_string() const { return str_; }
+  const std::string& as_binary() const { return str_; }
+  bool as_bool() const { return scalar_.boolean; }
+  partkv::DateTime as_datetime() const { return scalar_.datetime; }
+  double as_double() const { return scalar_.real; }
+  const partkv::Guid& as_guid() const { return scalar_.guid; }
+  int32_t as_int32() const { return scalar_.int32; }
+  int64_t as_int64() const { return scalar_.int64; }
 
   // A readable rendering for messages and debugging: 'text', X'0aff', 30, 30L, 1.5, true,
   // datetime'...', guid'...' (the OData literal forms).
@@ -124,12 +157,33 @@ class Value {
   friend bool operator!=(const Value& a, const Value& b) { return !(a == b); }
 
  private:
-  // The alternative order mirrors Type (index + 1 == Type).
-  using Rep = std::variant<std::string, Bytes, bool, partkv::DateTime, double, partkv::Guid,
-                           int32_t, int64_t>;
-  explicit Value(Rep rep) : rep_(std::move(rep)) {}
+  friend class engine::ValueCodecAccess;
 
-  Rep rep_;
+  // A tagged union rather than a std::variant: a query decodes and destroys millions of values,
+  // and the tag test is cheaper than the variant's visitation for every construction, move and
+  // destruction.
+  Value(Type type, std::string s) noexcept : type_(type) { new (&str_) std::string(std::move(s)); }
+  // A scalar type; the caller sets the member.
+  explicit Value(Type scalar) noexcept : type_(scalar), scalar_() {}
+
+  bool holds_string() const { return type_ == Type::kString || type_ == Type::kBinary; }
+
+  // Every non-string type. Trivially copyable: copying it copies whichever member is active.
+  union Scalar {
+    Scalar() : int64(0) {}
+    bool boolean;
+    partkv::DateTime datetime;
+    double real;
+    partkv::Guid guid;
+    int32_t int32;
+    int64_t int64;
+  };
+
+  Type type_;
+  union {
+    std::string str_;  // kString and kBinary
+    Scalar scalar_;    // every other type
+  };
 };
 
 }  // namespace partkv

@@ -1,9 +1,7 @@
-// Entity JSON: a SAX pass over the document collects the top-level members (so duplicates,
-// nesting and number spellings are seen before nlohmann's DOM would hide them), then the members
-// are typed by their annotations. Output is assembled member by member, with nlohmann escaping
-// the strings.
-
-#include "partkv/json.h"
+// The exact reader of Entity JSON (api/src/json_internal.h). A SAX pass over the document
+// collects the top-level members (so duplicates, nesting and number spellings are seen before
+// nlohmann's DOM would hide them), then the members are typed by their annotations. Every error
+// message of EntityFromJson comes from here.
 
 #include <algorithm>
 #include <charconv>
@@ -17,14 +15,20 @@
 #include <utility>
 #include <vector>
 
+#include "api/src/json_internal.h"
 #include "engine/base64.h"
+#include "partkv/json.h"
 
 namespace partkv {
 namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kTypeSuffix = "@odata.type";
+using json_internal::IsKeyName;
+using json_internal::IsSystemName;
+using json_internal::kTypeSuffix;
+using json_internal::ParseEdmType;
+using json_internal::QuoteJson;
 
 // A top-level member's value. Integers are kept exactly as written: `text` is the literal, and
 // `i` holds it when it fits int64 (nlohmann gives large integers to us as doubles).
@@ -43,11 +47,6 @@ struct Member {
   std::string name;
   Scalar value;
 };
-
-bool IsSystemName(std::string_view name) {
-  return name == "Timestamp" || name == "odata.etag" || name == "odata.metadata" ||
-         name == "odata.type" || name == "odata.id" || name == "odata.editLink";
-}
 
 std::string PropertyPrefix(std::string_view name) {
   return "property '" + std::string(name) + "': ";
@@ -100,10 +99,6 @@ std::string EscapeInvalidUtf8(std::string_view s) {
     }
   }
   return out;
-}
-
-std::string QuoteJson(std::string_view s) {
-  return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 // The value as it appeared, for messages: `number 1.5`, `string "abc"`, `true`, `null`.
@@ -433,18 +428,6 @@ Result<Value> Infer(std::string_view name, Scalar& v) {
   return Status::InvalidArgument(PropertyPrefix(name) + "unexpected null");
 }
 
-std::optional<Type> ParseEdmType(std::string_view text) {
-  if (!text.starts_with("Edm.")) return std::nullopt;
-  text.remove_prefix(4);
-  for (Type t : {Type::kString, Type::kBinary, Type::kBoolean, Type::kDateTime, Type::kDouble,
-                 Type::kGuid, Type::kInt32, Type::kInt64}) {
-    if (TypeName(t) == text) return t;
-  }
-  return std::nullopt;
-}
-
-bool IsKeyName(std::string_view name) { return name == "PartitionKey" || name == "RowKey"; }
-
 Result<Entity> BuildEntity(std::vector<Member>& members, const JsonReadOptions& options) {
   // Pass 1: the annotations, by property name.
   std::unordered_map<std::string_view, Type> types;
@@ -515,105 +498,11 @@ Result<Entity> BuildEntity(std::vector<Member>& members, const JsonReadOptions& 
   return entity;
 }
 
-// Output ------------------------------------------------------------------------------------
-
-class ObjectWriter {
- public:
-  ObjectWriter() { out_ = "{"; }
-
-  void Name(std::string_view name) {
-    if (out_.size() > 1) out_ += ',';
-    AppendString(name);
-    out_ += ':';
-  }
-  void String(std::string_view name, std::string_view value) {
-    Name(name);
-    AppendString(value);
-  }
-  void Raw(std::string_view name, std::string_view json_text) {
-    Name(name);
-    out_ += json_text;
-  }
-  void Annotation(std::string_view name, Type type) {
-    Name(std::string(name) + std::string(kTypeSuffix));
-    out_ += "\"Edm.";
-    out_ += TypeName(type);
-    out_ += '"';
-  }
-  std::string Finish() && {
-    out_ += '}';
-    return std::move(out_);
-  }
-
- private:
-  void AppendString(std::string_view s) { out_ += QuoteJson(s); }
-
-  std::string out_;
-};
-
-// The JSON text of a Double: shortest round-trip digits, always with '.' or an exponent so it
-// reads back as a Double; non-finite values as the strings Azure's SDKs use.
-std::string DoubleJson(double d) {
-  if (std::isnan(d)) return "\"NaN\"";
-  if (std::isinf(d)) return d > 0 ? "\"Infinity\"" : "\"-Infinity\"";
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), d);
-  std::string s(buf, ec == std::errc() ? end : buf);
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s;
-}
-
-bool NeedsAnnotation(const Value& v, JsonMetadata metadata) {
-  switch (metadata) {
-    case JsonMetadata::kNone:
-      return false;
-    case JsonMetadata::kFull:
-      return v.type() != Type::kString;
-    case JsonMetadata::kMinimal:
-      break;
-  }
-  switch (v.type()) {
-    case Type::kString:
-    case Type::kBoolean:
-    case Type::kInt32:
-      return false;
-    case Type::kDouble: {
-      double d = v.as_double();
-      return !std::isfinite(d) || std::trunc(d) == d;
-    }
-    case Type::kInt64:
-    case Type::kDateTime:
-    case Type::kGuid:
-    case Type::kBinary:
-      return true;
-  }
-  return true;
-}
-
-void WriteValue(ObjectWriter& w, const std::string& name, const Value& v) {
-  switch (v.type()) {
-    case Type::kString:
-      return w.String(name, v.as_string());
-    case Type::kBinary:
-      return w.String(name, engine::Base64Encode(v.as_binary()));
-    case Type::kBoolean:
-      return w.Raw(name, v.as_bool() ? "true" : "false");
-    case Type::kDateTime:
-      return w.String(name, v.as_datetime().ToString());
-    case Type::kDouble:
-      return w.Raw(name, DoubleJson(v.as_double()));
-    case Type::kGuid:
-      return w.String(name, v.as_guid().ToString());
-    case Type::kInt32:
-      return w.Raw(name, std::to_string(v.as_int32()));
-    case Type::kInt64:
-      return w.String(name, std::to_string(v.as_int64()));
-  }
-}
-
 }  // namespace
 
-Result<Entity> EntityFromJson(std::string_view json_text, const JsonReadOptions& options) {
+namespace json_internal {
+
+Result<Entity> ExactEntityFromJson(std::string_view json_text, const JsonReadOptions& options) {
   MemberCollector collector;
   try {
     if (!json::sax_parse(json_text.data(), json_text.data() + json_text.size(), &collector)) {
@@ -627,23 +516,6 @@ Result<Entity> EntityFromJson(std::string_view json_text, const JsonReadOptions&
   return BuildEntity(collector.members(), options);
 }
 
-std::string EntityToJson(const Entity& entity, const JsonWriteOptions& options) {
-  const JsonMetadata metadata = options.metadata;
-  ObjectWriter w;
-  if (options.include_system && metadata != JsonMetadata::kNone && !entity.etag().empty()) {
-    w.String("odata.etag", entity.etag());
-  }
-  w.String("PartitionKey", entity.partition_key());
-  w.String("RowKey", entity.row_key());
-  if (options.include_system && entity.timestamp().ticks != 0) {
-    if (metadata != JsonMetadata::kNone) w.Annotation("Timestamp", Type::kDateTime);
-    w.String("Timestamp", entity.timestamp().ToString());
-  }
-  for (const auto& [name, value] : entity) {
-    if (NeedsAnnotation(value, metadata)) w.Annotation(name, value.type());
-    WriteValue(w, name, value);
-  }
-  return std::move(w).Finish();
-}
+}  // namespace json_internal
 
 }  // namespace partkv

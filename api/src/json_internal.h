@@ -1,0 +1,55 @@
+// The parts of Entity JSON (partkv/json.h) that its three files share, and its two readers.
+//
+// EntityFromJson runs two readers. The fast one (json_read_fast.cc, on simdjson's On-Demand API)
+// takes the shapes bulk data is made of — a flat object of strings, numbers, booleans and nulls
+// with well-formed annotations — and declines everything else: an error of any kind, a nested
+// value, a duplicate member, an unusual annotation or number form. The exact one (json_read.cc,
+// on nlohmann/json's SAX parser) decides every document and words every error. So the fast reader
+// never accepts what the exact one rejects, and what it accepts has the content the exact one
+// gives (tests/api/json_read_test.cc checks both over every type and edge form). Built without
+// simdjson, the fast reader declines everything.
+//
+// Not installed; for the library and its tests.
+
+#ifndef PARTKV_API_SRC_JSON_INTERNAL_H_
+#define PARTKV_API_SRC_JSON_INTERNAL_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "partkv/entity.h"
+#include "partkv/json.h"
+#include "partkv/result.h"
+#include "partkv/value.h"
+
+namespace partkv::json_internal {
+
+inline constexpr std::string_view kTypeSuffix = "@odata.type";
+
+// Members the readers ignore, with their annotations (docs/json.md "Input rules").
+inline bool IsSystemName(std::string_view name) {
+  return name == "Timestamp" || name == "odata.etag" || name == "odata.metadata" ||
+         name == "odata.type" || name == "odata.id" || name == "odata.editLink";
+}
+
+inline bool IsKeyName(std::string_view name) { return name == "PartitionKey" || name == "RowKey"; }
+
+// "Edm.Int64" -> Type::kInt64; nullopt for anything else.
+std::optional<Type> ParseEdmType(std::string_view text);
+
+// `s` as a JSON string literal; bytes that are not UTF-8 become U+FFFD.
+std::string QuoteJson(std::string_view s);
+
+// The fast reader: the entity, or nullopt when it declines `json`. Thread-safe.
+std::optional<Entity> FastEntityFromJson(std::string_view json, const JsonReadOptions& options);
+
+// The exact reader: the answer EntityFromJson gives for every document. Thread-safe.
+Result<Entity> ExactEntityFromJson(std::string_view json, const JsonReadOptions& options);
+
+// Whether the library was built with the fast reader (with simdjson).
+bool HaveFastReader();
+
+}  // namespace partkv::json_internal
+
+#endif  // PARTKV_API_SRC_JSON_INTERNAL_H_

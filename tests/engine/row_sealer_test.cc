@@ -1,0 +1,305 @@
+// Sealed rows (engine/row_sealer.h): validated and encoded once, then written by SubmitSealed with
+// the same result as Table::Submit; and nothing that did not pass the table's validation gets
+// in — not a damaged row, not a row of another sealer, not a row for another table.
+
+#include "engine/row_sealer.h"
+
+#include <string>
+#include <vector>
+
+#include "engine/table_state.h"
+#include "engine/value_codec.h"
+#include "tests/testing/store_fixture.h"
+
+namespace partkv::engine {
+namespace {
+
+class RowSealerTest : public testing::StoreFixture {
+ protected:
+  TableState& state() { return table_->state(); }
+
+  RowSealer Sealer(OpType type = OpType::kInsert) {
+    auto sealer = state().NewRowSealer(type);
+    EXPECT_TRUE(sealer.ok()) << sealer.status().ToString();
+    return *sealer;
+  }
+
+  // The sealed rows of `entities`, one string each.
+  static std::vector<std::string> Seal(const RowSealer& sealer,
+                                       const std::vector<Entity>& entities) {
+    std::vector<std::string> rows;
+    for (const Entity& e : entities) {
+      std::string row;
+      Status s = sealer.Seal(e, &row);
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  }
+
+  // Reads `rows` back with `reader` (default: `sealer`) and submits them with `sealer`.
+  Status Submit(const RowSealer& sealer, const std::vector<std::string>& rows,
+                const RowSealer* reader = nullptr) {
+    std::vector<SealedRow> sealed(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      auto whole = (reader != nullptr ? *reader : sealer).Parse(rows[i], &sealed[i]);
+      EXPECT_TRUE(whole.ok() && *whole) << i << ": " << whole.status().ToString();
+      if (!whole.ok() || !*whole) return Status::Corruption("unreadable test row");
+    }
+    return state().SubmitSealed(sealer, sealed, {});
+  }
+
+  static Entity Rich(std::string pk, std::string rk) {
+    Entity e(std::move(pk), std::move(rk));
+    e.Set("s", Value::String("héllo"))
+        .Set("n", Value::Int32(-7))
+        .Set("big", Value::Int64(9007199254740993LL))
+        .Set("d", Value::Double(2.5))
+        .Set("b", Value::Boolean(true))
+        .Set("bin", Value::Binary(std::string("\x00\xff", 2)))
+        .Set("t", Value::DateTime(DateTime{638000000000000000}))
+        .Set("g", Value::Guid(*Guid::Parse("a455c695-df98-5678-aaaa-81d3367e5a34")));
+    return e;
+  }
+};
+
+TEST_F(RowSealerTest, HeaderAndBodyMakeTheValueEncoding) {
+  // SubmitSealed prepends a header to a sealed row's body; that must be EncodeValue's output.
+  Entity e = Rich("p", "r");
+  for (ValueHeader h : {ValueHeader{}, ValueHeader{1, 1}, ValueHeader{638000000000000000, 300},
+                        ValueHeader{DateTime::kMaxTicks, ~uint64_t{0}}}) {
+    std::string whole;
+    EncodeValue(h, e, &whole);
+    std::string header;
+    AppendValueHeader(h, &header);
+    std::string zero;
+    EncodeValue(ValueHeader{}, e, &zero);
+    std::string zero_header;
+    AppendValueHeader(ValueHeader{}, &zero_header);
+    ASSERT_EQ(whole.substr(0, header.size()), header);
+    EXPECT_EQ(whole.substr(header.size()), zero.substr(zero_header.size()));
+  }
+}
+
+TEST_F(RowSealerTest, SealedRowsWriteWhatSubmitWrites) {
+  RowSealer sealer = Sealer();
+  ASSERT_TRUE(Submit(sealer, Seal(sealer, {Rich("p", "a"), Rich("p", "b")})).ok());
+  Batch batch;
+  batch.Insert(Rich("q", "a"));
+  ASSERT_TRUE(table_->Submit(batch).ok());
+  auto sealed = table_->Get("p", "a");
+  auto submitted = table_->Get("q", "a");
+  ASSERT_TRUE(sealed.ok()) << sealed.status().ToString();
+  ASSERT_TRUE(submitted.ok());
+  EXPECT_EQ(Get("p", "a"), Get("q", "a"));
+  EXPECT_EQ(Get("p", "b"), Get("q", "a"));
+  EXPECT_FALSE(sealed->etag().empty());
+  EXPECT_NE(sealed->etag(), table_->Get("p", "b")->etag());
+  EXPECT_GT(sealed->timestamp().ticks, 0);
+}
+
+TEST_F(RowSealerTest, SealRefusesWhatSubmitRefusesWithItsMessage) {
+  RowSealer sealer = Sealer();
+  Entity bad("p", "r");
+  bad.Set("bad name", Value::Int32(1));
+  std::string out = "kept";
+  Status sealed = sealer.Seal(bad, &out);
+  Batch batch;
+  batch.Insert(bad);
+  auto submitted = table_->Submit(batch);
+  ASSERT_TRUE(sealed.IsInvalidArgument()) << sealed.ToString();
+  ASSERT_FALSE(submitted.ok());
+  // Submit prefixes the operation's index; the reason is the same.
+  EXPECT_EQ("operation 0: " + std::string(sealed.message()), submitted.status().message());
+  EXPECT_EQ(out, "kept");
+  EXPECT_TRUE(sealer.Seal(Entity("p/q", "r"), &out).IsInvalidArgument());  // key characters
+}
+
+TEST_F(RowSealerTest, OnlyWholeEntityWritesCanBeSealed) {
+  EXPECT_TRUE(state().NewRowSealer(OpType::kInsertOrReplace).ok());
+  for (OpType t : {OpType::kMerge, OpType::kReplace, OpType::kInsertOrMerge, OpType::kDelete}) {
+    EXPECT_TRUE(state().NewRowSealer(t).status().IsInvalidArgument()) << OpTypeName(t);
+  }
+}
+
+TEST_F(RowSealerTest, ParseReadsConcatenatedRowsAndAsksForMore) {
+  RowSealer sealer = Sealer();
+  std::vector<std::string> rows = Seal(sealer, {Make("p", "a", 1), Rich("p", "bb")});
+  std::string both = rows[0] + rows[1];
+  SealedRow row;
+  auto r = sealer.Parse(both, &row);
+  ASSERT_TRUE(r.ok() && *r) << r.status().ToString();
+  EXPECT_EQ(row.partition_key(), "p");
+  EXPECT_EQ(row.row_key(), "a");
+  EXPECT_EQ(row.bytes().size(), rows[0].size());
+  EXPECT_GT(row.size(), 0u);
+  r = sealer.Parse(std::string_view(both).substr(rows[0].size()), &row);
+  ASSERT_TRUE(r.ok() && *r);
+  EXPECT_EQ(row.row_key(), "bb");
+  for (size_t cut = 0; cut < rows[1].size(); ++cut) {
+    r = sealer.Parse(std::string_view(rows[1]).substr(0, cut), &row);
+    ASSERT_TRUE(r.ok()) << cut << ": " << r.status().ToString();
+    EXPECT_FALSE(*r) << cut;
+  }
+}
+
+TEST_F(RowSealerTest, ADamagedRowIsNeverReadAsARow) {
+  RowSealer sealer = Sealer();
+  std::string row = Seal(sealer, {Rich("p", "a")})[0];
+  for (size_t i = 0; i < row.size(); ++i) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string damaged = row;
+      damaged[i] ^= static_cast<char>(1 << bit);
+      SealedRow read;
+      auto r = sealer.Parse(damaged, &read);
+      // Corruption, or a length field now pointing past the end ("read more"); never a row.
+      EXPECT_TRUE(!r.ok() || !*r) << "byte " << i << " bit " << bit;
+      if (!r.ok()) EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+    }
+  }
+}
+
+TEST_F(RowSealerTest, RowsOfAnotherSealerOrTableAreRefused) {
+  RowSealer mine = Sealer();
+  RowSealer other = Sealer();
+  std::vector<std::string> rows = Seal(other, {Make("p", "a", 1)});
+  SealedRow read;
+  auto r = mine.Parse(rows[0], &read);
+  EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+  // Read by `other`, submitted with `mine`.
+  Status s = Submit(mine, rows, &other);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_EQ(s.failed_op(), 0);
+  // A default SealedRow was read by no sealer.
+  EXPECT_TRUE(state().SubmitSealed(mine, {SealedRow()}, {}).IsInvalidArgument());
+
+  ASSERT_TRUE(store_->CreateTable("Others").ok());
+  auto others = store_->OpenTable("Others");
+  ASSERT_TRUE(others.ok());
+  auto foreign = others->state().NewRowSealer(OpType::kInsert);
+  ASSERT_TRUE(foreign.ok());
+  rows = Seal(*foreign, {Make("p", "a", 1)});
+  s = Submit(*foreign, rows);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("sealed for table 'Others'"), std::string_view::npos) << s.ToString();
+  EXPECT_EQ(Get("p", "a"), "NOT_FOUND");
+
+  // The same table through another handle is the same table.
+  auto again = store_->OpenTable("Items");
+  ASSERT_TRUE(again.ok());
+  rows = Seal(other, {Make("p", "a", 1)});
+  std::vector<SealedRow> sealed(1);
+  ASSERT_TRUE(other.Parse(rows[0], &sealed[0]).ok());
+  EXPECT_TRUE(again->state().SubmitSealed(other, sealed, {}).ok());
+  EXPECT_EQ(Get("p", "a"), "{n=1}");
+}
+
+TEST_F(RowSealerTest, BatchRulesHoldForSealedRows) {
+  RowSealer sealer = Sealer();
+  Status s = Submit(sealer, Seal(sealer, {Make("p", "a", 1), Make("q", "b", 2)}));
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_EQ(s.failed_op(), 1);
+  s = Submit(sealer, Seal(sealer, {Make("p", "a", 1), Make("p", "b", 2), Make("p", "a", 3)}));
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_EQ(s.failed_op(), 2);
+  EXPECT_NE(s.message().find("RowKey 'a' is already present"), std::string_view::npos);
+  std::vector<Entity> many;
+  for (int i = 0; i < 101; ++i) many.push_back(Make("p", "r" + std::to_string(i), i));
+  EXPECT_TRUE(Submit(sealer, Seal(sealer, many)).IsInvalidArgument());
+  // 20 entities of about 240 KB by Azure's formula: each within 1 MiB, together over 4 MiB.
+  std::vector<Entity> large;
+  for (int i = 0; i < 20; ++i) {
+    Entity e("p", "r" + std::to_string(i));
+    for (const char* name : {"s", "t", "u", "v"}) {
+      e.Set(name, Value::String(std::string(30000, name[0])));
+    }
+    large.push_back(std::move(e));
+  }
+  s = Submit(sealer, Seal(sealer, large));
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("4 MiB"), std::string_view::npos) << s.ToString();
+  EXPECT_EQ(Get("p", "a"), "NOT_FOUND");
+  EXPECT_EQ(Get("p", "r0"), "NOT_FOUND");
+}
+
+TEST_F(RowSealerTest, InsertOfAnExistingRowFailsTheBatchAndNamesIt) {
+  ASSERT_TRUE(table_->Insert(Make("p", "c", 0)).ok());
+  RowSealer sealer = Sealer();
+  Status s =
+      Submit(sealer, Seal(sealer, {Make("p", "a", 1), Make("p", "b", 2), Make("p", "c", 3)}));
+  EXPECT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  EXPECT_EQ(s.failed_op(), 2);
+  EXPECT_EQ(Get("p", "a"), "NOT_FOUND");
+  EXPECT_EQ(Get("p", "c"), "{n=0}");
+
+  auto before = table_->Get("p", "c");
+  ASSERT_TRUE(before.ok());
+  RowSealer upsert = Sealer(OpType::kInsertOrReplace);
+  ASSERT_TRUE(Submit(upsert, Seal(upsert, {Make("p", "a", 1), Make("p", "c", 3)})).ok());
+  EXPECT_EQ(Get("p", "a"), "{n=1}");
+  EXPECT_EQ(Get("p", "c"), "{n=3}");
+  auto after = table_->Get("p", "c");
+  ASSERT_TRUE(after.ok());
+  EXPECT_NE(after->etag(), before->etag());
+  EXPECT_GT(after->timestamp().ticks, before->timestamp().ticks);
+}
+
+class RowSealerThrottleTest : public RowSealerTest {
+ protected:
+  void SetUp() override {
+    StoreOptions options;
+    options.clock = clock_;  // budgets refill only when the test says
+    Reopen(options);
+    table_options_.profile = "dynamodb";
+    table_options_.throttling = true;
+    ASSERT_TRUE(store_->CreateTable("Items", table_options_).ok());
+    OpenTable();
+  }
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(1'000'000);
+};
+
+TEST_F(RowSealerThrottleTest, SealedRowsAreChargedTheirWriteCost) {
+  // Entities of about 3 KB: 3 WCU each under DynamoDB. 100 of them need 300 units; a hot
+  // partition's bucket holds 1,000 (one second at 1,000 WCU/s), so the fourth batch is throttled.
+  RowSealer sealer = Sealer();
+  Status s;
+  int batch = 0;
+  for (; batch < 10; ++batch) {
+    std::vector<Entity> entities;
+    for (int i = 0; i < 100; ++i) {
+      Entity e("hot", "r" + std::to_string(batch * 100 + i));
+      e.Set("payload", Value::String(std::string(2900, 'x')));
+      entities.push_back(std::move(e));
+    }
+    s = Submit(sealer, Seal(sealer, entities));
+    if (!s.ok()) break;
+  }
+  EXPECT_TRUE(s.IsThrottled()) << s.ToString();
+  EXPECT_EQ(batch, 3);
+  EXPECT_EQ(Get("hot", "r300"), "NOT_FOUND");
+}
+
+class RowSealerSchemeTest : public RowSealerTest {
+ protected:
+  void SetUp() override {
+    table_options_.partition_key_scheme = KeyStrategy::Concat({"Device", "Day"});
+    RowSealerTest::SetUp();
+  }
+};
+
+TEST_F(RowSealerSchemeTest, TheTablesKeySchemeComputesMissingKeys) {
+  RowSealer sealer = Sealer();
+  Entity e("", "r");
+  e.Set("Device", Value::String("d1")).Set("Day", Value::String("2024-01-02"));
+  std::vector<std::string> rows = Seal(sealer, {e});
+  SealedRow row;
+  ASSERT_TRUE(sealer.Parse(rows[0], &row).ok());
+  EXPECT_FALSE(row.partition_key().empty());
+  ASSERT_TRUE(Submit(sealer, rows).ok());
+  auto back = table_->GetByAttributes(e);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->partition_key(), row.partition_key());
+}
+
+}  // namespace
+}  // namespace partkv::engine
