@@ -8,7 +8,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev libcpp-httplib-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev chromium
 )
 missing=()
 for p in "${packages[@]}"; do

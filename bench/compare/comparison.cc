@@ -1,0 +1,414 @@
+#include "bench/compare/comparison.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+#include "bench/compare/disk.h"
+#include "bench/compare/format.h"
+#include "bench/compare/reads.h"
+#include "bench/compare/strategies.h"
+#include "bench/compare/throttle_replay.h"
+#include "fmt/format.h"
+#include "partkv/store.h"
+#include "rocksdb/version.h"
+
+#ifndef PARTKV_BENCH_BUILD_TYPE
+#define PARTKV_BENCH_BUILD_TYPE "unknown"
+#endif
+
+namespace partkv::compare {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+double SecondsSince(SteadyClock::time_point start) {
+  return std::chrono::duration<double>(SteadyClock::now() - start).count();
+}
+
+// Relative cost of each step per entity, for the progress fraction only.
+constexpr double kWriteWeight = 1.0, kRawWeight = 0.35, kPlanWeight = 0.1, kAnalyzeWeight = 0.25,
+                 kReadWeight = 0.5, kThrottleWeight = 0.7;
+
+// Turns step-local fractions into the run's fraction for a ProgressSink.
+// Also times each phase (the part of a step's name before ':').
+class Tracker {
+ public:
+  Tracker(ProgressSink* sink, double total) : sink_(sink), total_(std::max(total, 1.0)) {}
+  void Step(std::string what, double units) {
+    const auto now = SteadyClock::now();
+    if (!what_.empty()) {
+      const std::string phase = what_.substr(0, what_.find(':'));
+      auto it = std::find_if(phases_.begin(), phases_.end(),
+                             [&](const auto& p) { return p.first == phase; });
+      if (it == phases_.end()) it = phases_.insert(phases_.end(), {phase, 0.0});
+      it->second += std::chrono::duration<double>(now - step_start_).count();
+    }
+    step_start_ = now;
+    done_ += units_;
+    units_ = units;
+    what_ = std::move(what);
+    Tick(0);
+  }
+  const std::vector<std::pair<std::string, double>>& phases() const { return phases_; }
+  void Tick(double fraction) {
+    if (sink_ != nullptr) sink_->Show(std::min(1.0, (done_ + units_ * fraction) / total_), what_);
+  }
+  std::function<void(double)> Ticker() {
+    return [this](double f) { Tick(f); };
+  }
+
+ private:
+  ProgressSink* sink_;
+  double total_;
+  double done_ = 0, units_ = 0;
+  std::string what_;
+  SteadyClock::time_point step_start_;
+  std::vector<std::pair<std::string, double>> phases_;
+};
+
+Status Check(bool ok, const std::string& what) {
+  return ok ? Status::OK() : Status::Corruption("consistency check failed: " + what);
+}
+
+std::string FirstLineWith(const char* file, std::string_view prefix) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) == 0) {
+      auto colon = line.find(':');
+      auto start =
+          colon == std::string::npos ? std::string::npos : line.find_first_not_of(" \t", colon + 1);
+      return start == std::string::npos ? line : line.substr(start);
+    }
+  }
+  return "unknown";
+}
+
+// MemTotal of /proc/meminfo in GiB: "23.5 GiB".
+std::string MemoryTotal() {
+  const std::string kb = FirstLineWith("/proc/meminfo", "MemTotal");
+  const double v = std::strtod(kb.c_str(), nullptr);
+  return v > 0 ? fmt::format("{:.1f} GiB", v / (1024 * 1024)) : kb;
+}
+
+Entity Keyed(const Workload& w, uint32_t i, const std::string& pk) {
+  Entity e = w.MakeEntity(i);
+  e.set_partition_key(pk);
+  e.set_row_key(Workload::OrderId(i));
+  return e;
+}
+
+// Batches per turn of the interleaved writes.
+constexpr size_t kChunkBatches = 16;
+
+// Writes `plans` through Table::Submit and, interleaved chunk by chunk (the side going first
+// alternating), the same key/value bytes in the same batches to a raw RocksDB database; each
+// side is timed around its calls only, so entity building and encoding are not counted. Then
+// flushes both, lets background work settle and records the raw side's bytes on disk.
+Status WriteInterleaved(Store& store, Table& table, const std::string& raw_path, const Workload& w,
+                        const std::vector<BatchPlan>& plans, uint32_t partitions, StrategyResult* r,
+                        Tracker* tracker) {
+  PARTKV_ASSIGN_OR_RETURN(std::unique_ptr<RawDb> raw, RawDb::Create(raw_path, store, partitions));
+  const int64_t ticks =
+      DateTime::FromUnixMicros(std::chrono::duration_cast<std::chrono::microseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count())
+          .ticks;
+  uint64_t etag = 1;
+  std::vector<Batch> batches;
+  std::vector<std::vector<RawWrite>> raw_batches;
+  std::vector<size_t> raw_partitions;
+  for (size_t begin = 0, chunk = 0; begin < plans.size(); begin += kChunkBatches, ++chunk) {
+    const size_t end = std::min(plans.size(), begin + kChunkBatches);
+    batches.clear();
+    raw_batches.clear();
+    raw_partitions.clear();
+    for (size_t k = begin; k < end; ++k) {
+      Batch& batch = batches.emplace_back();
+      std::vector<RawWrite>& writes = raw_batches.emplace_back();
+      for (uint32_t i : plans[k].events) {
+        Entity e = Keyed(w, i, plans[k].partition_key);
+        writes.push_back(EncodeForRaw(e, ticks, etag++));
+        batch.Insert(std::move(e));
+      }
+      raw_partitions.push_back(PartitionIndexOf(table, plans[k].partition_key));
+    }
+    auto partkv_side = [&]() -> Status {
+      for (const Batch& batch : batches) {
+        const auto start = SteadyClock::now();
+        const double cpu_start = ThreadCpuSeconds();
+        auto written = table.Submit(batch);
+        r->write_cpu_seconds += ThreadCpuSeconds() - cpu_start;
+        r->write_seconds += SecondsSince(start);
+        if (!written.ok()) return written.status().WithContext("write " + r->label);
+        r->entities_written += batch.size();
+      }
+      return Status::OK();
+    };
+    auto raw_side = [&]() -> Status {
+      for (size_t b = 0; b < raw_batches.size(); ++b) {
+        const auto start = SteadyClock::now();
+        Status s = raw->WriteBatch(raw_partitions[b], raw_batches[b]);
+        r->raw_write_seconds += SecondsSince(start);
+        PARTKV_RETURN_IF_ERROR(s.WithContext("raw write " + r->label));
+      }
+      return Status::OK();
+    };
+    if (chunk % 2 == 0) {
+      PARTKV_RETURN_IF_ERROR(partkv_side());
+      PARTKV_RETURN_IF_ERROR(raw_side());
+    } else {
+      PARTKV_RETURN_IF_ERROR(raw_side());
+      PARTKV_RETURN_IF_ERROR(partkv_side());
+    }
+    if (chunk % 4 == 0) tracker->Tick(static_cast<double>(end) / plans.size());
+  }
+  r->batches = plans.size();
+
+  tracker->Step("flushing and settling: " + r->label, 0);
+  PARTKV_RETURN_IF_ERROR(store.Flush());
+  WaitForQuiet(store);
+  PARTKV_RETURN_IF_ERROR(raw->FlushAndSettle());
+  r->raw_bytes_on_disk = raw->SstBytes();
+  raw.reset();
+  std::error_code ec;
+  std::filesystem::remove_all(raw_path, ec);
+  return Status::OK();
+}
+
+double PeakHourHotShare(const Workload& w, const std::vector<BatchPlan>& plans) {
+  std::unordered_map<std::string_view, uint64_t> per_key;
+  uint64_t total = 0, hottest = 0;
+  for (const BatchPlan& p : plans) {
+    for (uint32_t i : p.events) {
+      if (i < w.BurstBegin() || i >= w.BurstEnd()) continue;
+      hottest = std::max(hottest, ++per_key[p.partition_key]);
+      ++total;
+    }
+  }
+  return total > 0 ? static_cast<double>(hottest) / total : 0;
+}
+
+WorkloadSummary Summarize(const Workload& w) {
+  WorkloadSummary s;
+  s.events = w.size();
+  s.days = w.options().days;
+  s.devices = w.options().devices;
+  s.seed = w.options().seed;
+  s.first_day = Workload::DateText(0);
+  s.last_day = Workload::DateText(s.days - 1);
+  s.burst_day = Workload::DateText(w.burst_day());
+  s.burst_hour_events = w.BurstEnd() - w.BurstBegin();
+  for (uint32_t d = 0; d < s.days; ++d)
+    s.busiest_day_events = std::max(s.busiest_day_events, w.EventsOnDay(d));
+  auto sizes = w.SampleValueSizes();
+  s.mean_value_bytes = sizes.mean;
+  s.min_value_bytes = sizes.min;
+  s.max_value_bytes = sizes.max;
+  return s;
+}
+
+}  // namespace
+
+uint64_t KeySeed(uint64_t workload_seed) { return workload_seed ^ 0x6b6579735f736565ULL; }
+
+std::vector<int64_t> ReplayTimes(const Workload& workload, double replay_rate) {
+  // Real span / replay span = (days * 86400 s) / (events / replay_rate).
+  const double real_seconds = workload.options().days * 86400.0;
+  const double replay_seconds = static_cast<double>(workload.size()) / replay_rate;
+  const double scale = replay_seconds / real_seconds;
+  const int64_t t0 = Workload::kStartUnixSeconds * 1000000;
+  std::vector<int64_t> out;
+  out.reserve(workload.size());
+  for (const Event& e : workload.events()) {
+    out.push_back(static_cast<int64_t>(static_cast<double>(e.unix_micros - t0) * scale));
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> MachineFacts() {
+#ifdef NDEBUG
+  const char* asserts = "off";
+#else
+  const char* asserts = "on";
+#endif
+  std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  return {
+      {"cpu", FirstLineWith("/proc/cpuinfo", "model name")},
+      {"cores", std::to_string(std::thread::hardware_concurrency())},
+      {"memory", MemoryTotal()},
+      {"compiler", __VERSION__},
+      {"build", fmt::format("{} (partkv assertions {})", PARTKV_BENCH_BUILD_TYPE, asserts)},
+      {"RocksDB", fmt::format("{}.{}.{}", ROCKSDB_MAJOR, ROCKSDB_MINOR, ROCKSDB_PATCH)},
+      {"date", date},
+  };
+}
+
+Result<ComparisonResult> RunComparison(const ComparisonOptions& options, ProgressSink* sink) {
+  const auto wall_start = SteadyClock::now();
+  if (options.workload.events == 0 || options.workload.days == 0) {
+    return Status::InvalidArgument("the workload needs at least one event and one day");
+  }
+  if (options.physical_partitions < 1 || options.physical_partitions > 1024) {
+    return Status::InvalidArgument("physical partitions must be 1..1024");
+  }
+  if (!(options.replay_rate > 0)) return Status::InvalidArgument("the replay rate must be > 0");
+
+  const Workload workload = Workload::Generate(options.workload);
+  const std::vector<int64_t> replay = ReplayTimes(workload, options.replay_rate);
+  const std::vector<StrategySpec> specs = DefaultStrategies();
+  const uint64_t key_seed = KeySeed(options.workload.seed);
+  const uint32_t partitions = options.physical_partitions;
+  const double n = static_cast<double>(workload.size());
+  const double burst_day = static_cast<double>(workload.EventsOnDay(workload.burst_day()));
+
+  ComparisonResult result;
+  result.physical_partitions = partitions;
+  result.replay_rate = options.replay_rate;
+  result.workload = Summarize(workload);
+  Tracker tracker(
+      sink, n * (kAnalyzeWeight +
+                 specs.size() * (kPlanWeight + kWriteWeight + kRawWeight + kReadWeight)) +
+                burst_day * kThrottleWeight * specs.size() * options.throttle_profiles.size());
+
+  // The analyzer's view of every strategy, from one pass over the entities.
+  std::vector<Analyzer> analyzers;
+  for (const StrategySpec& spec : specs) {
+    AnalyzerOptions ao;
+    ao.physical_partitions = partitions;
+    ao.seed = key_seed;
+    PARTKV_ASSIGN_OR_RETURN(Analyzer a, Analyzer::Create(spec.partition_key, ao));
+    analyzers.push_back(std::move(a));
+  }
+  tracker.Step("analyzing the workload", n * kAnalyzeWeight);
+  for (size_t i = 0; i < workload.size(); ++i) {
+    Entity e = workload.MakeEntity(i);
+    e.set_row_key(Workload::OrderId(i));
+    for (Analyzer& a : analyzers) a.Add(e);
+    if (i % 4096 == 0) tracker.Tick(static_cast<double>(i) / n);
+  }
+
+  PARTKV_ASSIGN_OR_RETURN(Store store, Store::Open(options.work_dir + "/store"));
+  std::vector<Table> tables;
+  std::vector<std::vector<BatchPlan>> plans(specs.size());
+  for (size_t s = 0; s < specs.size(); ++s) {
+    const StrategySpec& spec = specs[s];
+    StrategyResult& r = result.strategies.emplace_back();
+    r.label = spec.label;
+    r.strategy = spec.partition_key.ToString();
+    r.explanation = spec.explanation;
+    r.table = spec.table_name;
+    r.analysis = analyzers[s].Finish();
+    PARTKV_RETURN_IF_ERROR(Check(r.analysis.errors == 0, r.label + ": the analyzer could not key " +
+                                                             std::to_string(r.analysis.errors) +
+                                                             " entities (" +
+                                                             r.analysis.first_error + ")"));
+
+    tracker.Step("planning batches: " + spec.label, n * kPlanWeight);
+    PARTKV_ASSIGN_OR_RETURN(plans[s], PlanBatches(workload, spec.partition_key, key_seed, replay));
+    uint64_t planned = 0;
+    for (const BatchPlan& p : plans[s]) planned += p.events.size();
+    PARTKV_RETURN_IF_ERROR(Check(planned == workload.size(),
+                                 fmt::format("{}: {} entities planned, the workload has {}",
+                                             r.label, planned, workload.size())));
+    r.peak_hour_hot_share = PeakHourHotShare(workload, plans[s]);
+
+    TableOptions to;
+    to.physical_partitions = partitions;
+    to.partition_key_scheme = spec.partition_key;
+    to.row_key_scheme = RowKeyScheme();
+    PARTKV_RETURN_IF_ERROR(store.CreateTable(spec.table_name, to));
+    PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(spec.table_name));
+    tables.push_back(table);
+
+    tracker.Step("writing: " + spec.label, n * (kWriteWeight + kRawWeight));
+    PARTKV_RETURN_IF_ERROR(WriteInterleaved(store, tables.back(),
+                                            options.work_dir + "/raw-" + std::to_string(s),
+                                            workload, plans[s], partitions, &r, &tracker));
+  }
+
+  // The layout on disk, checked against the workload and the analyzer.
+  tracker.Step("checking the layout on disk", 0);
+  PARTKV_RETURN_IF_ERROR(store.Flush());
+  result.settled = WaitForQuiet(store);
+  for (size_t s = 0; s < specs.size(); ++s) {
+    StrategyResult& r = result.strategies[s];
+    r.bytes_on_disk = TableSstBytes(store, tables[s]);
+    r.lsm_shape = LsmShape(store, tables[s]);
+    r.physical_on_disk = CountEntitiesOnDisk(store, tables[s]);
+    PARTKV_RETURN_IF_ERROR(
+        Check(r.entities_written == workload.size() && r.entities_on_disk() == workload.size(),
+              fmt::format("{}: {} written, {} on disk, the workload has {}", r.label,
+                          r.entities_written, r.entities_on_disk(), workload.size())));
+    PARTKV_RETURN_IF_ERROR(Check(r.physical_on_disk == r.analysis.physical_counts,
+                                 r.label + ": the entities per physical partition on disk "
+                                           "differ from the analyzer's"));
+  }
+
+  // Reads on disk.
+  ReadSamples samples;
+  samples.point_reads = options.point_reads;
+  samples.device_day_reads = options.device_day_reads;
+  samples.day_reads = options.day_reads;
+  samples.extra_day_reads = options.extra_day_reads;
+  samples.seed = options.workload.seed ^ 0x7265616473ULL;
+  for (size_t s = 0; s < specs.size(); ++s) {
+    StrategyResult& r = result.strategies[s];
+    tracker.Step("reading: " + specs[s].label, n * kReadWeight);
+    PARTKV_RETURN_IF_ERROR(
+        MeasureReads(tables[s], specs[s], workload, samples, &r, tracker.Ticker())
+            .WithContext("reads of " + r.label));
+    for (const ReadStats* rs : {&r.point, &r.day, &r.device_day}) {
+      PARTKV_RETURN_IF_ERROR(
+          Check(rs->mismatches == 0, fmt::format("{}: {} of {} reads ({}) returned other entities "
+                                                 "than the workload holds",
+                                                 r.label, rs->mismatches, rs->samples, rs->how)));
+    }
+  }
+
+  // The burst day, offered under each profile with throttling on, on a manual clock.
+  {
+    auto clock = std::make_shared<ManualClock>(1'000'000);
+    StoreOptions so;
+    so.clock = clock;
+    PARTKV_ASSIGN_OR_RETURN(Store throttle_store, Store::Open(options.work_dir + "/throttle", so));
+    for (size_t s = 0; s < specs.size(); ++s) {
+      std::vector<const BatchPlan*> day;
+      for (const BatchPlan& p : plans[s]) {
+        if (workload.DayOf(p.events.front()) == workload.burst_day()) day.push_back(&p);
+      }
+      for (size_t k = 0; k < options.throttle_profiles.size(); ++k) {
+        const std::string& profile = options.throttle_profiles[k];
+        tracker.Step(fmt::format("throttled replay: {} under {}", specs[s].label, profile),
+                     burst_day * kThrottleWeight);
+        PARTKV_ASSIGN_OR_RETURN(
+            ThrottleStats t,
+            ReplayThrottled(throttle_store, *clock, fmt::format("T{}{}", specs[s].table_name, k),
+                            specs[s], profile, partitions, workload, day, tracker.Ticker()));
+        PARTKV_RETURN_IF_ERROR(
+            Check(t.store_throttled == t.throttled_calls,
+                  fmt::format("{} under {}: {} calls throttled, the table "
+                              "counted {}",
+                              specs[s].label, profile, t.throttled_calls, t.store_throttled)));
+        result.strategies[s].throttle.push_back(std::move(t));
+      }
+    }
+  }
+  tracker.Step("done", 0);
+  result.phase_seconds = tracker.phases();
+
+  result.wall_seconds = SecondsSince(wall_start);
+  result.facts = MachineFacts();
+  return result;
+}
+
+}  // namespace partkv::compare

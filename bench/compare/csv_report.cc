@@ -1,0 +1,188 @@
+#include "bench/compare/csv_report.h"
+
+#include <functional>
+#include <utility>
+
+#include "fmt/format.h"
+
+namespace partkv::compare {
+namespace {
+
+using Getter = std::function<std::string(const ComparisonResult&, const StrategyResult&)>;
+
+std::string Num(double v) { return fmt::format("{:.6g}", v); }
+std::string Num(uint64_t v) { return std::to_string(v); }
+
+const CloudEstimate* Cloud(const StrategyResult& r, const std::string& profile) {
+  for (const CloudEstimate& c : r.analysis.cloud) {
+    if (c.profile == profile) return &c;
+  }
+  return nullptr;
+}
+
+const ThrottleStats* Throttle(const StrategyResult& r, const std::string& profile) {
+  for (const ThrottleStats& t : r.throttle) {
+    if (t.profile == profile) return &t;
+  }
+  return nullptr;
+}
+
+void AddRead(std::vector<std::pair<std::string, Getter>>* cols, const std::string& prefix,
+             ReadStats StrategyResult::*member) {
+  auto get = [member](const StrategyResult& r) -> const ReadStats& { return r.*member; };
+  cols->push_back({prefix + "_how", [=](auto&, auto& r) { return get(r).how; }});
+  cols->push_back(
+      {prefix + "_fanout", [=](auto&, auto& r) { return Num(uint64_t{get(r).fanout}); }});
+  cols->push_back({prefix + "_samples", [=](auto&, auto& r) { return Num(get(r).samples); }});
+  cols->push_back({prefix + "_p50_us", [=](auto&, auto& r) { return Num(get(r).p50_micros); }});
+  cols->push_back({prefix + "_p99_us", [=](auto&, auto& r) { return Num(get(r).p99_micros); }});
+  cols->push_back({prefix + "_entities", [=](auto&, auto& r) { return Num(get(r).entities); }});
+  cols->push_back({prefix + "_examined", [=](auto&, auto& r) { return Num(get(r).examined); }});
+  cols->push_back({prefix + "_pages", [=](auto&, auto& r) { return Num(get(r).pages); }});
+  cols->push_back({prefix + "_entities_per_s",
+                   [=](auto&, auto& r) { return Num(get(r).entities_per_second()); }});
+  cols->push_back(
+      {prefix + "_us_per_page", [=](auto&, auto& r) { return Num(get(r).micros_per_page()); }});
+  cols->push_back({prefix + "_cpu_us_per_page",
+                   [=](auto&, auto& r) { return Num(get(r).cpu_micros_per_page()); }});
+}
+
+const std::vector<std::pair<std::string, Getter>>& Columns() {
+  static const auto* columns = [] {
+    auto* c = new std::vector<std::pair<std::string, Getter>>{
+        {"strategy", [](auto&, auto& r) { return r.label; }},
+        {"strategy_text", [](auto&, auto& r) { return r.strategy; }},
+        {"table", [](auto&, auto& r) { return r.table; }},
+        {"events", [](auto& c, auto&) { return Num(c.workload.events); }},
+        {"days", [](auto& c, auto&) { return Num(uint64_t{c.workload.days}); }},
+        {"seed", [](auto& c, auto&) { return Num(c.workload.seed); }},
+        {"physical_partitions",
+         [](auto& c, auto&) { return Num(uint64_t{c.physical_partitions}); }},
+        {"entities_written", [](auto&, auto& r) { return Num(r.entities_written); }},
+        {"entities_on_disk", [](auto&, auto& r) { return Num(r.entities_on_disk()); }},
+        {"batches", [](auto&, auto& r) { return Num(r.batches); }},
+        {"write_seconds", [](auto&, auto& r) { return Num(r.write_seconds); }},
+        {"write_entities_per_s", [](auto&, auto& r) { return Num(r.write_rate()); }},
+        {"write_us_per_entity", [](auto&, auto& r) { return Num(r.micros_per_entity()); }},
+        {"write_cpu_us_per_entity", [](auto&, auto& r) { return Num(r.cpu_micros_per_entity()); }},
+        {"raw_write_seconds", [](auto&, auto& r) { return Num(r.raw_write_seconds); }},
+        {"raw_write_entities_per_s", [](auto&, auto& r) { return Num(r.raw_write_rate()); }},
+        {"write_ratio_to_raw", [](auto&, auto& r) { return Num(r.write_ratio()); }},
+        {"bytes_on_disk", [](auto&, auto& r) { return Num(r.bytes_on_disk); }},
+        {"raw_bytes_on_disk", [](auto&, auto& r) { return Num(r.raw_bytes_on_disk); }},
+        {"logical_partitions", [](auto&, auto& r) { return Num(r.analysis.logical.partitions); }},
+        {"logical_max", [](auto&, auto& r) { return Num(r.analysis.logical.max); }},
+        {"logical_mean", [](auto&, auto& r) { return Num(r.analysis.logical.mean); }},
+        {"logical_cv", [](auto&, auto& r) { return Num(r.analysis.logical.cv); }},
+        {"logical_hottest_share",
+         [](auto&, auto& r) { return Num(r.analysis.logical.hottest_share); }},
+        {"hottest_key",
+         [](auto&, auto& r) {
+           return r.analysis.hottest_logical.empty() ? std::string()
+                                                     : r.analysis.hottest_logical.front().key;
+         }},
+        {"physical_max", [](auto&, auto& r) { return Num(r.analysis.physical.max); }},
+        {"physical_mean", [](auto&, auto& r) { return Num(r.analysis.physical.mean); }},
+        {"physical_cv", [](auto&, auto& r) { return Num(r.analysis.physical.cv); }},
+        {"physical_max_over_mean", [](auto&, auto& r) { return Num(r.physical_max_over_mean()); }},
+        {"burst_hour_hot_share", [](auto&, auto& r) { return Num(r.peak_hour_hot_share); }},
+        {"read_fanout", [](auto&, auto& r) { return Num(uint64_t{r.analysis.read_fanout}); }},
+        {"physical_counts",
+         [](auto&, auto& r) {
+           std::string out;
+           for (uint64_t v : r.physical_on_disk) {
+             if (!out.empty()) out += ';';
+             out += Num(v);
+           }
+           return out;
+         }},
+    };
+    AddRead(c, "point", &StrategyResult::point);
+    AddRead(c, "day", &StrategyResult::day);
+    AddRead(c, "device_day", &StrategyResult::device_day);
+    for (std::string profile : {"azure-table", "dynamodb", "cosmos"}) {
+      std::string p = profile;
+      for (char& ch : p) ch = ch == '-' ? '_' : ch;
+      c->push_back({p + "_predicted_s", [profile](auto&, auto& r) {
+                      auto* e = Cloud(r, profile);
+                      return e ? Num(e->seconds_with_skew) : std::string();
+                    }});
+      c->push_back({p + "_predicted_even_s", [profile](auto&, auto& r) {
+                      auto* e = Cloud(r, profile);
+                      return e ? Num(e->seconds_if_spread_evenly) : std::string();
+                    }});
+      c->push_back({p + "_offered_entities", [profile](auto&, auto& r) {
+                      auto* t = Throttle(r, profile);
+                      return t ? Num(t->offered_entities) : std::string();
+                    }});
+      c->push_back({p + "_throttled_entities", [profile](auto&, auto& r) {
+                      auto* t = Throttle(r, profile);
+                      return t ? Num(t->throttled_entities) : std::string();
+                    }});
+      c->push_back({p + "_throttle_rate", [profile](auto&, auto& r) {
+                      auto* t = Throttle(r, profile);
+                      return t ? Num(t->rate()) : std::string();
+                    }});
+    }
+    c->push_back({"replay_entities_per_s", [](auto& c, auto&) { return Num(c.replay_rate); }});
+    return c;
+  }();
+  return *columns;
+}
+
+}  // namespace
+
+std::string CsvField(const std::string& field) {
+  if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::vector<std::string> CsvColumns() {
+  std::vector<std::string> names;
+  for (const auto& [name, get] : Columns()) names.push_back(name);
+  return names;
+}
+
+std::string RenderCsv(const ComparisonResult& result) {
+  std::string out;
+  for (const auto& [name, get] : Columns()) {
+    if (!out.empty()) out += ',';
+    out += CsvField(name);
+  }
+  out += "\r\n";
+  for (const StrategyResult& r : result.strategies) {
+    std::string line;
+    for (const auto& [name, get] : Columns()) {
+      if (!line.empty()) line += ',';
+      line += CsvField(get(result, r));
+    }
+    out += line + "\r\n";
+  }
+  return out;
+}
+
+std::string RenderSweepCsv(const SweepResult& sweep) {
+  std::string out =
+      "events,strategy,write_us_per_entity,write_cpu_us_per_entity,write_entities_per_s,"
+      "raw_write_entities_per_s,write_ratio_to_raw,day_us_per_page,day_cpu_us_per_page,"
+      "device_day_us_per_page,point_p50_us,bytes_on_disk,settled,wall_seconds\r\n";
+  for (const ComparisonResult& run : sweep.runs) {
+    for (const StrategyResult& r : run.strategies) {
+      out +=
+          fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n", run.workload.events,
+                      CsvField(r.label), Num(r.micros_per_entity()), Num(r.cpu_micros_per_entity()),
+                      Num(r.write_rate()), Num(r.raw_write_rate()), Num(r.write_ratio()),
+                      Num(r.day.micros_per_page()), Num(r.day.cpu_micros_per_page()),
+                      Num(r.device_day.micros_per_page()), Num(r.point.p50_micros), r.bytes_on_disk,
+                      run.settled ? "yes" : "no", Num(run.wall_seconds));
+    }
+  }
+  return out;
+}
+
+}  // namespace partkv::compare

@@ -1,0 +1,26 @@
+// The comparison as CSV (RFC 4180: comma-separated, a header row, fields quoted when they hold a
+// comma, a quote or a line break): one row per strategy, plain numbers in base units (entities/s,
+// microseconds, bytes, seconds, fractions 0..1), so that a spreadsheet or a script can redo any
+// figure. The columns are listed in CsvColumns(); names never change meaning.
+
+#ifndef PARTKV_BENCH_COMPARE_CSV_REPORT_H_
+#define PARTKV_BENCH_COMPARE_CSV_REPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "bench/compare/results.h"
+
+namespace partkv::compare {
+
+std::vector<std::string> CsvColumns();
+std::string RenderCsv(const ComparisonResult& result);
+// The sweep: one row per (run, strategy) with the per-entity write cost and per-page read costs.
+std::string RenderSweepCsv(const SweepResult& sweep);
+
+// `field` quoted for CSV when it needs to be.
+std::string CsvField(const std::string& field);
+
+}  // namespace partkv::compare
+
+#endif  // PARTKV_BENCH_COMPARE_CSV_REPORT_H_

@@ -1,0 +1,45 @@
+// partkv-bench's command line. Every flag is checked before anything runs; a bad value is one
+// InvalidArgument whose message starts with the flag's name and says what was expected:
+//   --events: 'abc' is not a whole number (expected 100..50,000,000)
+
+#ifndef PARTKV_BENCH_COMPARE_FLAGS_H_
+#define PARTKV_BENCH_COMPARE_FLAGS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "partkv/result.h"
+
+namespace partkv::compare {
+
+struct BenchFlags {
+  static constexpr uint64_t kMinEvents = 100;
+  static constexpr uint64_t kMaxEvents = 50'000'000;
+  static constexpr uint32_t kMaxDays = 366;
+  static constexpr uint32_t kMaxPartitions = 1024;  // a table's limit
+  static constexpr double kMaxReplayRate = 10'000'000;
+
+  uint64_t events = 200'000;
+  uint32_t days = 7;
+  uint64_t seed = 20261129;
+  uint32_t partitions = 16;
+  double replay_rate = 5000;
+  std::string out = "partkv-report";
+  // Where the stores are written while the run lasts; empty = a fresh directory under $TMPDIR.
+  std::string work_dir;
+  bool sweep = false;
+  bool help = false;
+  std::string help_text;  // filled when help is set
+};
+
+// Parses and checks argv. InvalidArgument naming the flag for a bad value, an unknown flag or a
+// missing value; for --out, also when the directory cannot be created or written.
+Result<BenchFlags> ParseFlags(int argc, const char* const* argv);
+
+// Creates `dir` (and parents) if needed and checks that a file can be written in it.
+// InvalidArgument starting with `flag` when not.
+Status CheckWritableDirectory(const std::string& flag, const std::string& dir);
+
+}  // namespace partkv::compare
+
+#endif  // PARTKV_BENCH_COMPARE_FLAGS_H_

@@ -1,0 +1,221 @@
+#include "bench/compare/terminal_report.h"
+
+#include <algorithm>
+
+#include "bench/compare/findings.h"
+#include "bench/compare/format.h"
+#include "fmt/format.h"
+
+namespace partkv::compare {
+namespace {
+
+std::string Pad(const std::string& s, size_t width, bool right) {
+  const size_t w = DisplayWidth(s);
+  if (w >= width) return s;
+  return right ? std::string(width - w, ' ') + s : s + std::string(width - w, ' ');
+}
+
+void TrimRight(std::string* line) {
+  while (!line->empty() && line->back() == ' ') line->pop_back();
+}
+
+std::string CloudTime(const StrategyResult& r, const std::string& profile) {
+  for (const CloudEstimate& c : r.analysis.cloud) {
+    if (c.profile == profile) return Duration(c.seconds_with_skew);
+  }
+  return "–";
+}
+
+std::string Throttled(const StrategyResult& r, const std::string& profile) {
+  for (const ThrottleStats& t : r.throttle) {
+    if (t.profile == profile) return Share(t.rate());
+  }
+  return "–";
+}
+
+std::string Header(const ComparisonResult& r) {
+  const WorkloadSummary& w = r.workload;
+  std::string out = fmt::format(
+      "partkv-bench: key strategies on disk\n"
+      "  workload  {} events over {} days ({} … {}), {} devices (Zipf), burst hour 19:00 on {} "
+      "({} events; busiest day {})\n"
+      "            values {}–{} B encoded (mean {:.0f} B), 15 typed properties; seed {}\n"
+      "  store     one table per strategy, {} physical partitions each; RowKey = orderId\n"
+      "  replay    the timeline compressed to an average {} (batches of ≤ 100, ≤ 1 s wait)\n",
+      Grouped(w.events), w.days, w.first_day, w.last_day, Grouped(w.devices), w.burst_day,
+      Grouped(w.burst_hour_events), Grouped(w.busiest_day_events), w.min_value_bytes,
+      w.max_value_bytes, w.mean_value_bytes, w.seed, r.physical_partitions, Rate(r.replay_rate));
+  std::string machine;
+  for (const auto& [k, v] : r.facts) machine += (machine.empty() ? "" : "; ") + k + " " + v;
+  out += "  machine   " + machine + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string TextTable::Render() const {
+  std::vector<size_t> widths;
+  for (const Column& c : columns_) widths.push_back(DisplayWidth(c.header));
+  for (const auto& row : rows_) {
+    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
+      widths[i] = std::max(widths[i], DisplayWidth(row[i]));
+    }
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      if (i > 0) out += "  ";
+      out += Pad(i < cells.size() ? cells[i] : "", widths[i], columns_[i].right);
+    }
+    TrimRight(&out);
+    return out + "\n";
+  };
+  std::vector<std::string> headers;
+  for (const Column& c : columns_) headers.push_back(c.header);
+  std::string out = line(headers);
+  size_t total = 0;
+  for (size_t w : widths) total += w;
+  total += 2 * (widths.empty() ? 0 : widths.size() - 1);
+  std::string rule;
+  for (size_t i = 0; i < total; ++i) rule += "─";
+  out += rule + "\n";
+  for (const auto& row : rows_) out += line(row);
+  return out;
+}
+
+std::string RenderTerminalReport(const ComparisonResult& r) {
+  std::string out = Header(r) + "\n";
+
+  TextTable writes({{"strategy", false},
+                    {"write"},
+                    {"× raw"},
+                    {"raw RocksDB"},
+                    {"per batch"},
+                    {"on disk"},
+                    {"× raw"},
+                    {"keys"},
+                    {"hottest key"},
+                    {"phys max/mean"},
+                    {"phys CV"},
+                    {"burst-hour hot key"},
+                    {"physical partitions", false}});
+  for (const StrategyResult& s : r.strategies) {
+    writes.AddRow(
+        {s.label, Rate(s.write_rate()), Ratio(s.write_ratio()), Rate(s.raw_write_rate()),
+         Fixed(s.batches ? static_cast<double>(s.entities_written) / s.batches : 0, 1),
+         Bytes(s.bytes_on_disk),
+         Ratio(s.raw_bytes_on_disk ? static_cast<double>(s.bytes_on_disk) / s.raw_bytes_on_disk
+                                   : 0),
+         Grouped(s.analysis.logical.partitions), Share(s.analysis.logical.hottest_share),
+         Ratio(s.physical_max_over_mean()), Fixed(s.analysis.physical.cv, 2),
+         Share(s.peak_hour_hot_share), Sparkline(s.physical_on_disk)});
+  }
+  out +=
+      "Writes and layout (entities/s inside Table::Submit vs raw WriteBatch of the same "
+      "bytes; skew over the whole workload)\n";
+  out += writes.Render() + "\n";
+
+  TextTable reads({{"strategy", false},
+                   {"point p50"},
+                   {"p99"},
+                   {"day read", false},
+                   {"p50"},
+                   {"p99"},
+                   {"rate"},
+                   {"device-day read", false},
+                   {"p50"},
+                   {"p99"},
+                   {"examined/row"}});
+  for (const StrategyResult& s : r.strategies) {
+    reads.AddRow({s.label, Latency(s.point.p50_micros), Latency(s.point.p99_micros), s.day.how,
+                  Latency(s.day.p50_micros), Latency(s.day.p99_micros),
+                  Rate(s.day.entities_per_second()), s.device_day.how,
+                  Latency(s.device_day.p50_micros), Latency(s.device_day.p99_micros),
+                  Fixed(s.device_day.entities
+                            ? static_cast<double>(s.device_day.examined) / s.device_day.entities
+                            : 0,
+                        0)});
+  }
+  const StrategyResult& first = r.strategies.front();
+  out += fmt::format(
+      "Reads on disk (wall time of the whole read, all pages; {} point reads, {} day reads, {} "
+      "device-day reads per strategy)\n",
+      first.point.samples, first.day.samples, first.device_day.samples);
+  out += reads.Render() + "\n";
+
+  std::vector<TextTable::Column> cloud_columns = {
+      {"strategy", false}, {"Azure Table"}, {"DynamoDB"}, {"Cosmos DB"}};
+  for (const ThrottleStats& t : first.throttle) cloud_columns.push_back({"refused: " + t.profile});
+  TextTable cloud(cloud_columns);
+  for (const StrategyResult& s : r.strategies) {
+    std::vector<std::string> row = {s.label, CloudTime(s, "azure-table"), CloudTime(s, "dynamodb"),
+                                    CloudTime(s, "cosmos")};
+    for (const ThrottleStats& t : first.throttle) row.push_back(Throttled(s, t.profile));
+    cloud.AddRow(std::move(row));
+  }
+  out += fmt::format(
+      "Cloud: predicted time to write the workload (busiest partition ÷ its per-partition limit; "
+      "partkv::Analyzer), and the share of the burst day refused with throttling emulation on "
+      "when offered at {} on average\n",
+      Rate(r.replay_rate));
+  out += cloud.Render() + "\n";
+
+  out += "Findings\n";
+  for (const Finding& f : Findings(r)) {
+    out += fmt::format("  - {}: {} — {}\n", f.measure, f.winner, f.detail);
+  }
+  std::string phases;
+  for (const auto& [phase, seconds] : r.phase_seconds) {
+    if (seconds >= 0.05)
+      phases += fmt::format("{}{} {}", phases.empty() ? "" : ", ", phase, Duration(seconds));
+  }
+  out += fmt::format("\nfinished in {} ({})\n", Duration(r.wall_seconds), phases);
+  if (!r.settled) {
+    out +=
+        "note: flushes and compactions were still running after 10 minutes of waiting; the "
+        "sizes and reads above were measured while they ran\n";
+  }
+  return out;
+}
+
+std::string RenderSweepReport(const SweepResult& sweep) {
+  if (sweep.runs.empty()) return "";
+  std::vector<TextTable::Column> columns = {{"strategy", false}};
+  for (const ComparisonResult& run : sweep.runs) {
+    columns.push_back({fmt::format("write µs/entity @{}", Grouped(run.workload.events))});
+  }
+  columns.push_back({"growth"});
+  columns.push_back({"CPU"});
+  columns.push_back({"raw"});
+  for (const ComparisonResult& run : sweep.runs) {
+    columns.push_back({fmt::format("day read µs/page @{}", Grouped(run.workload.events))});
+  }
+  columns.push_back({"growth"});
+  columns.push_back({"CPU"});
+  TextTable table(columns);
+  for (const SweepGrowth& g : Growth(sweep)) {
+    std::vector<std::string> row = {g.label};
+    for (double v : g.write_micros_per_entity) row.push_back(Fixed(v, 2));
+    row.push_back(Ratio(g.write_growth));
+    row.push_back(Ratio(g.write_cpu_growth));
+    row.push_back(Ratio(g.raw_write_growth));
+    for (const double v : g.day_micros_per_page) row.push_back(Fixed(v, 0));
+    row.push_back(Ratio(g.read_growth));
+    row.push_back(Ratio(g.read_cpu_growth));
+    table.AddRow(std::move(row));
+  }
+  std::string out = fmt::format(
+      "Sweep: cost growth from {} to {} events (target: write cost per entity ≤ {:.1f}× at 10×)\n",
+      Grouped(sweep.runs.front().workload.events), Grouped(sweep.runs.back().workload.events),
+      kSweepWriteGrowthTarget);
+  out += table.Render();
+  out +=
+      "(growth: largest run ÷ smallest, wall time; CPU: the same in the measuring thread's CPU "
+      "time; raw: the raw RocksDB write of the same bytes, wall time)\n";
+  double wall = 0;
+  for (const ComparisonResult& run : sweep.runs) wall += run.wall_seconds;
+  out += fmt::format("\nsweep finished in {}\n", Duration(wall));
+  return out;
+}
+
+}  // namespace partkv::compare

@@ -1,0 +1,37 @@
+// The comparison as plain-text tables for a terminal: the workload, then writes and layout,
+// reads on disk, cloud limits, and the findings; and the sweep's growth table. Lines carry no
+// trailing spaces and use no colour, so the output reads the same in a log or a pipe.
+
+#ifndef PARTKV_BENCH_COMPARE_TERMINAL_REPORT_H_
+#define PARTKV_BENCH_COMPARE_TERMINAL_REPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "bench/compare/results.h"
+
+namespace partkv::compare {
+
+// Columns of text, each left- or right-aligned, padded by display width.
+class TextTable {
+ public:
+  struct Column {
+    std::string header;
+    bool right = true;
+  };
+  explicit TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
+  void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  // Header, a rule, then the rows; two spaces between columns.
+  std::string Render() const;
+
+ private:
+  std::vector<Column> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string RenderTerminalReport(const ComparisonResult& result);
+std::string RenderSweepReport(const SweepResult& sweep);
+
+}  // namespace partkv::compare
+
+#endif  // PARTKV_BENCH_COMPARE_TERMINAL_REPORT_H_

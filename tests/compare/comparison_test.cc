@@ -1,0 +1,258 @@
+// The key-strategy comparison run at a tiny size (bench/compare/comparison.h), checked for
+// internal consistency: every strategy holds exactly the workload on disk, reads return exactly
+// the workload's entities, `date` alone is more skewed than `hash-suffix`, throttling refuses the
+// hot key and not the spread one, and the CSV, HTML and terminal reports carry every strategy.
+//
+// The comparison runs once for the whole suite (this binary is one CTest test).
+
+#include "bench/compare/comparison.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "bench/compare/csv_report.h"
+#include "bench/compare/html_report.h"
+#include "bench/compare/strategies.h"
+#include "bench/compare/svg_charts.h"
+#include "bench/compare/terminal_report.h"
+#include "gtest/gtest.h"
+#include "tests/testing/temp_dir.h"
+
+namespace partkv::compare {
+namespace {
+
+constexpr uint64_t kEvents = 6000;
+constexpr uint32_t kDays = 2;
+constexpr uint32_t kPartitions = 16;
+
+class ComparisonTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new testing::TempDir();
+    ComparisonOptions o;
+    o.workload.events = kEvents;
+    o.workload.days = kDays;
+    o.workload.seed = 42;
+    o.physical_partitions = kPartitions;
+    // Fast enough that the burst day's ~3,700 entities outrun one key's 2,000 entities/s.
+    o.replay_rate = 1e6;
+    o.work_dir = dir_->path();
+    o.point_reads = 60;
+    o.device_day_reads = 5;
+    result_ = new Result<ComparisonResult>(RunComparison(o));
+  }
+  static void TearDownTestSuite() {
+    delete result_;
+    delete dir_;
+  }
+  void SetUp() override { ASSERT_TRUE(result_->ok()) << result_->status().ToString(); }
+
+  static const ComparisonResult& R() { return **result_; }
+  static const StrategyResult& By(const std::string& label) {
+    for (const StrategyResult& s : R().strategies) {
+      if (s.label == label) return s;
+    }
+    ADD_FAILURE() << "no strategy " << label;
+    return R().strategies.front();
+  }
+  static const ThrottleStats& Throttle(const StrategyResult& s, const std::string& profile) {
+    for (const ThrottleStats& t : s.throttle) {
+      if (t.profile == profile) return t;
+    }
+    ADD_FAILURE() << "no throttled replay under " << profile << " for " << s.label;
+    return s.throttle.front();
+  }
+
+  static testing::TempDir* dir_;
+  static Result<ComparisonResult>* result_;
+};
+
+testing::TempDir* ComparisonTest::dir_ = nullptr;
+Result<ComparisonResult>* ComparisonTest::result_ = nullptr;
+
+TEST_F(ComparisonTest, EveryStrategyOfTheComparisonIsMeasured) {
+  std::vector<std::string> expected, got;
+  for (const StrategySpec& s : DefaultStrategies()) expected.push_back(s.label);
+  for (const StrategyResult& s : R().strategies) got.push_back(s.label);
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(R().workload.events, kEvents);
+}
+
+TEST_F(ComparisonTest, EveryStrategyHoldsExactlyTheWorkloadOnDisk) {
+  for (const StrategyResult& s : R().strategies) {
+    SCOPED_TRACE(s.label);
+    EXPECT_EQ(s.entities_written, kEvents);
+    EXPECT_EQ(s.entities_on_disk(), kEvents);
+    ASSERT_EQ(s.physical_on_disk.size(), kPartitions);
+    EXPECT_EQ(s.physical_on_disk, s.analysis.physical_counts);
+    EXPECT_EQ(s.analysis.logical.total, kEvents);
+    EXPECT_EQ(s.analysis.errors, 0u);
+    EXPECT_GT(s.batches, 0u);
+    EXPECT_GT(s.write_rate(), 0);
+    EXPECT_GT(s.raw_write_rate(), 0);
+    EXPECT_GT(s.bytes_on_disk, 0u);
+    EXPECT_GT(s.raw_bytes_on_disk, 0u);
+  }
+  EXPECT_EQ(By("date").analysis.logical.partitions, kDays);
+}
+
+TEST_F(ComparisonTest, DateAloneIsMoreSkewedThanHashSuffix) {
+  const StrategyResult& date = By("date");
+  const StrategyResult& hash = By("hash-suffix(date,orderId,200)");
+  EXPECT_GT(date.physical_max_over_mean(), 2 * hash.physical_max_over_mean());
+  EXPECT_GT(date.analysis.physical.cv, hash.analysis.physical.cv);
+  EXPECT_GT(date.analysis.logical.hottest_share, 50 * hash.analysis.logical.hottest_share);
+  // Every write of the burst hour goes to one key under `date`.
+  EXPECT_EQ(date.peak_hour_hot_share, 1.0);
+  EXPECT_LT(hash.peak_hour_hot_share, 0.05);
+  EXPECT_GT(date.analysis.cloud[0].seconds_with_skew,
+            10 * hash.analysis.cloud[0].seconds_with_skew);
+}
+
+TEST_F(ComparisonTest, ReadsReturnExactlyTheWorkloadsEntities) {
+  for (const StrategyResult& s : R().strategies) {
+    SCOPED_TRACE(s.label);
+    EXPECT_EQ(s.point.mismatches + s.day.mismatches + s.device_day.mismatches, 0u);
+    EXPECT_EQ(s.point.samples, 60u);
+    EXPECT_EQ(s.point.entities, 60u);
+    // Both days, each read once: every entity once.
+    EXPECT_EQ(s.day.samples, kDays);
+    EXPECT_EQ(s.day.entities, kEvents);
+    EXPECT_EQ(s.device_day.samples, 5u);
+    EXPECT_GT(s.device_day.entities, 0u);
+    EXPECT_GT(s.day.p99_micros, 0);
+    EXPECT_LE(s.day.p50_micros, s.day.p99_micros);
+  }
+}
+
+TEST_F(ComparisonTest, ReadFanOutFollowsTheKeyDesign) {
+  // Page::examined may count one entry past the end of each stream a page reads; allow that.
+  auto near = [](uint64_t examined, uint64_t expected, uint64_t slack) {
+    return examined >= expected && examined <= expected + slack;
+  };
+  const StrategyResult& date = By("date");
+  EXPECT_EQ(date.day.fanout, 1u);
+  // One partition per day: the day's entities and nothing else.
+  EXPECT_TRUE(near(date.day.examined, kEvents, date.day.pages)) << date.day.examined;
+  EXPECT_EQ(By("random-suffix(date,200)").day.fanout, 200u);
+  EXPECT_EQ(By("hash-suffix(date,orderId,200)").day.fanout, 200u);
+  // concat(deviceId,date) spreads a day over every device: each day read scans the whole table.
+  const StrategyResult& concat = By("concat(deviceId,date)");
+  EXPECT_EQ(concat.day.fanout, 0u);
+  EXPECT_TRUE(near(concat.day.examined, kDays * kEvents, concat.day.pages * (kPartitions + 1)))
+      << concat.day.examined;
+  // ... and one device's day is exactly one partition; under `date` it is a filtered day.
+  EXPECT_TRUE(near(concat.device_day.examined, concat.device_day.entities, concat.device_day.pages))
+      << concat.device_day.examined;
+  EXPECT_GT(date.device_day.examined, 5 * date.device_day.entities);
+  EXPECT_EQ(By("random-suffix(date,200)").point.fanout, 200u);
+  EXPECT_EQ(By("hash-suffix(date,orderId,200)").point.fanout, 1u);
+}
+
+TEST_F(ComparisonTest, ThrottlingRefusesTheHotKeyAndNotTheSpreadOne) {
+  const StrategyResult& date = By("date");
+  const StrategyResult& hash = By("hash-suffix(date,orderId,200)");
+  for (const char* profile : {"azure-table", "dynamodb", "cosmos"}) {
+    SCOPED_TRACE(profile);
+    const ThrottleStats& hot = Throttle(date, profile);
+    EXPECT_GT(hot.rate(), 0.2);
+    EXPECT_EQ(hot.store_throttled, hot.throttled_calls);
+    EXPECT_EQ(Throttle(hash, "azure-table").throttled_entities, 0u);
+    // Both keys start with the date, so both are offered exactly the burst day.
+    EXPECT_EQ(Throttle(hash, profile).offered_entities, hot.offered_entities);
+  }
+  EXPECT_EQ(Throttle(date, "azure-table").offered_entities, R().workload.busiest_day_events);
+}
+
+TEST_F(ComparisonTest, CsvHasARowPerStrategyWithItsCounts) {
+  std::istringstream csv(RenderCsv(R()));
+  std::string line;
+  ASSERT_TRUE(std::getline(csv, line));
+  const std::vector<std::string> columns = CsvColumns();
+  auto split = [](std::string l) {
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+    std::vector<std::string> out;
+    std::string cell;
+    bool quoted = false;
+    for (char c : l) {
+      if (c == '"') {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
+        out.push_back(cell);
+        cell.clear();
+      } else {
+        cell += c;
+      }
+    }
+    out.push_back(cell);
+    return out;
+  };
+  ASSERT_EQ(split(line), columns);
+  auto col = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
+  };
+  std::vector<std::string> labels;
+  std::map<std::string, double> hottest_share;
+  while (std::getline(csv, line)) {
+    const auto cells = split(line);
+    ASSERT_EQ(cells.size(), columns.size()) << line;
+    labels.push_back(cells[col("strategy")]);
+    EXPECT_EQ(cells[col("entities_on_disk")], std::to_string(kEvents));
+    EXPECT_EQ(cells[col("entities_written")], std::to_string(kEvents));
+    EXPECT_GT(std::stod(cells[col("write_ratio_to_raw")]), 0);
+    hottest_share[cells[col("strategy")]] = std::stod(cells[col("physical_max_over_mean")]);
+  }
+  std::vector<std::string> expected;
+  for (const StrategyResult& s : R().strategies) expected.push_back(s.label);
+  EXPECT_EQ(labels, expected);
+  EXPECT_GT(hottest_share["date"], hottest_share["hash-suffix(date,orderId,200)"]);
+}
+
+TEST_F(ComparisonTest, HtmlHasAHeatHistogramPerStrategyAndLoadsNothing) {
+  const std::string html = RenderHtml(R());
+  for (const StrategyResult& s : R().strategies) {
+    SCOPED_TRACE(s.label);
+    const std::string tag = "<svg class=\"heat\" data-strategy=\"" + Escape(s.label) + "\"";
+    const size_t at = html.find(tag);
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_EQ(html.find(tag, at + 1), std::string::npos);  // exactly one
+    const std::string svg = html.substr(at, html.find("</svg>", at) - at);
+    size_t bars = 0;
+    for (size_t p = svg.find("<rect"); p != std::string::npos; p = svg.find("<rect", p + 1)) ++bars;
+    EXPECT_EQ(bars, kPartitions);
+    EXPECT_NE(html.find("<tr data-strategy=\"" + Escape(s.label) + "\""), std::string::npos);
+  }
+  size_t charts = 0;
+  for (size_t p = html.find("<svg class=\"chart\""); p != std::string::npos;
+       p = html.find("<svg class=\"chart\"", p + 1)) {
+    ++charts;
+  }
+  EXPECT_GE(charts, 6u);
+  // Self-contained: nothing to fetch.
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find("url("), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_EQ(html.find("@import"), std::string::npos);
+  EXPECT_NE(html.find("data-report-check"), std::string::npos);
+}
+
+TEST_F(ComparisonTest, TerminalReportListsEveryStrategyInEveryTable) {
+  const std::string text = RenderTerminalReport(R());
+  for (const StrategyResult& s : R().strategies) {
+    size_t n = 0;
+    for (size_t p = text.find("\n" + s.label + " "); p != std::string::npos;
+         p = text.find("\n" + s.label + " ", p + 1)) {
+      ++n;
+    }
+    EXPECT_EQ(n, 3u) << s.label;  // writes, reads, cloud
+  }
+  for (const auto& line : {"Writes and layout", "Reads on disk", "Cloud:", "Findings"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line;
+  }
+}
+
+}  // namespace
+}  // namespace partkv::compare

@@ -1,0 +1,114 @@
+// partkv-bench's flags (bench/compare/flags.h): every bad value is refused before anything runs,
+// with a message that starts with the flag's name.
+
+#include "bench/compare/flags.h"
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/testing/temp_dir.h"
+
+namespace partkv::compare {
+namespace {
+
+class FlagsTest : public ::testing::Test {
+ protected:
+  // Parses `args` with --out set to a fresh directory unless the args set it.
+  Result<BenchFlags> Parse(std::vector<std::string> args) {
+    if (std::find(args.begin(), args.end(), "--out") == args.end()) {
+      args.insert(args.begin(), {"--out", dir_.Sub("out")});
+    }
+    std::vector<const char*> argv = {"partkv-bench"};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    return ParseFlags(static_cast<int>(argv.size()), argv.data());
+  }
+  // The error message, or "OK".
+  std::string Error(std::vector<std::string> args) {
+    auto r = Parse(std::move(args));
+    if (r.ok()) return "OK";
+    EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+    return std::string(r.status().message());
+  }
+
+  testing::TempDir dir_;
+};
+
+TEST_F(FlagsTest, DefaultsAreTheDocumentedOnes) {
+  auto f = Parse({});
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->events, 200000u);
+  EXPECT_EQ(f->days, 7u);
+  EXPECT_EQ(f->partitions, 16u);
+  EXPECT_EQ(f->replay_rate, 5000);
+  EXPECT_FALSE(f->sweep);
+}
+
+TEST_F(FlagsTest, GoodValuesAreTaken) {
+  auto f = Parse({"--events", "1000", "--days", "3", "--seed", "18446744073709551615",
+                  "--partitions", "1024", "--replay-rate", "2500.5", "--sweep"});
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->events, 1000u);
+  EXPECT_EQ(f->days, 3u);
+  EXPECT_EQ(f->seed, UINT64_MAX);
+  EXPECT_EQ(f->partitions, 1024u);
+  EXPECT_EQ(f->replay_rate, 2500.5);
+  EXPECT_TRUE(f->sweep);
+}
+
+TEST_F(FlagsTest, NonNumericValueIsRefusedNamingTheFlag) {
+  for (const char* flag : {"--events", "--days", "--seed", "--partitions", "--replay-rate"}) {
+    for (const char* value : {"abc", "12x", "", "-5", "1e3x"}) {
+      const std::string e = Error({flag, value});
+      EXPECT_EQ(e.rfind(std::string(flag) + ": ", 0), 0u) << flag << " " << value << ": " << e;
+    }
+  }
+  EXPECT_EQ(Error({"--events", "abc"}),
+            "--events: 'abc' is not a whole number (expected 100..50,000,000)");
+}
+
+TEST_F(FlagsTest, ZeroAndOutOfRangeAreRefusedNamingTheFlag) {
+  EXPECT_EQ(Error({"--events", "0"}), "--events: 0 is out of range (expected 100..50,000,000)");
+  EXPECT_EQ(Error({"--events", "50000001"}),
+            "--events: 50000001 is out of range (expected 100..50,000,000)");
+  EXPECT_EQ(Error({"--days", "0"}), "--days: 0 is out of range (expected 1..366)");
+  EXPECT_EQ(Error({"--days", "367"}), "--days: 367 is out of range (expected 1..366)");
+  EXPECT_EQ(Error({"--partitions", "0"}), "--partitions: 0 is out of range (expected 1..1,024)");
+  EXPECT_EQ(Error({"--partitions", "1025"}),
+            "--partitions: 1025 is out of range (expected 1..1,024)");
+  EXPECT_EQ(Error({"--seed", "18446744073709551616"}).rfind("--seed: ", 0), 0u);
+  EXPECT_EQ(Error({"--replay-rate", "0"}).rfind("--replay-rate: 0 is out of range", 0), 0u);
+  EXPECT_EQ(Error({"--replay-rate", "inf"}).rfind("--replay-rate: ", 0), 0u);
+  EXPECT_EQ(Error({"--events", "5000001", "--sweep"}).rfind("--events: ", 0), 0u);
+}
+
+TEST_F(FlagsTest, UnwritableOutIsRefusedNamingTheFlag) {
+  const std::string file = dir_.Sub("a-file");
+  std::ofstream(file) << "x";
+  EXPECT_EQ(Error({"--out", file}), "--out: '" + file + "' exists and is not a directory");
+  EXPECT_EQ(Error({"--out", file + "/sub"}).rfind("--out: cannot create directory", 0), 0u);
+  EXPECT_EQ(Error({"--out", "/proc/partkv-bench-out"}).rfind("--out: cannot create directory", 0),
+            0u);
+  EXPECT_EQ(Error({"--out", ""}), "--out: the directory name is empty");
+  EXPECT_EQ(Error({"--work-dir", file}).rfind("--work-dir: ", 0), 0u);
+}
+
+TEST_F(FlagsTest, UnknownFlagOrMissingValueIsRefused) {
+  EXPECT_NE(Error({"--eventz", "5"}).find("--eventz"), std::string::npos);
+  EXPECT_NE(Error({"--events"}).find("--events"), std::string::npos);
+}
+
+TEST_F(FlagsTest, HelpListsEveryFlag) {
+  auto f = Parse({"--help"});
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE(f->help);
+  for (const char* flag : {"--events", "--days", "--seed", "--partitions", "--replay-rate", "--out",
+                           "--work-dir", "--sweep"}) {
+    EXPECT_NE(f->help_text.find(flag), std::string::npos) << flag;
+  }
+}
+
+}  // namespace
+}  // namespace partkv::compare
