@@ -220,19 +220,20 @@ class CursorStream {
 
 // Drains a stream (CursorStream, MergedStream or ShardStream) into one page.
 template <typename Stream>
-Result<Page> ReadPage(StoreState& store, const TableData& table, Stream& stream, const Plan& plan,
-                      uint64_t examined, const std::string* single_pk) {
+Status ReadPage(StoreState& store, const TableData& table, Stream& stream, const Plan& plan,
+                uint64_t examined, const std::string* single_pk, Page* out) {
   // Entities and bytes read per physical partition, for statistics and read budgets.
   std::vector<std::pair<uint64_t, uint64_t>> reads(table.partitions().size());
-  Page page;
-  page.entities.reserve(std::min<uint64_t>(plan.page_size, plan.budget));
+  // Rows are decoded into the page's entity slots in place, reusing what a previous page left
+  // there (their strings' capacity); a row the filter rejects leaves its slot for the next one.
+  std::vector<Entity>& entities = out->entities;
+  const size_t most = std::min<uint64_t>(plan.page_size, plan.budget);
+  if (entities.capacity() < most) entities.reserve(most);
+  out->continuation.clear();
+  size_t kept = 0;
   std::string last_key;
-  // Without a filter every row read is returned: decode it where it will stay. With one, decode
-  // into a scratch entity that keeps its allocations for the next row when the filter says no.
-  const bool filtered = !plan.filter.empty();
-  Entity scratch;
   while (stream.Valid()) {
-    if (page.entities.size() >= plan.page_size || examined >= plan.budget) break;
+    if (kept >= plan.page_size || examined >= plan.budget) break;
     std::string_view key = stream.key();
     std::string_view value = stream.value();
     last_key.assign(key);
@@ -240,16 +241,16 @@ Result<Page> ReadPage(StoreState& store, const TableData& table, Stream& stream,
     read.first += 1;
     read.second += key.size() + value.size();
     ++examined;
-    Entity& e = filtered ? scratch : page.entities.emplace_back();
+    if (kept == entities.size()) entities.emplace_back();
+    Entity& e = entities[kept];
     PARTKV_RETURN_IF_ERROR(DecodeEntity(key, stream.prefix_length(), value, &e));
-    bool kept = true;
-    if (filtered) {
-      kept = plan.filter.Matches(e);
-      if (kept) page.entities.push_back(std::move(e));
+    if (plan.filter.empty() || plan.filter.Matches(e)) {
+      if (!plan.select.empty()) RetainProperties(plan.select, &e);
+      ++kept;
     }
-    if (kept && !plan.select.empty()) RetainProperties(plan.select, &page.entities.back());
     examined += stream.Next();
   }
+  entities.erase(entities.begin() + static_cast<ptrdiff_t>(kept), entities.end());
   if (!stream.status().ok()) return FromRocks(stream.status(), "query");
   Throttler* throttler = table.throttler();
   for (size_t i = 0; i < reads.size(); ++i) {
@@ -269,11 +270,19 @@ Result<Page> ReadPage(StoreState& store, const TableData& table, Stream& stream,
     }
   }
   if (stream.Valid() && !last_key.empty()) {
-    page.continuation =
+    out->continuation =
         EncodeToken(store.secret(), TokenContents{plan.flags, plan.fingerprint, last_key});
   }
-  page.examined = examined;
-  return page;
+  out->examined = examined;
+  return Status::OK();
+}
+
+// An empty, complete page (the query matches nothing).
+Status EmptyPage(Page* out) {
+  out->entities.clear();
+  out->continuation.clear();
+  out->examined = 0;
+  return Status::OK();
 }
 
 struct SnapshotHolder {
@@ -282,87 +291,22 @@ struct SnapshotHolder {
   ~SnapshotHolder() { db->ReleaseSnapshot(snap); }
 };
 
-}  // namespace
+// A sharded read's stream and the snapshot it reads, kept between pages in the store's
+// ResumeCache (engine/resume_cache.h). The stream is declared last, so its iterators go before
+// the snapshot is released.
+struct ShardRead {
+  ShardRead(rocksdb::DB* db, bool descending, uint64_t expected_rows)
+      : snap{db, db->GetSnapshot()}, stream(db, snap.snap, descending, expected_rows) {}
+  SnapshotHolder snap;
+  ShardStream stream;
+};
 
-Result<Page> RunQuery(StoreState& store, const TableData& table, const Query& q) {
-  if (table.dropped()) return Status::NotFound("table '" + table.record().name + "' has been dropped");
-  PARTKV_ASSIGN_OR_RETURN(Plan plan, MakePlan(table, q, false, {}));
-  std::optional<std::string> resume;
-  if (!q.continuation.empty()) {
-    PARTKV_ASSIGN_OR_RETURN(auto t, DecodeToken(store.secret(), q.continuation, plan.fingerprint));
-    resume = std::move(t.resume_key);
-  }
-  if (plan.empty) return Page{};
-
-  rocksdb::DB* db = store.db();
-  SnapshotHolder snap{db, db->GetSnapshot()};
-  uint64_t examined = 0;
-  bool single = plan.pk.lower && plan.pk.upper && plan.pk.lower->inclusive &&
-                plan.pk.upper->inclusive && plan.pk.lower->value == plan.pk.upper->value;
-  std::string lower, upper;
-  if (single) {
-    // One PartitionKey: one physical partition, exact bounds, no skipping, nothing to merge.
-    const std::string& pk = plan.pk.lower->value;
-    size_t physical = table.PartitionIndexOf(pk);
-    if (Throttler* t = table.throttler()) {
-      Status ts = t->Charge(false, pk, physical, ReadCost(table.profile(), 0));
-      if (!ts.ok()) {
-        table.stats().RecordThrottled(physical);
-        return ts;
-      }
-    }
-    RowBounds(pk, plan.rk, &lower, &upper);
-    const size_t prefix_length = PartitionPrefixLength(lower);
-    if (resume) ApplyResume(*resume, plan.descending, &lower, &upper);
-    if (RangeEmpty(lower, upper)) return Page{};
-    auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[physical].cf, snap.snap,
-                                                    lower, upper, plan.descending, std::nullopt);
-    cursor->physical = physical;
-    cursor->set_prefix_length(prefix_length);
-    CursorStream stream(std::move(cursor));
-    examined += stream.Start();
-    return ReadPage(store, table, stream, plan, examined, &pk);
-  }
-  MergedStream stream(MergeOrder::kByKey, plan.descending);
-  PartitionBounds(plan.pk, &lower, &upper);
-  if (resume) ApplyResume(*resume, plan.descending, &lower, &upper);
-  std::optional<RowRange> rows;
-  if (plan.rk.lower || plan.rk.upper) rows = RowRange{plan.rk.lower, plan.rk.upper};
-  if (!RangeEmpty(lower, upper)) {
-    for (size_t i = 0; i < table.partitions().size(); ++i) {
-      auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[i].cf, snap.snap,
-                                                      lower, upper, plan.descending, rows);
-      cursor->physical = i;
-      examined += stream.Add(std::move(cursor));
-    }
-  }
-  return ReadPage(store, table, stream, plan, examined, nullptr);
-}
-
-Result<Page> RunShardQuery(StoreState& store, const TableData& table,
-                           const std::vector<std::string>& partition_keys, const Query& q) {
-  if (table.dropped()) return Status::NotFound("table '" + table.record().name + "' has been dropped");
-  if (q.partition_key || q.partition_lower || q.partition_upper) {
-    return Status::InvalidArgument("a sharded read takes its PartitionKeys from the key's shards");
-  }
-  if (partition_keys.empty()) return Status::InvalidArgument("a sharded read needs at least one shard");
-  PARTKV_ASSIGN_OR_RETURN(Plan plan, MakePlan(table, q, true, partition_keys));
-  std::optional<std::string> resume_pk, resume_rk;
-  if (!q.continuation.empty()) {
-    PARTKV_ASSIGN_OR_RETURN(auto t, DecodeToken(store.secret(), q.continuation, plan.fingerprint));
-    std::string pk, rk;
-    PARTKV_RETURN_IF_ERROR(DecodeEntityKey(t.resume_key, &pk, &rk).WithContext("continuation token"));
-    resume_pk = std::move(pk);
-    resume_rk = std::move(rk);
-  }
-  if (plan.empty) return Page{};
-  rocksdb::DB* db = store.db();
-  SnapshotHolder snap{db, db->GetSnapshot()};
-  ShardStream stream(db, snap.snap, plan.descending, std::min<uint64_t>(plan.page_size, plan.budget));
+// The shards of a sharded read, within the query's ranges and after its resume point.
+Status AddShards(const TableData& table, const std::vector<std::string>& partition_keys,
+                 const Plan& plan, const std::optional<std::string>& resume_pk,
+                 const std::optional<std::string>& resume_rk, ShardStream* stream) {
   for (const auto& pk : partition_keys) {
     // The filter's PartitionKey conditions still apply to each shard.
-    Range one;
-    one.lower = one.upper = KeyBound{pk, true};
     bool in_range = true;
     if (plan.pk.lower) {
       int c = pk.compare(plan.pk.lower->value);
@@ -394,10 +338,120 @@ Result<Page> RunShardQuery(StoreState& store, const TableData& table,
     shard.prefix_length = PartitionPrefixLength(lower);
     shard.lower = std::move(lower);
     shard.upper = std::move(upper);
-    stream.Add(std::move(shard));
+    stream->Add(std::move(shard));
   }
-  uint64_t examined = stream.Start();
-  return ReadPage(store, table, stream, plan, examined, nullptr);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status RunQuery(StoreState& store, const TableData& table, const Query& q, Page* out) {
+  if (table.dropped()) return Status::NotFound("table '" + table.record().name + "' has been dropped");
+  PARTKV_ASSIGN_OR_RETURN(Plan plan, MakePlan(table, q, false, {}));
+  std::optional<std::string> resume;
+  if (!q.continuation.empty()) {
+    PARTKV_ASSIGN_OR_RETURN(auto t, DecodeToken(store.secret(), q.continuation, plan.fingerprint));
+    resume = std::move(t.resume_key);
+  }
+  if (plan.empty) return EmptyPage(out);
+
+  rocksdb::DB* db = store.db();
+  SnapshotHolder snap{db, db->GetSnapshot()};
+  uint64_t examined = 0;
+  bool single = plan.pk.lower && plan.pk.upper && plan.pk.lower->inclusive &&
+                plan.pk.upper->inclusive && plan.pk.lower->value == plan.pk.upper->value;
+  std::string lower, upper;
+  if (single) {
+    // One PartitionKey: one physical partition, exact bounds, no skipping, nothing to merge.
+    const std::string& pk = plan.pk.lower->value;
+    size_t physical = table.PartitionIndexOf(pk);
+    if (Throttler* t = table.throttler()) {
+      Status ts = t->Charge(false, pk, physical, ReadCost(table.profile(), 0));
+      if (!ts.ok()) {
+        table.stats().RecordThrottled(physical);
+        return ts;
+      }
+    }
+    RowBounds(pk, plan.rk, &lower, &upper);
+    const size_t prefix_length = PartitionPrefixLength(lower);
+    if (resume) ApplyResume(*resume, plan.descending, &lower, &upper);
+    if (RangeEmpty(lower, upper)) return EmptyPage(out);
+    auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[physical].cf, snap.snap,
+                                                    lower, upper, plan.descending, std::nullopt);
+    cursor->physical = physical;
+    cursor->set_prefix_length(prefix_length);
+    CursorStream stream(std::move(cursor));
+    examined += stream.Start();
+    return ReadPage(store, table, stream, plan, examined, &pk, out);
+  }
+  MergedStream stream(MergeOrder::kByKey, plan.descending);
+  PartitionBounds(plan.pk, &lower, &upper);
+  if (resume) ApplyResume(*resume, plan.descending, &lower, &upper);
+  std::optional<RowRange> rows;
+  if (plan.rk.lower || plan.rk.upper) rows = RowRange{plan.rk.lower, plan.rk.upper};
+  if (!RangeEmpty(lower, upper)) {
+    for (size_t i = 0; i < table.partitions().size(); ++i) {
+      auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[i].cf, snap.snap,
+                                                      lower, upper, plan.descending, rows);
+      cursor->physical = i;
+      examined += stream.Add(std::move(cursor));
+    }
+  }
+  return ReadPage(store, table, stream, plan, examined, nullptr, out);
+}
+
+Status RunShardQuery(StoreState& store, const TableData& table,
+                     const std::vector<std::string>& partition_keys, const Query& q, Page* out) {
+  if (table.dropped()) return Status::NotFound("table '" + table.record().name + "' has been dropped");
+  if (q.partition_key || q.partition_lower || q.partition_upper) {
+    return Status::InvalidArgument("a sharded read takes its PartitionKeys from the key's shards");
+  }
+  if (partition_keys.empty()) return Status::InvalidArgument("a sharded read needs at least one shard");
+  PARTKV_ASSIGN_OR_RETURN(Plan plan, MakePlan(table, q, true, partition_keys));
+  std::optional<std::string> resume_pk, resume_rk;
+  if (!q.continuation.empty()) {
+    PARTKV_ASSIGN_OR_RETURN(auto t, DecodeToken(store.secret(), q.continuation, plan.fingerprint));
+    std::string pk, rk;
+    PARTKV_RETURN_IF_ERROR(DecodeEntityKey(t.resume_key, &pk, &rk).WithContext("continuation token"));
+    resume_pk = std::move(pk);
+    resume_rk = std::move(rk);
+  }
+  if (plan.empty) return EmptyPage(out);
+  rocksdb::DB* db = store.db();
+  // The previous page's stream, when nothing has been written since it was read: it stands on
+  // this page's first row, so no shard needs opening or seeking again.
+  std::shared_ptr<ShardRead> read;
+  if (!q.continuation.empty()) {
+    read = std::static_pointer_cast<ShardRead>(
+        store.resume_cache().Take(&table, q.continuation, db->GetLatestSequenceNumber()));
+  }
+  uint64_t examined = 0;
+  if (!read) {
+    read = std::make_shared<ShardRead>(db, plan.descending,
+                                       std::min<uint64_t>(plan.page_size, plan.budget));
+    PARTKV_RETURN_IF_ERROR(AddShards(table, partition_keys, plan, resume_pk, resume_rk, &read->stream));
+    examined = read->stream.Start();
+  }
+  PARTKV_RETURN_IF_ERROR(ReadPage(store, table, read->stream, plan, examined, nullptr, out));
+  if (out->has_more()) {
+    const uint64_t sequence = read->snap.snap->GetSequenceNumber();
+    store.resume_cache().Put(&table, out->continuation, sequence, std::move(read));
+  }
+  return Status::OK();
+}
+
+
+Result<Page> RunQuery(StoreState& store, const TableData& table, const Query& query) {
+  Page page;
+  PARTKV_RETURN_IF_ERROR(RunQuery(store, table, query, &page));
+  return page;
+}
+
+Result<Page> RunShardQuery(StoreState& store, const TableData& table,
+                           const std::vector<std::string>& partition_keys, const Query& query) {
+  Page page;
+  PARTKV_RETURN_IF_ERROR(RunShardQuery(store, table, partition_keys, query, &page));
+  return page;
 }
 
 }  // namespace partkv::engine

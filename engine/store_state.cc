@@ -313,6 +313,7 @@ Status StoreState::LoadCatalog(std::vector<rocksdb::ColumnFamilyHandle*>* handle
 }
 
 StoreState::~StoreState() {
+  resume_cache_.Clear();  // the kept streams' iterators and snapshots first
   tables_.clear();  // destroys every partition handle while the database is open
   if (db_) {
     if (meta_ != nullptr) db_->DestroyColumnFamilyHandle(meta_).PermitUncheckedError();
@@ -417,6 +418,7 @@ Status StoreState::DropTable(std::string_view name) {
   if (!s.ok()) return FromRocks(s, "drop table '" + std::string(name) + "'");
   std::shared_ptr<TableData> data = it->second;
   data->MarkDropped();
+  resume_cache_.Clear();  // no kept stream reads the column families dropped below
   tables_.erase(it);
   std::vector<rocksdb::ColumnFamilyHandle*> cfs;
   for (const auto& p : data->partitions()) cfs.push_back(p.cf);

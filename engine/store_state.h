@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/catalog.h"
+#include "engine/resume_cache.h"
 #include "engine/table_data.h"
 #include "partkv/options.h"
 #include "partkv/result.h"
@@ -56,6 +57,11 @@ class StoreState {
   void SetClockForTesting(std::function<int64_t()> clock);
 
   Status Flush();
+
+  // The streams of paged reads kept between pages (engine/resume_cache.h). Every write calls
+  // resume_cache().OnWrite() first; the cache is cleared before a table is dropped or the
+  // database closes.
+  ResumeCache& resume_cache() const { return resume_cache_; }
   // The column family options of a table with `partitions` physical partitions. The memtable
   // bloom filter is allocated whole by every memtable, idle or not, and charged to the memory
   // budget, so its size per partition shrinks as the partition count grows.
@@ -89,6 +95,7 @@ class StoreState {
   std::atomic<uint64_t> etag_limit_{0};  // versions below this are reserved on disk
 
   std::atomic<int64_t> last_ticks_{0};
+  mutable ResumeCache resume_cache_;
   std::function<int64_t()> clock_;  // null: the system clock
 };
 

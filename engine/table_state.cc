@@ -233,6 +233,7 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, TableData& data,
   }
   rocksdb::WriteOptions wo;
   wo.sync = options.sync;
+  store.resume_cache().OnWrite();
   rocksdb::Status ws = store.db()->Write(wo, &wb);
   if (!ws.ok()) return FromRocks(ws, "write batch");
   data.stats().RecordWrite(physical, pk, ops.size(), wb.GetDataSize());

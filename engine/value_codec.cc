@@ -173,6 +173,9 @@ Status DecodeValueHeader(std::string_view bytes, ValueHeader* header) {
 // temporaries used to cost more than the decoding itself.
 class ValueCodecAccess {
  public:
+  // Decodes the properties into `entity`, reusing its property slots: a slot keeps its name's and
+  // its string value's capacity for the next entity decoded into it, so decoding a stream of
+  // similar entities into one Entity (or a Page reused for the next page) allocates nothing.
   static Status DecodeProperties(Reader* r, size_t total_size, Entity* entity);
   static void SetKeys(std::string_view pk, std::string_view rk, Entity* entity) {
     entity->partition_key_.assign(pk.data(), pk.size());
@@ -187,20 +190,26 @@ class ValueCodecAccess {
   }
 
  private:
-  // Appends a property named `name` holding an empty String.
-  static Value& Append(std::vector<Entity::Property>* props, std::string_view name) {
+  static Status DecodePropertiesInto(Reader* r, size_t total_size, Entity* entity);
+  // The value of property slot `i`, named `name`: the slot that is there, or a new one.
+  static Value& Slot(std::vector<Entity::Property>* props, size_t i, std::string_view name) {
+    if (i < props->size()) {
+      Entity::Property& p = (*props)[i];
+      p.first.assign(name.data(), name.size());
+      return p.second;
+    }
     return props
         ->emplace_back(std::piecewise_construct, std::forward_as_tuple(name.data(), name.size()),
                        std::forward_as_tuple())
         .second;
   }
   static void SetString(Value* v, Type type, std::string_view s) {
+    if (!v->holds_string()) new (&v->str_) std::string();
     v->type_ = type;
     v->str_.assign(s.data(), s.size());
   }
-  // REQUIRES: *v holds a String (as Append leaves it).
   static Value::Scalar& MakeScalar(Value* v, Type type) {
-    v->str_.~basic_string();
+    if (v->holds_string()) v->str_.~basic_string();
     new (&v->scalar_) Value::Scalar();
     v->type_ = type;
     return v->scalar_;
@@ -208,18 +217,36 @@ class ValueCodecAccess {
 };
 
 Status ValueCodecAccess::DecodeProperties(Reader* r, size_t total_size, Entity* entity) {
+  Status s = DecodePropertiesInto(r, total_size, entity);
+  // A half-decoded entity may break the sorted-names invariant the next decode relies on.
+  if (!s.ok()) entity->properties_.clear();
+  return s;
+}
+
+Status ValueCodecAccess::DecodePropertiesInto(Reader* r, size_t total_size, Entity* entity) {
   uint64_t count;
   if (!r->Varint(&count)) return Corrupt("truncated property count");
   // Each property takes at least 3 bytes: bound the count by the input before reserving.
   if (count > total_size / 3) return Corrupt("property count exceeds the value's size");
   std::vector<Entity::Property>* props = &entity->properties_;
-  props->clear();
-  props->reserve(count);
+  if (props->capacity() < count) props->reserve(count);
   std::string_view prev;
+  // Whether every slot so far already held the name decoded into it. Then the slot for this
+  // name, if it holds it too, follows the previous one in the entity's sorted order, so the
+  // order check is already done (and the name need not be copied): the common case of a page
+  // of entities of one shape, decoded into a reused page.
+  bool same_names = true;
   for (uint64_t i = 0; i < count; ++i) {
     std::string_view name;
     if (!r->Bytes(&name)) return Corrupt("truncated property name");
-    if (i > 0 && !NameBefore(prev, name)) return Corrupt("property names not strictly sorted");
+    Value* v;
+    if (same_names && i < props->size() && (*props)[i].first == name) {
+      v = &(*props)[i].second;
+    } else {
+      if (i > 0 && !NameBefore(prev, name)) return Corrupt("property names not strictly sorted");
+      same_names = false;
+      v = &Slot(props, i, name);
+    }
     prev = name;
     uint8_t tag;
     if (!r->Byte(&tag)) return Corrupt("truncated type tag");
@@ -231,19 +258,19 @@ Status ValueCodecAccess::DecodeProperties(Reader* r, size_t total_size, Entity* 
           return Corrupt(tag == static_cast<uint8_t>(Type::kString) ? "truncated String"
                                                                      : "truncated Binary");
         }
-        SetString(&Append(props, name), static_cast<Type>(tag), bytes);
+        SetString(v, static_cast<Type>(tag), bytes);
         break;
       }
       case Type::kBoolean: {
         uint8_t b;
         if (!r->Byte(&b) || b > 1) return Corrupt("bad Boolean");
-        MakeScalar(&Append(props, name), Type::kBoolean).boolean = b == 1;
+        MakeScalar(v, Type::kBoolean).boolean = b == 1;
         break;
       }
       case Type::kDateTime: {
         uint64_t t;
         if (!r->Fixed64(&t)) return Corrupt("truncated DateTime");
-        MakeScalar(&Append(props, name), Type::kDateTime).datetime =
+        MakeScalar(v, Type::kDateTime).datetime =
             DateTime{static_cast<int64_t>(t)};
         break;
       }
@@ -252,26 +279,26 @@ Status ValueCodecAccess::DecodeProperties(Reader* r, size_t total_size, Entity* 
         if (!r->Fixed64(&bits)) return Corrupt("truncated Double");
         double d;
         std::memcpy(&d, &bits, sizeof d);
-        MakeScalar(&Append(props, name), Type::kDouble).real = d;
+        MakeScalar(v, Type::kDouble).real = d;
         break;
       }
       case Type::kGuid: {
         std::string_view raw;
         if (!r->Raw(16, &raw)) return Corrupt("truncated Guid");
-        std::memcpy(MakeScalar(&Append(props, name), Type::kGuid).guid.bytes.data(), raw.data(),
+        std::memcpy(MakeScalar(v, Type::kGuid).guid.bytes.data(), raw.data(),
                     16);
         break;
       }
       case Type::kInt32: {
         uint32_t x;
         if (!r->Fixed32(&x)) return Corrupt("truncated Int32");
-        MakeScalar(&Append(props, name), Type::kInt32).int32 = static_cast<int32_t>(x);
+        MakeScalar(v, Type::kInt32).int32 = static_cast<int32_t>(x);
         break;
       }
       case Type::kInt64: {
         uint64_t x;
         if (!r->Fixed64(&x)) return Corrupt("truncated Int64");
-        MakeScalar(&Append(props, name), Type::kInt64).int64 = static_cast<int64_t>(x);
+        MakeScalar(v, Type::kInt64).int64 = static_cast<int64_t>(x);
         break;
       }
       default:
@@ -279,6 +306,7 @@ Status ValueCodecAccess::DecodeProperties(Reader* r, size_t total_size, Entity* 
     }
   }
   if (!r->done()) return Corrupt("trailing bytes after the last property");
+  if (props->size() > count) props->erase(props->begin() + static_cast<ptrdiff_t>(count), props->end());
   return Status::OK();
 }
 

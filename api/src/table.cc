@@ -74,6 +74,10 @@ Result<Page> Table::QueryEntities(const Query& query) const {
   return engine::RunQuery(state_->store(), state_->data(), query);
 }
 
+Status Table::QueryEntities(const Query& query, Page* page) const {
+  return engine::RunQuery(state_->store(), state_->data(), query, page);
+}
+
 }  // namespace partkv
 
 namespace partkv {
@@ -83,22 +87,36 @@ Result<Entity> Table::GetByAttributes(const Entity& attributes) const {
 }
 
 Result<Page> Table::QueryShards(std::string_view base, const Query& query) const {
+  Page page;
+  PARTKV_RETURN_IF_ERROR(QueryShards(base, query, &page));
+  return page;
+}
+
+Result<Page> Table::QueryShards(const KeyStrategy& strategy, std::string_view base,
+                                const Query& query) const {
+  Page page;
+  PARTKV_RETURN_IF_ERROR(QueryShards(strategy, base, query, &page));
+  return page;
+}
+
+Status Table::QueryShards(std::string_view base, const Query& query, Page* page) const {
   const auto& scheme = state_->data().partition_key_scheme();
   if (!scheme || !scheme->is_sharded()) {
     return Status::InvalidArgument("table '" + name() +
                                    "' has no sharded PartitionKey scheme; pass the strategy");
   }
-  return QueryShards(*scheme, base, query);
+  return QueryShards(*scheme, base, query, page);
 }
 
-Result<Page> Table::QueryShards(const KeyStrategy& strategy, std::string_view base,
-                                const Query& query) const {
+Status Table::QueryShards(const KeyStrategy& strategy, std::string_view base, const Query& query,
+                          Page* page) const {
   PARTKV_RETURN_IF_ERROR(strategy.Validate());
   if (!strategy.is_sharded()) {
     return Status::InvalidArgument("strategy " + strategy.ToString() +
                                    " is not sharded (random-suffix or hash-suffix)");
   }
-  return engine::RunShardQuery(state_->store(), state_->data(), strategy.ShardKeys(base), query);
+  return engine::RunShardQuery(state_->store(), state_->data(), strategy.ShardKeys(base), query,
+                               page);
 }
 
 }  // namespace partkv

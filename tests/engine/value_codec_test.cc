@@ -136,5 +136,54 @@ TEST(ValueCodec, HugeCountIsRejectedBeforeAllocating) {
   EXPECT_TRUE(DecodeValue(bytes, &h, &e).IsCorruption());
 }
 
+
+// Decoding into an entity that already holds properties (a reused page's slot) gives exactly the
+// encoded entity, whatever it held; corruption is still found when the names match the slots',
+// also after a decode that failed half-way.
+TEST(ValueCodec, DecodingIntoAUsedEntityGivesExactlyTheEncodedOne) {
+  Entity slot;
+  ValueHeader h;
+  Entity few;
+  few.Set("d", Value::String("a string longer than the inline buffer")).Set("i32", Value::Int32(5));
+  const Entity every = EveryType();
+  for (const Entity& want : {every, few, every, Entity(), few}) {
+    ASSERT_TRUE(DecodeValue(Encode(want), &h, &slot).ok());
+    ASSERT_EQ(slot.property_count(), want.property_count());
+    for (const auto& [name, value] : want) {
+      const Value* got = slot.Get(name);
+      ASSERT_NE(got, nullptr) << name;
+      EXPECT_EQ(*got, value) << name;
+    }
+  }
+
+  // "a" then "b", decoded into a slot that holds a and b; then the same bytes with the names
+  // swapped must still fail.
+  Entity two;
+  two.Set("a", Value::Boolean(true)).Set("b", Value::Boolean(true));
+  const std::string sorted = Encode(two);
+  ASSERT_TRUE(DecodeValue(sorted, &h, &slot).ok());
+  std::string swapped = sorted;
+  size_t first = swapped.find('a'), second = swapped.find('b');
+  std::swap(swapped[first], swapped[second]);
+  EXPECT_TRUE(DecodeValue(swapped, &h, &slot).IsCorruption());
+  // A failed decode leaves no half-decoded names behind. Slots a, b; a decode of {c: bad
+  // Boolean} fails after naming slot 0 "c"; were "c", "b" left in the slots, the corrupt names
+  // "c" then "b" would match them one by one and pass unchecked.
+  ASSERT_TRUE(DecodeValue(sorted, &h, &slot).ok());
+  Entity c;
+  c.Set("c", Value::Boolean(true));
+  std::string bad_c = Encode(c);
+  bad_c.back() = 7;
+  EXPECT_TRUE(DecodeValue(bad_c, &h, &slot).IsCorruption());
+  Entity bc;
+  bc.Set("b", Value::Boolean(true)).Set("c", Value::Boolean(true));
+  std::string cb = Encode(bc);
+  size_t b_at = cb.find('b'), c_at = cb.find('c');
+  std::swap(cb[b_at], cb[c_at]);
+  EXPECT_TRUE(DecodeValue(cb, &h, &slot).IsCorruption());
+  ASSERT_TRUE(DecodeValue(sorted, &h, &slot).ok());
+  EXPECT_TRUE(slot.SameContent(two));
+}
+
 }  // namespace
 }  // namespace partkv::engine

@@ -86,6 +86,11 @@ class Table {
   // One page of a query (partkv/query.h). InvalidArgument for a bad filter, page size, select
   // name or continuation token.
   Result<Page> QueryEntities(const Query& query) const;
+  // The same page into *page, reusing the storage of the entities already there: paging through
+  // a large result with one Page decodes every row into strings that keep their capacity, so
+  // once the page has grown to its steady size a page costs no allocations. On error *page
+  // holds unspecified entities.
+  Status QueryEntities(const Query& query, Page* page) const;
 
   // A point read by natural attributes: the keys are computed from `attributes` with the table's
   // key scheme (a RandomSuffix PartitionKey is looked up in every shard). InvalidArgument when
@@ -100,6 +105,10 @@ class Table {
   Result<Page> QueryShards(std::string_view base, const Query& query) const;
   Result<Page> QueryShards(const KeyStrategy& strategy, std::string_view base,
                            const Query& query) const;
+  // The same, into *page, reusing its entities' storage as QueryEntities(query, page) does.
+  Status QueryShards(std::string_view base, const Query& query, Page* page) const;
+  Status QueryShards(const KeyStrategy& strategy, std::string_view base, const Query& query,
+                     Page* page) const;
 
   // What the table has served since the store opened (partkv/stats.h), with the `top` hottest
   // logical partitions.

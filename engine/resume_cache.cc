@@ -1,0 +1,60 @@
+#include "engine/resume_cache.h"
+
+#include <utility>
+
+namespace partkv::engine {
+
+std::shared_ptr<void> ResumeCache::Take(const void* owner, std::string_view token,
+                                        uint64_t sequence) {
+  std::vector<Entry> dropped;  // destroyed outside the lock
+  std::shared_ptr<void> found;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < entries_.size();) {
+      Entry& e = entries_[i];
+      bool match = e.owner == owner && e.token == token;
+      if (match || e.sequence != sequence) {
+        if (match && e.sequence == sequence) found = std::move(e.state);
+        dropped.push_back(std::move(e));
+        entries_.erase(entries_.begin() + static_cast<ptrdiff_t>(i));
+      } else {
+        ++i;
+      }
+    }
+    size_.store(entries_.size(), std::memory_order_relaxed);
+  }
+  return found;
+}
+
+void ResumeCache::Put(const void* owner, std::string token, uint64_t sequence,
+                      std::shared_ptr<void> state) {
+  std::vector<Entry> dropped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < entries_.size();) {
+      if (entries_[i].sequence != sequence) {
+        dropped.push_back(std::move(entries_[i]));
+        entries_.erase(entries_.begin() + static_cast<ptrdiff_t>(i));
+      } else {
+        ++i;
+      }
+    }
+    if (entries_.size() >= kEntries) {
+      dropped.push_back(std::move(entries_.front()));
+      entries_.erase(entries_.begin());
+    }
+    entries_.push_back(Entry{owner, std::move(token), sequence, std::move(state)});
+    size_.store(entries_.size(), std::memory_order_relaxed);
+  }
+}
+
+void ResumeCache::Clear() {
+  std::vector<Entry> dropped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    dropped.swap(entries_);
+    size_.store(0, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace partkv::engine

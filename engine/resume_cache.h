@@ -1,0 +1,61 @@
+// ResumeCache: the streams of paged reads kept between pages, so that the next page of a read
+// resumes where the last one stopped instead of opening and seeking its iterators again.
+//
+// A page ends with its stream positioned on the first row of the next page. The query code
+// (engine/query.cc) leaves that stream here, under the continuation token it returned and the
+// store's latest sequence number at its snapshot. When the token comes back and the store's
+// latest sequence number is still the same — nothing at all was written in between — the
+// stream's snapshot shows exactly what a new snapshot would, so the page is read from the stream
+// as it stands. Any write makes every entry stale: a stale entry is never used, and is dropped at
+// the next write (OnWrite), Take or Put.
+//
+// Entries own their snapshot and iterators (type-erased: `state` is whatever the query code
+// stored). At most kEntries are kept; the oldest goes first. The owner clears the cache before it
+// closes the database or drops a column family the entries may read.
+//
+// Thread-safe. An entry taken is gone from the cache: one reader resumes one stream.
+
+#ifndef PARTKV_ENGINE_RESUME_CACHE_H_
+#define PARTKV_ENGINE_RESUME_CACHE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace partkv::engine {
+
+class ResumeCache {
+ public:
+  static constexpr size_t kEntries = 8;
+
+  // The state left under (owner, token) at `sequence`, or null. Removes it either way.
+  std::shared_ptr<void> Take(const void* owner, std::string_view token, uint64_t sequence);
+  // Leaves `state` under (owner, token), made at `sequence` (the store's latest then).
+  void Put(const void* owner, std::string token, uint64_t sequence, std::shared_ptr<void> state);
+  // A write is about to happen: drops every entry (each would be stale after it). One relaxed
+  // load when the cache is empty.
+  void OnWrite() {
+    if (size_.load(std::memory_order_relaxed) != 0) Clear();
+  }
+  void Clear();
+  size_t size() const { return size_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Entry {
+    const void* owner;
+    std::string token;
+    uint64_t sequence;
+    std::shared_ptr<void> state;
+  };
+  std::mutex mu_;
+  std::vector<Entry> entries_;  // oldest first
+  std::atomic<size_t> size_{0};
+};
+
+}  // namespace partkv::engine
+
+#endif  // PARTKV_ENGINE_RESUME_CACHE_H_
