@@ -71,32 +71,6 @@ std::string DoubleJson(double d) {
   return s;
 }
 
-bool NeedsAnnotation(const Value& v, JsonMetadata metadata) {
-  switch (metadata) {
-    case JsonMetadata::kNone:
-      return false;
-    case JsonMetadata::kFull:
-      return v.type() != Type::kString;
-    case JsonMetadata::kMinimal:
-      break;
-  }
-  switch (v.type()) {
-    case Type::kString:
-    case Type::kBoolean:
-    case Type::kInt32:
-      return false;
-    case Type::kDouble: {
-      double d = v.as_double();
-      return !std::isfinite(d) || std::trunc(d) == d;
-    }
-    case Type::kInt64:
-    case Type::kDateTime:
-    case Type::kGuid:
-    case Type::kBinary:
-      return true;
-  }
-  return true;
-}
 
 void WriteValue(ObjectWriter& w, const std::string& name, const Value& v) {
   switch (v.type()) {
@@ -134,10 +108,37 @@ std::string EntityToJson(const Entity& entity, const JsonWriteOptions& options) 
     w.String("Timestamp", entity.timestamp().ToString());
   }
   for (const auto& [name, value] : entity) {
-    if (NeedsAnnotation(value, metadata)) w.Annotation(name, value.type());
+    if (JsonNeedsAnnotation(value, metadata)) w.Annotation(name, value.type());
     WriteValue(w, name, value);
   }
   return std::move(w).Finish();
+}
+
+bool JsonNeedsAnnotation(const Value& v, JsonMetadata metadata) {
+  switch (metadata) {
+    case JsonMetadata::kNone:
+      return false;
+    case JsonMetadata::kFull:
+      return v.type() != Type::kString;
+    case JsonMetadata::kMinimal:
+      break;
+  }
+  switch (v.type()) {
+    case Type::kString:
+    case Type::kBoolean:
+    case Type::kInt32:
+      return false;
+    case Type::kDouble: {
+      double d = v.as_double();
+      return !std::isfinite(d) || std::trunc(d) == d;
+    }
+    case Type::kInt64:
+    case Type::kDateTime:
+    case Type::kGuid:
+    case Type::kBinary:
+      return true;
+  }
+  return true;
 }
 
 }  // namespace partkv

@@ -475,3 +475,38 @@ TEST(EntityJsonRoundTripTest, RandomDoublesRoundTripBitExact) {
 
 }  // namespace
 }  // namespace partkv
+
+namespace partkv {
+namespace {
+
+// JsonNeedsAnnotation says exactly where EntityToJson writes an annotation, at every level.
+TEST(JsonNeedsAnnotationTest, MatchesTheWriter) {
+  Guid g;
+  g.bytes.fill(7);
+  const std::vector<Value> values = {
+      Value::String("s"),          Value::Boolean(true),
+      Value::Int32(1),             Value::Int64(1),
+      Value::Double(1.0),          Value::Double(1.5),
+      Value::Double(std::numeric_limits<double>::infinity()),
+      Value::DateTime(DateTime{637000000000000000LL}),
+      Value::Guid(g),              Value::Binary("b"),
+  };
+  for (JsonMetadata m : {JsonMetadata::kNone, JsonMetadata::kMinimal, JsonMetadata::kFull}) {
+    for (const Value& v : values) {
+      Entity e("p", "r");
+      e.Set("x", v);
+      JsonWriteOptions o;
+      o.metadata = m;
+      o.include_system = false;
+      const bool written = EntityToJson(e, o).find("x@odata.type") != std::string::npos;
+      EXPECT_EQ(JsonNeedsAnnotation(v, m), written)
+          << v.DebugString() << " at level " << static_cast<int>(m);
+    }
+  }
+  EXPECT_FALSE(JsonNeedsAnnotation(Value::Int32(1), JsonMetadata::kMinimal));
+  EXPECT_TRUE(JsonNeedsAnnotation(Value::Int64(1), JsonMetadata::kMinimal));
+  EXPECT_TRUE(JsonNeedsAnnotation(Value::Int32(1), JsonMetadata::kFull));
+}
+
+}  // namespace
+}  // namespace partkv

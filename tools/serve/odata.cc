@@ -173,34 +173,6 @@ void AppendInt(std::string& out, Int v) {
   out.append(buf, end);
 }
 
-// Whether a value carries its "@odata.type" annotation at this metadata level (partkv/json.h).
-bool NeedsAnnotation(const Value& v, JsonMetadata metadata) {
-  switch (metadata) {
-    case JsonMetadata::kNone:
-      return false;
-    case JsonMetadata::kFull:
-      return v.type() != Type::kString;
-    case JsonMetadata::kMinimal:
-      break;
-  }
-  switch (v.type()) {
-    case Type::kString:
-    case Type::kBoolean:
-    case Type::kInt32:
-      return false;
-    case Type::kDouble: {
-      double d = v.as_double();
-      return !std::isfinite(d) || std::trunc(d) == d;
-    }
-    case Type::kInt64:
-    case Type::kDateTime:
-    case Type::kGuid:
-    case Type::kBinary:
-      return true;
-  }
-  return true;
-}
-
 void AppendValue(std::string& out, const Value& v) {
   switch (v.type()) {
     case Type::kString: return AppendQuoted(out, v.as_string());
@@ -282,7 +254,7 @@ void AppendEntity(std::string& out, const Entity& entity, std::string_view table
   }
   for (const auto& [name, value] : entity) {
     if (!Selected(select, name)) continue;
-    if (NeedsAnnotation(value, metadata)) {
+    if (JsonNeedsAnnotation(value, metadata)) {
       if (NeedsNoEscape(name)) {
         w.Annotation(name, value.type());
       } else {

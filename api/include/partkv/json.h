@@ -71,6 +71,12 @@ Result<Entity> EntityFromJson(std::string_view json, const JsonReadOptions& opti
 // that reads back to the same bits, always with a decimal point or an exponent.
 std::string EntityToJson(const Entity& entity, const JsonWriteOptions& options = {});
 
+// Whether EntityToJson writes a "Name@odata.type" annotation before `value` at this metadata
+// level: never for kNone; for kFull on every non-String; for kMinimal where the JSON form alone
+// would read back as another type (Int64, DateTime, Guid, Binary, and Doubles that are whole or
+// not finite). For writers of Azure's JSON that build the text themselves (partkv serve).
+bool JsonNeedsAnnotation(const Value& value, JsonMetadata metadata);
+
 }  // namespace partkv
 
 #endif  // PARTKV_JSON_H_
