@@ -159,6 +159,7 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   db_options.info_log = NewInfoLog(path, db_options.info_log_level);
   db_options.avoid_unnecessary_blocking_io = true;
+  db_options.listeners.push_back(st->recovery_);
 
   std::vector<std::string> names;
   if (has_db) {

@@ -11,6 +11,7 @@
 #define PARTKV_ENGINE_STORE_STATE_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "engine/catalog.h"
+#include "engine/recovery.h"
 #include "engine/resume_cache.h"
 #include "engine/table_data.h"
 #include "partkv/options.h"
@@ -57,6 +59,11 @@ class StoreState {
   void SetClockForTesting(std::function<int64_t()> clock);
 
   Status Flush();
+  // Waits until the storage engine takes writes again after a background error
+  // (engine/recovery.h).
+  Status AwaitWritable(std::chrono::milliseconds timeout) {
+    return recovery_->AwaitWritable(timeout);
+  }
 
   // The streams of paged reads kept between pages (engine/resume_cache.h). Every write calls
   // resume_cache().OnWrite() first; the cache is cleared before a table is dropped or the
@@ -96,6 +103,7 @@ class StoreState {
 
   std::atomic<int64_t> last_ticks_{0};
   mutable ResumeCache resume_cache_;
+  std::shared_ptr<RecoveryWatch> recovery_ = std::make_shared<RecoveryWatch>();
   std::function<int64_t()> clock_;  // null: the system clock
 };
 

@@ -31,6 +31,9 @@ Result<Table> Store::OpenTable(std::string_view name) const {
 }
 
 Status Store::Flush() { return state_->Flush(); }
+Status Store::AwaitWritable(std::chrono::milliseconds timeout) {
+  return state_->AwaitWritable(timeout);
+}
 
 const std::string& Store::path() const { return state_->path(); }
 

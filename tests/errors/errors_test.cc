@@ -80,6 +80,9 @@ TEST(FullDisk, FullDiskDoesNotAbortTheProcess) {
   EXPECT_NE(failed.find("No space left on device"), std::string::npos) << failed;
   EXPECT_EQ(Find(lines, "AGAIN ").rfind("IOError: ", 0), 0u) << Find(lines, "AGAIN ");
   EXPECT_EQ(Find(lines, "READ "), "OK");
+  std::string stopped = Find(lines, "STOPPED ");
+  EXPECT_EQ(stopped.rfind("IOError: the store still refuses writes", 0), 0u) << stopped;
+  EXPECT_NE(stopped.find("No space left on device"), std::string::npos) << stopped;
   EXPECT_TRUE(Has(lines, "CLOSED")) << "the worker did not get to close the store";
   EXPECT_EQ(Find(lines, "VERIFY ").rfind("ok ", 0), 0u) << Find(lines, "VERIFY ");
 }
@@ -93,6 +96,7 @@ TEST(FullDisk, WritesResumeOnceSpaceIsFreed) {
   if (std::string why = Find(lines, "SKIP "); !why.empty()) GTEST_SKIP() << why;
   ASSERT_NE(Find(lines, "FAILED "), "") << "the store never ran out of space";
   ASSERT_TRUE(Has(lines, "FREED"));
+  EXPECT_EQ(Find(lines, "WRITABLE "), "OK") << "Store::AwaitWritable after space was freed";
   EXPECT_EQ(Find(lines, "RESUMED "), "OK") << "the store did not take writes after space was freed";
   EXPECT_TRUE(Has(lines, "CLOSED"));
   EXPECT_EQ(Find(lines, "VERIFY ").rfind("ok ", 0), 0u) << Find(lines, "VERIFY ");

@@ -10,11 +10,12 @@
 //       not allow it); `fsize` lowers RLIMIT_FSIZE to 2 MiB with SIGXFSZ ignored, so writes past
 //       it fail with EFBIG. A worker process then writes known entities, then 32 KiB entities
 //       (incompressible) with sync until the store refuses ("FAILED <code> <message>"), checks
-//       that it keeps refusing ("AGAIN") and still reads ("READ"). On the tmpfs it then frees
-//       space (deletes a 2 MiB ballast file, "FREED") and retries its write until the store takes
-//       it ("RESUMED <status>": RocksDB resumes a store stopped by a full disk by itself once
-//       enough space is free — it checks every few seconds — so the retries are what an
-//       application does; they give up after 60 s). It closes the store ("CLOSED"). This process
+//       that it keeps refusing ("AGAIN"), still reads ("READ") and reports itself stopped
+//       (Store::AwaitWritable with no time to wait: "STOPPED <status>"). On the tmpfs it then frees
+//       space (deletes a 2 MiB ballast file, "FREED"), waits for the store to take writes again
+//       (Store::AwaitWritable, at most 60 s: "WRITABLE <status>"; RocksDB resumes a store stopped
+//       by a full disk by itself once enough space is free) and retries its write once
+//       ("RESUMED <status>"). It closes the store ("CLOSED"). This process
 //       reports the worker's death by a signal ("CRASHED <signal> <name>"), frees space, reopens
 //       the store and checks every known and acknowledged entity ("VERIFY ok <n>" or "VERIFY
 //       lost <what>"), and writes again ("WRITE <status>").
@@ -35,7 +36,6 @@
 #include <fstream>
 #include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "partkv/partkv.h"
@@ -145,18 +145,17 @@ Entity Acknowledged(int i) {
   // Out of space, the store refuses writes and still serves reads.
   Say("AGAIN " + table.InsertOrReplace(Row("after", 0, 10), {.sync = true}).status().ToString());
   Say("READ " + table.Get("disk", "known-0").status().ToString());
+  // And says so without waiting.
+  Say("STOPPED " + store->AwaitWritable(std::chrono::milliseconds(0)).ToString());
   if (free_space) {
     free_space();
     Say("FREED");
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    Status resumed;
-    do {
-      // The write that failed, retried: a write that returns an error may still have been
-      // applied, so the model counts it only once it is acknowledged.
-      resumed = table.InsertOrReplace(Acknowledged(n - 1), {.sync = true}).status();
-      if (resumed.ok()) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    } while (std::chrono::steady_clock::now() < deadline);
+    // RocksDB resumes the store by itself once enough space is free; the store says when.
+    Status resumed = store->AwaitWritable(std::chrono::seconds(60));
+    Say("WRITABLE " + resumed.ToString());
+    // The write that failed, retried: a write that returns an error may still have been
+    // applied, so the model counts it only once it is acknowledged.
+    if (resumed.ok()) resumed = table.InsertOrReplace(Acknowledged(n - 1), {.sync = true}).status();
     if (resumed.ok()) ack(n);
     Say("RESUMED " + resumed.ToString());
   }

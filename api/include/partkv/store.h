@@ -17,6 +17,7 @@
 #ifndef PARTKV_STORE_H_
 #define PARTKV_STORE_H_
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -59,6 +60,14 @@ class Store {
   // Flushes every memtable to disk (for benchmarks and tools; never needed for durability).
   Status Flush();
   const std::string& path() const;
+
+  // After a write failed with IOError because the storage engine stopped taking writes (a full
+  // disk, a failed flush), waits until the store takes writes again or `timeout` passes. The
+  // store recovers by itself once the cause is gone; from a full disk, once enough space is free
+  // (it checks every few seconds), with no reopen. OK at once when nothing stops writes; IOError
+  // naming the error when `timeout` passed first. A write that failed may or may not have been
+  // applied: retry it after this returns OK.
+  Status AwaitWritable(std::chrono::milliseconds timeout);
 
   // For the engine.
   engine::StoreState& state() const { return *state_; }
