@@ -14,12 +14,6 @@ namespace {
 
 class PageReuseTest : public testing::StoreFixture {
  protected:
-  static std::string Rk(int i) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%06d", i);
-    return buf;
-  }
-
   // Row i of PartitionKey `pk`: its property set, types and string lengths vary with i, so a
   // reused slot keeps meeting other names, types and sizes.
   static Entity Varied(const std::string& pk, int i) {
@@ -50,15 +44,7 @@ class PageReuseTest : public testing::StoreFixture {
   }
 
   void Fill(const std::string& pk, int n) {
-    Batch b;
-    for (int i = 0; i < n; ++i) {
-      b.Insert(Varied(pk, i));
-      if (b.size() == 100) {
-        ASSERT_TRUE(table_->Submit(b).ok());
-        b.Clear();
-      }
-    }
-    if (!b.empty()) ASSERT_TRUE(table_->Submit(b).ok());
+    InsertRows(0, n, [&pk](int i) { return Varied(pk, i); });
   }
 
   // Pages `q` to the end twice — fresh pages, and one reused `page` — and checks each pair of

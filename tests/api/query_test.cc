@@ -13,22 +13,8 @@ namespace {
 
 class QueryTest : public testing::StoreFixture {
  protected:
-  static std::string Rk(int i) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%06d", i);
-    return buf;
-  }
-
   void Fill(const std::string& pk, int n, int start = 0) {
-    Batch b;
-    for (int i = start; i < start + n; ++i) {
-      b.Insert(Make(pk, Rk(i), i));
-      if (b.size() == 100) {
-        ASSERT_TRUE(table_->Submit(b).ok());
-        b.Clear();
-      }
-    }
-    if (!b.empty()) ASSERT_TRUE(table_->Submit(b).ok());
+    InsertRows(start, n, [&pk](int i) { return Make(pk, Rk(i), i); });
   }
 
   // Every page of `q`, followed to the end: "pk/rk" of each entity, and the page sizes.

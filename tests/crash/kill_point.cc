@@ -37,6 +37,17 @@ F Next(F*, const char* name) {
 
 #define PARTKV_NEXT(name) static const auto real = Next<decltype(&::name)>(nullptr, #name)
 
+// Declares `mode`, the mode argument of open/openat after `flags`: passed only when the call may
+// create a file, so read from the variadic arguments only then (0 otherwise).
+#define PARTKV_OPEN_MODE(flags, mode)                                     \
+  mode_t mode = 0;                                                        \
+  if (((flags) & O_CREAT) != 0 || ((flags) & O_TMPFILE) == O_TMPFILE) {  \
+    va_list ap;                                                           \
+    va_start(ap, flags);                                                  \
+    mode = static_cast<mode_t>(va_arg(ap, int));                          \
+    va_end(ap);                                                           \
+  }
+
 bool Writes(int flags) { return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0; }
 
 }  // namespace
@@ -62,26 +73,14 @@ extern "C" {
 
 int open(const char* path, int flags, ...) {
   PARTKV_NEXT(open);
-  mode_t mode = 0;
-  if ((flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = static_cast<mode_t>(va_arg(ap, int));
-    va_end(ap);
-  }
+  PARTKV_OPEN_MODE(flags, mode);
   if (Writes(flags)) Change();
   return real(path, flags, mode);
 }
 
 int openat(int dir, const char* path, int flags, ...) {
   PARTKV_NEXT(openat);
-  mode_t mode = 0;
-  if ((flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = static_cast<mode_t>(va_arg(ap, int));
-    va_end(ap);
-  }
+  PARTKV_OPEN_MODE(flags, mode);
   if (Writes(flags)) Change();
   return real(dir, path, flags, mode);
 }

@@ -4,6 +4,7 @@
 #ifndef PARTKV_TESTS_TESTING_STORE_FIXTURE_H_
 #define PARTKV_TESTS_TESTING_STORE_FIXTURE_H_
 
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,28 @@ class StoreFixture : public ::testing::Test {
     Entity e(std::move(pk), std::move(rk));
     e.Set("n", Value::Int32(n));
     return e;
+  }
+
+  // "%06d": row keys whose byte order is their numeric order.
+  static std::string Rk(int i) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%06d", i);
+    return buf;
+  }
+
+  // Inserts make(i) for i in [start, start + n), 100 to a batch: the rows of one call share a
+  // PartitionKey, as a batch's must.
+  template <typename MakeRow>
+  void InsertRows(int start, int n, MakeRow&& make) {
+    Batch b;
+    for (int i = start; i < start + n; ++i) {
+      b.Insert(make(i));
+      if (b.size() == 100) {
+        ASSERT_TRUE(table_->Submit(b).ok());
+        b.Clear();
+      }
+    }
+    if (!b.empty()) ASSERT_TRUE(table_->Submit(b).ok());
   }
 
   // "NOT_FOUND", or the properties as {name=value,...}.
