@@ -2,12 +2,11 @@
 
 namespace partkv::engine {
 
-std::string FormatEtag(uint64_t version) {
-  // Short enough to stay within std::string's inline buffer for versions below 2^44, since an
-  // ETag is formatted for every entity a query returns.
+namespace {
+
+// Writes the ETag of `version` to end just before `end`; returns where it starts.
+char* EtagBefore(uint64_t version, char* end) {
   static constexpr char kHex[] = "0123456789abcdef";
-  char buf[24];
-  char* end = buf + sizeof buf;
   char* p = end;
   *--p = '"';
   do {
@@ -17,7 +16,22 @@ std::string FormatEtag(uint64_t version) {
   *--p = '"';
   *--p = '/';
   *--p = 'W';
-  return std::string(p, end);
+  return p;
+}
+
+}  // namespace
+
+std::string FormatEtag(uint64_t version) {
+  // Short enough to stay within std::string's inline buffer for versions below 2^44.
+  char buf[24];
+  char* start = EtagBefore(version, buf + sizeof buf);
+  return std::string(start, buf + sizeof buf);
+}
+
+void FormatEtagInto(uint64_t version, std::string* out) {
+  char buf[24];
+  char* start = EtagBefore(version, buf + sizeof buf);
+  out->assign(start, static_cast<size_t>(buf + sizeof buf - start));
 }
 
 std::optional<uint64_t> ParseEtag(std::string_view etag) {

@@ -16,6 +16,8 @@
 namespace partkv::engine {
 
 std::string FormatEtag(uint64_t version);
+// FormatEtag into *out, replacing its contents (reuses its buffer: a query formats one per row).
+void FormatEtagInto(uint64_t version, std::string* out);
 // The version of a well-formed ETag; nullopt for anything else (which then matches nothing).
 std::optional<uint64_t> ParseEtag(std::string_view etag);
 

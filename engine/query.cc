@@ -1,8 +1,10 @@
 #include "engine/query.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 #include "engine/cursor.h"
 #include "engine/cursor_shards.h"
@@ -204,7 +206,9 @@ bool RangeEmpty(const std::string& lower, const std::string& upper) {
 // One PartitionCursor as a stream (a query of one PartitionKey: nothing to merge).
 class CursorStream {
  public:
-  explicit CursorStream(std::unique_ptr<PartitionCursor> c) : c_(std::move(c)) {}
+  CursorStream() = default;
+  // Sets the cursor (once, before Start).
+  void Open(std::unique_ptr<PartitionCursor> c) { c_ = std::move(c); }
   uint64_t Start() { return c_->Start(); }
   bool Valid() const { return c_->Valid(); }
   std::string_view key() const { return c_->key(); }
@@ -231,12 +235,12 @@ Status ReadPage(StoreState& store, const TableData& table, Stream& stream, const
   if (entities.capacity() < most) entities.reserve(most);
   out->continuation.clear();
   size_t kept = 0;
-  std::string last_key;
+  // The slot of the last row examined (kept or not): the token resumes after its key.
+  size_t last = SIZE_MAX;
   while (stream.Valid()) {
     if (kept >= plan.page_size || examined >= plan.budget) break;
     std::string_view key = stream.key();
     std::string_view value = stream.value();
-    last_key.assign(key);
     auto& read = reads[stream.physical()];
     read.first += 1;
     read.second += key.size() + value.size();
@@ -244,11 +248,18 @@ Status ReadPage(StoreState& store, const TableData& table, Stream& stream, const
     if (kept == entities.size()) entities.emplace_back();
     Entity& e = entities[kept];
     PARTKV_RETURN_IF_ERROR(DecodeEntity(key, stream.prefix_length(), value, &e));
+    last = kept;
     if (plan.filter.empty() || plan.filter.Matches(e)) {
       if (!plan.select.empty()) RetainProperties(plan.select, &e);
       ++kept;
     }
     examined += stream.Next();
+  }
+  // The key of the last row examined, encoded again from its decoded keys (the encoding is
+  // canonical): cheaper than copying every row's key as it goes by.
+  std::string last_key;
+  if (stream.Valid() && last != SIZE_MAX) {
+    AppendEntityKey(entities[last].partition_key(), entities[last].row_key(), &last_key);
   }
   entities.erase(entities.begin() + static_cast<ptrdiff_t>(kept), entities.end());
   if (!stream.status().ok()) return FromRocks(stream.status(), "query");
@@ -269,7 +280,7 @@ Status ReadPage(StoreState& store, const TableData& table, Stream& stream, const
       throttler->Debit(false, single_pk ? *single_pk : std::string_view(), i, cost);
     }
   }
-  if (stream.Valid() && !last_key.empty()) {
+  if (!last_key.empty()) {
     out->continuation =
         EncodeToken(store.secret(), TokenContents{plan.flags, plan.fingerprint, last_key});
   }
@@ -291,15 +302,58 @@ struct SnapshotHolder {
   ~SnapshotHolder() { db->ReleaseSnapshot(snap); }
 };
 
-// A sharded read's stream and the snapshot it reads, kept between pages in the store's
-// ResumeCache (engine/resume_cache.h). The stream is declared last, so its iterators go before
-// the snapshot is released.
-struct ShardRead {
+// A paged read's stream and the snapshot it reads, kept between pages in the store's ResumeCache
+// (engine/resume_cache.h). The stream is declared last, so its iterators go before the snapshot
+// is released.
+struct CursorRead {  // one PartitionKey
+  explicit CursorRead(rocksdb::DB* db) : snap{db, db->GetSnapshot()} {}
+  SnapshotHolder snap;
+  CursorStream stream;
+};
+struct MergedRead {  // a table-wide or PartitionKey-range query
+  MergedRead(rocksdb::DB* db, bool descending)
+      : snap{db, db->GetSnapshot()}, stream(MergeOrder::kByKey, descending) {}
+  SnapshotHolder snap;
+  MergedStream stream;
+};
+struct ShardRead {  // a sharded read
   ShardRead(rocksdb::DB* db, bool descending, uint64_t expected_rows)
       : snap{db, db->GetSnapshot()}, stream(db, snap.snap, descending, expected_rows) {}
   SnapshotHolder snap;
   ShardStream stream;
 };
+
+// The resume cache keys a kept read by an owner and its token. Each kind of read has its own owner
+// within the table, so a kept stream is only ever resumed as the type it is.
+template <typename Read>
+const void* KeptOwner(const TableData& table) {
+  constexpr size_t kKind = std::is_same_v<Read, ShardRead> ? 0 : std::is_same_v<Read, MergedRead> ? 1 : 2;
+  static_assert(sizeof(TableData) > 2);
+  return reinterpret_cast<const char*>(&table) + kKind;
+}
+
+// The previous page's read of query `q`, when nothing has been written since it was read: its
+// stream stands on this page's first row, so nothing needs opening or seeking again. Else null.
+template <typename Read>
+std::shared_ptr<Read> TakeKept(StoreState& store, const TableData& table, const Query& q) {
+  if (q.continuation.empty()) return nullptr;
+  return std::static_pointer_cast<Read>(store.resume_cache().Take(
+      KeptOwner<Read>(table), q.continuation, store.db()->GetLatestSequenceNumber()));
+}
+
+// Reads one page from `read`'s stream and, when more may follow, keeps the read under the page's
+// token for the next page.
+template <typename Read>
+Status ReadPageAndKeep(StoreState& store, const TableData& table, std::shared_ptr<Read> read,
+                       const Plan& plan, uint64_t examined, const std::string* single_pk,
+                       Page* out) {
+  PARTKV_RETURN_IF_ERROR(ReadPage(store, table, read->stream, plan, examined, single_pk, out));
+  if (out->has_more()) {
+    const uint64_t sequence = read->snap.snap->GetSequenceNumber();
+    store.resume_cache().Put(KeptOwner<Read>(table), out->continuation, sequence, std::move(read));
+  }
+  return Status::OK();
+}
 
 // The shards of a sharded read, within the query's ranges and after its resume point.
 Status AddShards(const TableData& table, const std::vector<std::string>& partition_keys,
@@ -356,7 +410,6 @@ Status RunQuery(StoreState& store, const TableData& table, const Query& q, Page*
   if (plan.empty) return EmptyPage(out);
 
   rocksdb::DB* db = store.db();
-  SnapshotHolder snap{db, db->GetSnapshot()};
   uint64_t examined = 0;
   bool single = plan.pk.lower && plan.pk.upper && plan.pk.lower->inclusive &&
                 plan.pk.upper->inclusive && plan.pk.lower->value == plan.pk.upper->value;
@@ -372,32 +425,41 @@ Status RunQuery(StoreState& store, const TableData& table, const Query& q, Page*
         return ts;
       }
     }
+    if (auto kept = TakeKept<CursorRead>(store, table, q)) {
+      return ReadPageAndKeep(store, table, std::move(kept), plan, 0, &pk, out);
+    }
     RowBounds(pk, plan.rk, &lower, &upper);
     const size_t prefix_length = PartitionPrefixLength(lower);
     if (resume) ApplyResume(*resume, plan.descending, &lower, &upper);
     if (RangeEmpty(lower, upper)) return EmptyPage(out);
-    auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[physical].cf, snap.snap,
-                                                    lower, upper, plan.descending, std::nullopt);
+    auto read = std::make_shared<CursorRead>(db);
+    auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[physical].cf,
+                                                    read->snap.snap, lower, upper,
+                                                    plan.descending, std::nullopt);
     cursor->physical = physical;
     cursor->set_prefix_length(prefix_length);
-    CursorStream stream(std::move(cursor));
-    examined += stream.Start();
-    return ReadPage(store, table, stream, plan, examined, &pk, out);
+    read->stream.Open(std::move(cursor));
+    examined += read->stream.Start();
+    return ReadPageAndKeep(store, table, std::move(read), plan, examined, &pk, out);
   }
-  MergedStream stream(MergeOrder::kByKey, plan.descending);
+  if (auto kept = TakeKept<MergedRead>(store, table, q)) {
+    return ReadPageAndKeep(store, table, std::move(kept), plan, 0, nullptr, out);
+  }
+  auto read = std::make_shared<MergedRead>(db, plan.descending);
   PartitionBounds(plan.pk, &lower, &upper);
   if (resume) ApplyResume(*resume, plan.descending, &lower, &upper);
   std::optional<RowRange> rows;
   if (plan.rk.lower || plan.rk.upper) rows = RowRange{plan.rk.lower, plan.rk.upper};
   if (!RangeEmpty(lower, upper)) {
     for (size_t i = 0; i < table.partitions().size(); ++i) {
-      auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[i].cf, snap.snap,
-                                                      lower, upper, plan.descending, rows);
+      auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[i].cf,
+                                                      read->snap.snap, lower, upper,
+                                                      plan.descending, rows);
       cursor->physical = i;
-      examined += stream.Add(std::move(cursor));
+      examined += read->stream.Add(std::move(cursor));
     }
   }
-  return ReadPage(store, table, stream, plan, examined, nullptr, out);
+  return ReadPageAndKeep(store, table, std::move(read), plan, examined, nullptr, out);
 }
 
 Status RunShardQuery(StoreState& store, const TableData& table,
@@ -418,28 +480,16 @@ Status RunShardQuery(StoreState& store, const TableData& table,
   }
   if (plan.empty) return EmptyPage(out);
   rocksdb::DB* db = store.db();
-  // The previous page's stream, when nothing has been written since it was read: it stands on
-  // this page's first row, so no shard needs opening or seeking again.
-  std::shared_ptr<ShardRead> read;
-  if (!q.continuation.empty()) {
-    read = std::static_pointer_cast<ShardRead>(
-        store.resume_cache().Take(&table, q.continuation, db->GetLatestSequenceNumber()));
-  }
   uint64_t examined = 0;
+  std::shared_ptr<ShardRead> read = TakeKept<ShardRead>(store, table, q);
   if (!read) {
     read = std::make_shared<ShardRead>(db, plan.descending,
                                        std::min<uint64_t>(plan.page_size, plan.budget));
     PARTKV_RETURN_IF_ERROR(AddShards(table, partition_keys, plan, resume_pk, resume_rk, &read->stream));
     examined = read->stream.Start();
   }
-  PARTKV_RETURN_IF_ERROR(ReadPage(store, table, read->stream, plan, examined, nullptr, out));
-  if (out->has_more()) {
-    const uint64_t sequence = read->snap.snap->GetSequenceNumber();
-    store.resume_cache().Put(&table, out->continuation, sequence, std::move(read));
-  }
-  return Status::OK();
+  return ReadPageAndKeep(store, table, std::move(read), plan, examined, nullptr, out);
 }
-
 
 Result<Page> RunQuery(StoreState& store, const TableData& table, const Query& query) {
   Page page;

@@ -12,7 +12,8 @@ std::shared_ptr<void> ResumeCache::Take(const void* owner, std::string_view toke
     std::lock_guard<std::mutex> lock(mu_);
     for (size_t i = 0; i < entries_.size();) {
       Entry& e = entries_[i];
-      bool match = e.owner == owner && e.token == token;
+      // Two readers may page the same query and hold the same token: each takes one entry.
+      bool match = !found && e.owner == owner && e.token == token;
       if (match || e.sequence != sequence) {
         if (match && e.sequence == sequence) found = std::move(e.state);
         dropped.push_back(std::move(e));

@@ -13,7 +13,8 @@
 // stored). At most kEntries are kept; the oldest goes first. The owner clears the cache before it
 // closes the database or drops a column family the entries may read.
 //
-// Thread-safe. An entry taken is gone from the cache: one reader resumes one stream.
+// Thread-safe. An entry taken is gone from the cache: one reader resumes one stream. Entries under
+// the same token (two readers paging the same query) are taken one at a time.
 
 #ifndef PARTKV_ENGINE_RESUME_CACHE_H_
 #define PARTKV_ENGINE_RESUME_CACHE_H_

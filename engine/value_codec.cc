@@ -1,6 +1,7 @@
 #include "engine/value_codec.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <tuple>
 #include <utility>
@@ -52,22 +53,8 @@ class Reader {
     *v = static_cast<uint8_t>(*p_++);
     return true;
   }
-  bool Fixed32(uint32_t* v) {
-    if (end_ - p_ < 4) return false;
-    uint32_t r = 0;
-    for (int i = 0; i < 4; ++i) r |= static_cast<uint32_t>(static_cast<uint8_t>(p_[i])) << (8 * i);
-    p_ += 4;
-    *v = r;
-    return true;
-  }
-  bool Fixed64(uint64_t* v) {
-    if (end_ - p_ < 8) return false;
-    uint64_t r = 0;
-    for (int i = 0; i < 8; ++i) r |= static_cast<uint64_t>(static_cast<uint8_t>(p_[i])) << (8 * i);
-    p_ += 8;
-    *v = r;
-    return true;
-  }
+  bool Fixed32(uint32_t* v) { return Fixed(v); }
+  bool Fixed64(uint64_t* v) { return Fixed(v); }
   bool Varint(uint64_t* v) {
     if (p_ != end_ && (static_cast<uint8_t>(*p_) & 0x80) == 0) {  // the common one-byte case
       *v = static_cast<uint8_t>(*p_++);
@@ -101,6 +88,21 @@ class Reader {
   }
 
  private:
+  // A little-endian unsigned integer of sizeof(T) bytes.
+  template <typename T>
+  bool Fixed(T* v) {
+    if (static_cast<size_t>(end_ - p_) < sizeof(T)) return false;
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(v, p_, sizeof(T));  // one load
+    } else {
+      T r = 0;
+      for (size_t i = 0; i < sizeof(T); ++i) r |= static_cast<T>(static_cast<uint8_t>(p_[i])) << (8 * i);
+      *v = r;
+    }
+    p_ += sizeof(T);
+    return true;
+  }
+
   const char* p_;
   const char* end_;
 };
@@ -112,6 +114,30 @@ bool NameBefore(std::string_view a, std::string_view b) {
     return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]);
   }
   return a < b;
+}
+
+// a == b for property names, which are short: compared inline, without a call to memcmp.
+inline bool SameName(const std::string& a, std::string_view b) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  const char* x = a.data();
+  const char* y = b.data();
+  if (n >= 8) {
+    // Two 8-byte words per step, the last one overlapping the end.
+    uint64_t u, v;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      std::memcpy(&u, x + i, 8);
+      std::memcpy(&v, y + i, 8);
+      if (u != v) return false;
+    }
+    std::memcpy(&u, x + n - 8, 8);
+    std::memcpy(&v, y + n - 8, 8);
+    return u == v;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (x[i] != y[i]) return false;
+  }
+  return true;
 }
 
 Status Corrupt(const char* what) { return Status::Corruption(std::string("entity value: ") + what); }
@@ -186,7 +212,7 @@ class ValueCodecAccess {
   }
   static void SetSystem(const ValueHeader& h, Entity* entity) {
     entity->timestamp_ = DateTime{h.timestamp_ticks};
-    entity->etag_ = FormatEtag(h.etag_version);
+    FormatEtagInto(h.etag_version, &entity->etag_);
   }
 
  private:
@@ -240,7 +266,7 @@ Status ValueCodecAccess::DecodePropertiesInto(Reader* r, size_t total_size, Enti
     std::string_view name;
     if (!r->Bytes(&name)) return Corrupt("truncated property name");
     Value* v;
-    if (same_names && i < props->size() && (*props)[i].first == name) {
+    if (same_names && i < props->size() && SameName((*props)[i].first, name)) {
       v = &(*props)[i].second;
     } else {
       if (i > 0 && !NameBefore(prev, name)) return Corrupt("property names not strictly sorted");

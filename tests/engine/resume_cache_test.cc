@@ -30,6 +30,19 @@ TEST(ResumeCacheTest, AnEntryComesBackOnceToItsOwnerAndToken) {
   EXPECT_EQ(cache.size(), 0u);
 }
 
+TEST(ResumeCacheTest, TwoReadersOfOneTokenEachTakeTheirOwnEntry) {
+  ResumeCache cache;
+  int owner = 0;
+  cache.Put(&owner, "t", 7, State(1));
+  cache.Put(&owner, "t", 7, State(2));
+  auto first = cache.Take(&owner, "t", 7);
+  auto second = cache.Take(&owner, "t", 7);
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(ValueOf(first) + ValueOf(second), 3);
+  EXPECT_EQ(cache.Take(&owner, "t", 7), nullptr);
+}
+
 TEST(ResumeCacheTest, AnEntryOfAnotherSequenceNumberIsNeverUsed) {
   ResumeCache cache;
   int owner = 0;
