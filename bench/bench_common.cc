@@ -1,5 +1,6 @@
 #include "bench/bench_common.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -43,20 +44,6 @@ std::string Notes(uint64_t seed) {
   }
   out.resize(30);
   return out;
-}
-
-std::string FirstLineWith(const char* file, std::string_view prefix) {
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(prefix, 0) == 0) {
-      auto colon = line.find(':');
-      if (colon == std::string::npos) return line;
-      auto start = line.find_first_not_of(" \t", colon + 1);
-      return start == std::string::npos ? "" : line.substr(start);
-    }
-  }
-  return "unknown";
 }
 
 }  // namespace
@@ -135,6 +122,27 @@ Permutation::Permutation(uint64_t n) : n_(n), stride_(1) {
 
 uint64_t Permutation::operator[](uint64_t i) const {
   return static_cast<uint64_t>((static_cast<unsigned __int128>(i) * stride_) % n_);
+}
+
+std::string FirstLineWith(const char* file, std::string_view prefix) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) == 0) {
+      auto colon = line.find(':');
+      if (colon == std::string::npos) return line;
+      auto start = line.find_first_not_of(" \t", colon + 1);
+      return start == std::string::npos ? "" : line.substr(start);
+    }
+  }
+  return "unknown";
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
 std::vector<std::pair<std::string, std::string>> ConfigurationFacts() {

@@ -1,6 +1,8 @@
 // Helpers shared by partkv's benchmarks: a self-removing temporary directory, the deterministic
-// entity generator every benchmark writes and reads, a scrambled visiting order, and the
-// configuration block each benchmark prints before its numbers (conventions.md point 11).
+// entity generator every benchmark writes and reads, a scrambled visiting order, the
+// configuration block each benchmark prints before its numbers (conventions.md point 11), and the
+// median its ratios are taken as. Free of Google Benchmark, so plain programs (partkv-bench,
+// partkv-memory-bench) link it too; the Google Benchmark reporting is bench_report.h.
 //
 // The entity layout is one for all benchmarks, so their numbers describe the same data:
 //   entity n  ->  PartitionKey "device-%05d" of n / 100, RowKey "%012d" of n,
@@ -81,6 +83,17 @@ void PrintConfiguration(std::FILE* out, std::string_view title,
 
 // The machine and build facts of PrintConfiguration, as name/value pairs (for JSON output).
 std::vector<std::pair<std::string, std::string>> ConfigurationFacts();
+
+// The value on the first line of `file` that starts with `prefix`, for "name : value" files such
+// as /proc/cpuinfo and /proc/meminfo: the text after the line's first colon without its leading
+// blanks ("model name\t: AMD EPYC" -> "AMD EPYC"; empty when only blanks follow the colon), the
+// whole line when it has no colon, and "unknown" when no line starts with `prefix` or `file`
+// cannot be read.
+std::string FirstLineWith(const char* file, std::string_view prefix);
+
+// The median of `v` (the mean of the two middle values when their count is even); 0 when `v` is
+// empty. Every benchmark's ratio is the median of its per-round ratios.
+double Median(std::vector<double> v);
 
 }  // namespace partkv::bench
 

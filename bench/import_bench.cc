@@ -156,12 +156,6 @@ struct Round {
   double cpu_ratio() const { return library_cpu / import_cpu; }
 };
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t mid = v.size() / 2;
-  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
-
 int Main(int argc, char** argv) {
   uint64_t entities = 1'000'000;
   std::string partkv = PARTKV_CLI_PATH;

@@ -65,7 +65,9 @@ class Child {
     Phase("start");
     auto store = Store::Open(dir_.Sub("store"));
     if (!store.ok()) Die("open store: " + store.status().ToString());
-    Status cs = store->CreateTable(kTableName, TableOptions{partitions_});
+    TableOptions options;
+    options.physical_partitions = partitions_;
+    Status cs = store->CreateTable(kTableName, options);
     if (!cs.ok()) Die("create table: " + cs.ToString());
     auto table = store->OpenTable(kTableName);
     if (!table.ok()) Die("open table: " + table.status().ToString());

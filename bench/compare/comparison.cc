@@ -5,11 +5,11 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <thread>
 #include <unordered_map>
 
+#include "bench/bench_common.h"
 #include "bench/compare/disk.h"
 #include "bench/compare/format.h"
 #include "bench/compare/reads.h"
@@ -77,23 +77,9 @@ Status Check(bool ok, const std::string& what) {
   return ok ? Status::OK() : Status::Corruption("consistency check failed: " + what);
 }
 
-std::string FirstLineWith(const char* file, std::string_view prefix) {
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(prefix, 0) == 0) {
-      auto colon = line.find(':');
-      auto start =
-          colon == std::string::npos ? std::string::npos : line.find_first_not_of(" \t", colon + 1);
-      return start == std::string::npos ? line : line.substr(start);
-    }
-  }
-  return "unknown";
-}
-
 // MemTotal of /proc/meminfo in GiB: "23.5 GiB".
 std::string MemoryTotal() {
-  const std::string kb = FirstLineWith("/proc/meminfo", "MemTotal");
+  const std::string kb = bench::FirstLineWith("/proc/meminfo", "MemTotal");
   const double v = std::strtod(kb.c_str(), nullptr);
   return v > 0 ? fmt::format("{:.1f} GiB", v / (1024 * 1024)) : kb;
 }
@@ -243,7 +229,7 @@ std::vector<std::pair<std::string, std::string>> MachineFacts() {
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   return {
-      {"cpu", FirstLineWith("/proc/cpuinfo", "model name")},
+      {"cpu", bench::FirstLineWith("/proc/cpuinfo", "model name")},
       {"cores", std::to_string(std::thread::hardware_concurrency())},
       {"memory", MemoryTotal()},
       {"compiler", __VERSION__},

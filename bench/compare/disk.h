@@ -2,8 +2,8 @@
 // facts of a table (bytes, entity counts per physical partition, quiet background work).
 //
 // The raw database is configured like the store it is compared with (the approach of
-// bench/store_bench.cc): the store's own DB and partition column-family options, with a fresh
-// block cache and write-buffer manager of the same sizes, and one column family per physical
+// bench/store_bench_fixture.cc): the store's own DB and partition column-family options, with a
+// fresh block cache and write-buffer manager of the same sizes, and one column family per physical
 // partition. It receives the exact key and value bytes partkv writes (engine/key_codec.h,
 // engine/value_codec.h), in the same batches, routed to the same partition index.
 //

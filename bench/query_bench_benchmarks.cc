@@ -1,0 +1,212 @@
+#include "bench/query_bench_benchmarks.h"
+
+#include <memory>
+#include <string>
+
+#include "engine/key_codec.h"
+#include "fmt/format.h"
+
+namespace partkv::bench::query_bench {
+namespace {
+
+// Pages through `q` to the end; returns the entities seen (or an error).
+Result<uint64_t> PageThrough(const Table& table, Query q, uint64_t* touched) {
+  uint64_t rows = 0;
+  for (;;) {
+    PARTKV_ASSIGN_OR_RETURN(Page page, table.QueryEntities(q));
+    rows += page.entities.size();
+    for (const Entity& e : page.entities) *touched += e.property_count() + e.row_key().size();
+    if (!page.has_more()) return rows;
+    q.continuation = std::move(page.continuation);
+  }
+}
+
+// The same through one reused Page (Table::QueryEntities(query, &page)): its entities keep their
+// strings' capacity from page to page, so the steady state decodes without allocating.
+Result<uint64_t> PageThroughReused(const Table& table, Query q, Page* page, uint64_t* touched) {
+  uint64_t rows = 0;
+  for (;;) {
+    PARTKV_RETURN_IF_ERROR(table.QueryEntities(q, page));
+    rows += page->entities.size();
+    for (const Entity& e : page->entities) *touched += e.property_count() + e.row_key().size();
+    if (!page->has_more()) return rows;
+    q.continuation.swap(page->continuation);
+  }
+}
+
+// One raw iterator over [lower, upper) of `cf`; returns the entries seen.
+uint64_t RawScan(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const std::string& lower,
+                 const std::string& upper, uint64_t* touched, rocksdb::Status* status) {
+  rocksdb::Slice lower_slice(lower), upper_slice(upper);
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lower_slice;
+  ro.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro, cf));
+  uint64_t rows = 0;
+  for (it->Seek(lower_slice); it->Valid(); it->Next()) {
+    rocksdb::Slice k = it->key(), v = it->value();
+    *touched += k.size() + v.size() + static_cast<uint8_t>(k[k.size() - 1]) +
+                static_cast<uint8_t>(v[0]) + static_cast<uint8_t>(v[v.size() - 1]);
+    ++rows;
+  }
+  *status = it->status();
+  return rows;
+}
+
+template <typename Fn>
+void Check(benchmark::State& state, uint64_t got, uint64_t want, Fn&& what) {
+  if (got != want) {
+    state.SkipWithError(fmt::format("{}: saw {} rows, expected {}", what(), got, want).c_str());
+  }
+}
+
+// A scan through one reused Page, kept across the benchmark's iterations.
+void ReusedScan(benchmark::State& state, const BenchStore& s, const Query& q, const char* what) {
+  Page page;
+  uint64_t touched = 0, rows = 0;
+  for (auto _ : state) {
+    auto r = PageThroughReused(*s.table, q, &page, &touched);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().ToString().c_str());
+      break;
+    }
+    Check(state, *r, s.entities, [what] { return what; });
+    rows += *r;
+  }
+  benchmark::DoNotOptimize(touched);
+  state.SetItemsProcessed(static_cast<int64_t>(rows));
+}
+
+}  // namespace
+
+void BM_PartkvPartitionScan(benchmark::State& state) {
+  const BenchStore& s = g_fixtures->single;
+  Query q;
+  q.partition_key = kSinglePartitionKey;
+  q.page_size = 1000;
+  uint64_t touched = 0, rows = 0;
+  for (auto _ : state) {
+    auto r = PageThrough(*s.table, q, &touched);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().ToString().c_str());
+      break;
+    }
+    Check(state, *r, s.entities, [] { return "partition scan"; });
+    rows += *r;
+  }
+  benchmark::DoNotOptimize(touched);
+  state.SetItemsProcessed(static_cast<int64_t>(rows));
+}
+
+void BM_PartkvPartitionScanReused(benchmark::State& state) {
+  Query q;
+  q.partition_key = kSinglePartitionKey;
+  q.page_size = 1000;
+  ReusedScan(state, g_fixtures->single, q, "partition scan (reused page)");
+}
+
+void BM_PartkvTableScanReused(benchmark::State& state) {
+  Query q;
+  q.page_size = 1000;
+  ReusedScan(state, g_fixtures->wide, q, "table scan (reused page)");
+}
+
+void BM_RawPartitionScan(benchmark::State& state) {
+  const BenchStore& s = g_fixtures->single;
+  std::string lower, upper = engine::PartitionEnd(kSinglePartitionKey);
+  engine::AppendPartitionPrefix(kSinglePartitionKey, &lower);
+  rocksdb::ColumnFamilyHandle* cf = s.CfOf(kSinglePartitionKey);
+  uint64_t touched = 0, rows = 0;
+  for (auto _ : state) {
+    rocksdb::Status st;
+    uint64_t n = RawScan(s.db(), cf, lower, upper, &touched, &st);
+    if (!st.ok()) {
+      state.SkipWithError(st.ToString().c_str());
+      break;
+    }
+    Check(state, n, s.entities, [] { return "raw scan"; });
+    rows += n;
+  }
+  benchmark::DoNotOptimize(touched);
+  state.SetItemsProcessed(static_cast<int64_t>(rows));
+}
+
+void BM_PartkvTableScan(benchmark::State& state) {
+  const BenchStore& s = g_fixtures->wide;
+  Query q;
+  q.page_size = 1000;
+  uint64_t touched = 0, rows = 0;
+  for (auto _ : state) {
+    auto r = PageThrough(*s.table, q, &touched);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().ToString().c_str());
+      break;
+    }
+    Check(state, *r, s.entities, [] { return "table scan"; });
+    rows += *r;
+  }
+  benchmark::DoNotOptimize(touched);
+  state.SetItemsProcessed(static_cast<int64_t>(rows));
+}
+
+// Items are queries, so items/s is the inverse of the mean latency.
+void BM_PartkvBounded(benchmark::State& state, const BoundedFixture* f) {
+  uint64_t touched = 0, done = 0;
+  for (auto _ : state) {
+    auto r = f->s.table->QueryEntities(f->queries[done % f->queries.size()]);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().ToString().c_str());
+      break;
+    }
+    if (r->entities.size() != kEntitiesPerPartitionKey || r->has_more()) {
+      state.SkipWithError(fmt::format("bounded query returned {} rows{}", r->entities.size(),
+                                      r->has_more() ? " and a token" : "")
+                              .c_str());
+      break;
+    }
+    for (const Entity& e : r->entities) touched += e.property_count();
+    ++done;
+  }
+  benchmark::DoNotOptimize(touched);
+  state.SetItemsProcessed(static_cast<int64_t>(done));
+}
+
+void BM_RawBounded(benchmark::State& state, const BoundedFixture* f) {
+  uint64_t touched = 0, done = 0;
+  for (auto _ : state) {
+    const auto& range = f->raw[done % f->raw.size()];
+    rocksdb::Status st;
+    uint64_t n = RawScan(f->s.db(), range.cf, range.lower, range.upper, &touched, &st);
+    if (!st.ok()) {
+      state.SkipWithError(st.ToString().c_str());
+      break;
+    }
+    if (n != kEntitiesPerPartitionKey) {
+      state.SkipWithError(fmt::format("raw bounded scan saw {} rows", n).c_str());
+      break;
+    }
+    ++done;
+  }
+  benchmark::DoNotOptimize(touched);
+  state.SetItemsProcessed(static_cast<int64_t>(done));
+}
+
+void Warm(const Fixtures& f) {
+  uint64_t touched = 0;
+  Query single;
+  single.partition_key = kSinglePartitionKey;
+  if (auto r = PageThrough(*f.single.table, single, &touched); !r.ok()) {
+    Die("warm-up: " + r.status().ToString());
+  }
+  if (auto r = PageThrough(*f.wide.table, Query{}, &touched); !r.ok()) {
+    Die("warm-up: " + r.status().ToString());
+  }
+  for (const BoundedFixture* b : {&f.small, &f.large}) {
+    for (const Query& q : b->queries) {
+      if (auto r = b->s.table->QueryEntities(q); !r.ok()) Die("warm-up: " + r.status().ToString());
+    }
+  }
+  benchmark::DoNotOptimize(touched);
+}
+
+}  // namespace partkv::bench::query_bench
