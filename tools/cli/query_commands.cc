@@ -71,13 +71,14 @@ Result<Query> BuildQuery(const QueryArgs& args) {
   return q;
 }
 
-// One page of `query` or `query-shards`.
-using PageSource = std::function<Result<Page>(const Query&)>;
+// One page of `query` or `query-shards`, into *page (reusing its entities' storage).
+using PageSource = std::function<Status(const Query&, Page*)>;
 
 Status PrintPages(const QueryArgs& args, const PageSource& source) {
   PARTKV_ASSIGN_OR_RETURN(Query q, BuildQuery(args));
+  Page page;
   if (!args.all) {
-    PARTKV_ASSIGN_OR_RETURN(Page page, source(q));
+    PARTKV_RETURN_IF_ERROR(source(q, &page));
     std::string out = "{\"value\":[";
     for (size_t i = 0; i < page.entities.size(); ++i) {
       if (i > 0) out += ',';
@@ -90,17 +91,17 @@ Status PrintPages(const QueryArgs& args, const PageSource& source) {
     return Status::OK();
   }
   while (true) {
-    PARTKV_ASSIGN_OR_RETURN(Page page, source(q));
+    PARTKV_RETURN_IF_ERROR(source(q, &page));
     for (const Entity& e : page.entities) PrintLine(EntityToJson(e));
     if (!page.has_more()) return Status::OK();
-    q.continuation = std::move(page.continuation);
+    q.continuation.swap(page.continuation);
   }
 }
 
 Status RunQuery(const Context& ctx, const QueryArgs& args) {
   PARTKV_ASSIGN_OR_RETURN(Store store, OpenStore(ctx));
   PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
-  return PrintPages(args, [&](const Query& q) { return table.QueryEntities(q); });
+  return PrintPages(args, [&](const Query& q, Page* page) { return table.QueryEntities(q, page); });
 }
 
 Status RunQueryShards(const Context& ctx, const QueryArgs& args) {
@@ -112,8 +113,9 @@ Status RunQueryShards(const Context& ctx, const QueryArgs& args) {
   }
   PARTKV_ASSIGN_OR_RETURN(Store store, OpenStore(ctx));
   PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
-  return PrintPages(args, [&](const Query& q) {
-    return strategy ? table.QueryShards(*strategy, args.base, q) : table.QueryShards(args.base, q);
+  return PrintPages(args, [&](const Query& q, Page* page) {
+    return strategy ? table.QueryShards(*strategy, args.base, q, page)
+                    : table.QueryShards(args.base, q, page);
   });
 }
 
@@ -124,13 +126,14 @@ Status RunExport(const Context& ctx, const QueryArgs& args) {
   q.filter = args.filter;
   Progress progress;
   uint64_t rows = 0;
+  Page page;  // reused: its entities keep their storage from page to page
   while (true) {
-    PARTKV_ASSIGN_OR_RETURN(Page page, table.QueryEntities(q));
+    PARTKV_RETURN_IF_ERROR(table.QueryEntities(q, &page));
     for (const Entity& e : page.entities) PrintLine(EntityToJson(e));
     rows += page.entities.size();
     if (progress.Due()) progress.Show("exporting: " + GroupDigits(rows) + " rows");
     if (!page.has_more()) break;
-    q.continuation = std::move(page.continuation);
+    q.continuation.swap(page.continuation);
   }
   progress.Clear();
   return Status::OK();
