@@ -26,6 +26,7 @@ void BM_RawPartitionScan(benchmark::State& state);
 void BM_PartkvTableScan(benchmark::State& state);
 // The same through one reused Page.
 void BM_PartkvTableScanReused(benchmark::State& state);
+void BM_PartkvTableFilter(benchmark::State& state);
 
 // The 100-row key-bounded queries of `f`, cycling over its targets; items are queries, so
 // items/s is the inverse of the mean latency.

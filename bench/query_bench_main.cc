@@ -105,6 +105,8 @@ int Main(int argc, char** argv) {
        {"raw_PartitionScan", nullptr, benchmark::kMillisecond}},  // measured above
       {{"partkv_PartitionScanReused", BM_PartkvPartitionScanReused, benchmark::kMillisecond},
        {"partkv_TableScanReused", BM_PartkvTableScanReused, benchmark::kMillisecond}},
+      {{"partkv_TableFilter", BM_PartkvTableFilter, benchmark::kMillisecond},
+       {"raw_PartitionScan", nullptr, benchmark::kMillisecond}},  // measured above
       {{"partkv_BoundedSmall",
         [](benchmark::State& s) { BM_PartkvBounded(s, &g_fixtures->small); },
         benchmark::kMicrosecond},
@@ -151,6 +153,8 @@ int Main(int argc, char** argv) {
        0.5, false},
       {"  reused page: table (16) / raw", "partkv_TableScanReused", "raw_PartitionScan", false,
        0.35, false},
+      {"  selective filter, table (16) / raw", "partkv_TableFilter", "raw_PartitionScan", false,
+       {}, false},
       // Latency large / latency small = rate small / rate large.
       {"bounded 100 rows: large / small", "partkv_BoundedSmall", "partkv_BoundedLarge", true, 2.0,
        true},

@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string_view>
+
+#include "engine/value_codec.h"
 
 namespace partkv::engine {
 namespace {
@@ -31,19 +34,53 @@ int ThreeWayBytes(std::string_view x, std::string_view y) {
 
 Filter::Filter() = default;
 
-bool Filter::Matches(const Entity& entity) const { return nodes_.empty() || Eval(root_, entity); }
+namespace {
 
-bool Filter::Eval(int32_t index, const Entity& entity) const {
+// An Entity as the rows Filter::Eval reads.
+class EntityRow {
+ public:
+  explicit EntityRow(const Entity& e) : e_(e) {}
+  std::string_view partition_key() const { return e_.partition_key(); }
+  std::string_view row_key() const { return e_.row_key(); }
+  int64_t timestamp_ticks() const { return e_.timestamp().ticks; }
+  std::optional<ValueView> Find(std::string_view name) const {
+    const Value* v = e_.Get(name);
+    if (v == nullptr) return std::nullopt;
+    return ViewOf(*v);
+  }
+
+ private:
+  const Entity& e_;
+};
+
+}  // namespace
+
+bool Filter::Matches(const Entity& entity) const {
+  if (nodes_.empty()) return true;
+  EntityRow row(entity);
+  return Eval(root_, row);
+}
+
+Filter::RowMatch Filter::Matches(EncodedRow& row) const {
+  if (nodes_.empty()) return RowMatch::kYes;
+  if (row.undecided()) return RowMatch::kUndecided;
+  bool match = Eval(root_, row);
+  if (row.undecided()) return RowMatch::kUndecided;
+  return match ? RowMatch::kYes : RowMatch::kNo;
+}
+
+template <typename Row>
+bool Filter::Eval(int32_t index, Row& row) const {
   const Node& node = nodes_[index];
   switch (node.kind) {
     case NodeKind::kAnd:
-      return Eval(node.a, entity) && Eval(node.b, entity);
+      return Eval(node.a, row) && Eval(node.b, row);
     case NodeKind::kOr:
-      return Eval(node.a, entity) || Eval(node.b, entity);
+      return Eval(node.a, row) || Eval(node.b, row);
     case NodeKind::kNot:
-      return !Eval(node.a, entity);
+      return !Eval(node.a, row);
     case NodeKind::kCompare:
-      return EvalComparison(comparisons_[node.a], entity);
+      return EvalComparison(comparisons_[node.a], row);
   }
   return false;
 }
@@ -88,49 +125,49 @@ bool ApplyDouble(CompareOp op, double x, double y) {
   return false;
 }
 
-// REQUIRES: x.type() == y.type().
-bool CompareValues(CompareOp op, const Value& x, const Value& y) {
-  switch (x.type()) {
+// REQUIRES: x.type == y.type().
+bool CompareValues(CompareOp op, const ValueView& x, const Value& y) {
+  switch (x.type) {
     case Type::kString:
-      return ApplyOrder(op, ThreeWayBytes(x.as_string(), y.as_string()));
+      return ApplyOrder(op, ThreeWayBytes(x.bytes, y.as_string()));
     case Type::kBinary:
-      return ApplyOrder(op, ThreeWayBytes(x.as_binary(), y.as_binary()));
+      return ApplyOrder(op, ThreeWayBytes(x.bytes, y.as_binary()));
     case Type::kBoolean:
-      return ApplyOrder(op, ThreeWay(x.as_bool(), y.as_bool()));
+      return ApplyOrder(op, ThreeWay(x.integer != 0, y.as_bool()));
     case Type::kDateTime:
-      return ApplyOrder(op, ThreeWay(x.as_datetime().ticks, y.as_datetime().ticks));
+      return ApplyOrder(op, ThreeWay(x.integer, y.as_datetime().ticks));
     case Type::kDouble:
-      return ApplyDouble(op, x.as_double(), y.as_double());
+      return ApplyDouble(op, x.real, y.as_double());
     case Type::kGuid: {
-      int c = std::memcmp(x.as_guid().bytes.data(), y.as_guid().bytes.data(), 16);
+      int c = std::memcmp(x.bytes.data(), y.as_guid().bytes.data(), 16);
       return ApplyOrder(op, (c > 0) - (c < 0));
     }
     case Type::kInt32:
-      return ApplyOrder(op, ThreeWay(x.as_int32(), y.as_int32()));
+      return ApplyOrder(op, ThreeWay(static_cast<int32_t>(x.integer), y.as_int32()));
     case Type::kInt64:
-      return ApplyOrder(op, ThreeWay(x.as_int64(), y.as_int64()));
+      return ApplyOrder(op, ThreeWay(x.integer, y.as_int64()));
   }
   return false;
 }
 
 }  // namespace
 
-bool Filter::EvalComparison(const Comparison& c, const Entity& entity) {
+template <typename Row>
+bool Filter::EvalComparison(const Comparison& c, Row& row) {
   const CompareOp op = c.op;
   switch (c.field) {
     case Field::kPartitionKey:
       return c.literal.type() == Type::kString &&
-             ApplyOrder(op, ThreeWayBytes(entity.partition_key(), c.literal.as_string()));
+             ApplyOrder(op, ThreeWayBytes(row.partition_key(), c.literal.as_string()));
     case Field::kRowKey:
       return c.literal.type() == Type::kString &&
-             ApplyOrder(op, ThreeWayBytes(entity.row_key(), c.literal.as_string()));
+             ApplyOrder(op, ThreeWayBytes(row.row_key(), c.literal.as_string()));
     case Field::kTimestamp:
       return c.literal.type() == Type::kDateTime &&
-             ApplyOrder(op, ThreeWay(entity.timestamp().ticks, c.literal.as_datetime().ticks));
+             ApplyOrder(op, ThreeWay(row.timestamp_ticks(), c.literal.as_datetime().ticks));
     case Field::kProperty: {
-      const Value* value = entity.Get(c.property);
-      return value != nullptr && value->type() == c.literal.type() &&
-             CompareValues(op, *value, c.literal);
+      std::optional<ValueView> value = row.Find(c.property);
+      return value && value->type == c.literal.type() && CompareValues(op, *value, c.literal);
     }
   }
   return false;

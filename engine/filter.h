@@ -31,6 +31,8 @@
 
 namespace partkv::engine {
 
+class EncodedRow;
+
 // The comparison operators of the grammar, in the order eq ne gt ge lt le.
 enum class CompareOp : uint8_t { kEq, kNe, kGt, kGe, kLt, kLe };
 
@@ -72,6 +74,11 @@ class Filter {
   // literal's type differs from the property's, is false. Does not allocate.
   bool Matches(const Entity& entity) const;
 
+  // The same, for a stored row read in place (value_codec.h): kUndecided when the row could not
+  // be read in place (it must be decoded, and Matches asked).
+  enum class RowMatch : uint8_t { kNo, kYes, kUndecided };
+  RowMatch Matches(EncodedRow& row) const;
+
   const KeyConditions& key_conditions() const { return key_conditions_; }
 
   // A fully parenthesised text of the tree with literals in canonical form, e.g.
@@ -107,8 +114,11 @@ class Filter {
     Value literal;
   };
 
-  bool Eval(int32_t node, const Entity& entity) const;
-  static bool EvalComparison(const Comparison& c, const Entity& entity);
+  // Row: EncodedRow, or filter.cc's view of an Entity.
+  template <typename Row>
+  bool Eval(int32_t node, Row& row) const;
+  template <typename Row>
+  static bool EvalComparison(const Comparison& c, Row& row);
   void AppendCanonical(int32_t node, std::string* out) const;
   // Fills key_conditions_ from the tree.
   void ComputeKeyConditions();

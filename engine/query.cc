@@ -235,8 +235,10 @@ Status ReadPage(StoreState& store, const TableData& table, Stream& stream, const
   if (entities.capacity() < most) entities.reserve(most);
   out->continuation.clear();
   size_t kept = 0;
-  // The slot of the last row examined (kept or not): the token resumes after its key.
+  // The slot of the last row examined, when it was decoded (kept or not): the token resumes
+  // after its key. A row the filter rejected without decoding it leaves its key in last_key.
   size_t last = SIZE_MAX;
+  std::string last_key;
   while (stream.Valid()) {
     if (kept >= plan.page_size || examined >= plan.budget) break;
     std::string_view key = stream.key();
@@ -245,20 +247,32 @@ Status ReadPage(StoreState& store, const TableData& table, Stream& stream, const
     read.first += 1;
     read.second += key.size() + value.size();
     ++examined;
+    Filter::RowMatch match = Filter::RowMatch::kYes;
+    if (!plan.filter.empty()) {
+      // The filter first reads the row in place: a row it rejects is never decoded.
+      EncodedRow row(key, stream.prefix_length(), value);
+      match = plan.filter.Matches(row);
+      if (match == Filter::RowMatch::kNo) {
+        last_key.assign(key.data(), key.size());
+        last = SIZE_MAX;
+        examined += stream.Next();
+        continue;
+      }
+    }
     if (kept == entities.size()) entities.emplace_back();
     Entity& e = entities[kept];
     PARTKV_RETURN_IF_ERROR(DecodeEntity(key, stream.prefix_length(), value, &e));
     last = kept;
-    if (plan.filter.empty() || plan.filter.Matches(e)) {
+    if (match == Filter::RowMatch::kYes || plan.filter.Matches(e)) {
       if (!plan.select.empty()) RetainProperties(plan.select, &e);
       ++kept;
     }
     examined += stream.Next();
   }
-  // The key of the last row examined, encoded again from its decoded keys (the encoding is
-  // canonical): cheaper than copying every row's key as it goes by.
-  std::string last_key;
+  // The key of the last row examined, when it was decoded: encoded again from its keys (the
+  // encoding is canonical), cheaper than copying every row's key as it goes by.
   if (stream.Valid() && last != SIZE_MAX) {
+    last_key.clear();
     AppendEntityKey(entities[last].partition_key(), entities[last].row_key(), &last_key);
   }
   entities.erase(entities.begin() + static_cast<ptrdiff_t>(kept), entities.end());
@@ -280,7 +294,7 @@ Status ReadPage(StoreState& store, const TableData& table, Stream& stream, const
       throttler->Debit(false, single_pk ? *single_pk : std::string_view(), i, cost);
     }
   }
-  if (!last_key.empty()) {
+  if (stream.Valid() && !last_key.empty()) {
     out->continuation =
         EncodeToken(store.secret(), TokenContents{plan.flags, plan.fingerprint, last_key});
   }

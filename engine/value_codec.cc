@@ -47,6 +47,7 @@ class Reader {
   explicit Reader(std::string_view in) : p_(in.data()), end_(in.data() + in.size()) {}
 
   bool done() const { return p_ == end_; }
+  size_t left() const { return static_cast<size_t>(end_ - p_); }
 
   bool Byte(uint8_t* v) {
     if (p_ == end_) return false;
@@ -360,6 +361,104 @@ Status DecodeEntity(std::string_view key, size_t prefix_length, std::string_view
   PARTKV_RETURN_IF_ERROR(ReadHeader(&r, &h));
   ValueCodecAccess::SetSystem(h, entity);
   return ValueCodecAccess::DecodeProperties(&r, value.size(), entity);
+}
+
+ValueView ViewOf(const Value& value) {
+  ValueView v;
+  v.type = value.type();
+  switch (value.type()) {
+    case Type::kString: v.bytes = value.as_string(); break;
+    case Type::kBinary: v.bytes = value.as_binary(); break;
+    case Type::kBoolean: v.integer = value.as_bool() ? 1 : 0; break;
+    case Type::kDateTime: v.integer = value.as_datetime().ticks; break;
+    case Type::kDouble: v.real = value.as_double(); break;
+    case Type::kGuid:
+      v.bytes = std::string_view(reinterpret_cast<const char*>(value.as_guid().bytes.data()), 16);
+      break;
+    case Type::kInt32: v.integer = value.as_int32(); break;
+    case Type::kInt64: v.integer = value.as_int64(); break;
+  }
+  return v;
+}
+
+EncodedRow::EncodedRow(std::string_view key, size_t prefix_length, std::string_view value) {
+  if (prefix_length == 0 || prefix_length > key.size()) {
+    undecided_ = true;
+    return;
+  }
+  escaped_pk_ = key.substr(0, prefix_length - 1);
+  row_key_ = key.substr(prefix_length);
+  Reader r(value);
+  ValueHeader h;
+  if (!ReadHeader(&r, &h).ok() || !r.Varint(&count_)) {
+    undecided_ = true;
+    return;
+  }
+  timestamp_ticks_ = h.timestamp_ticks;
+  properties_ = value.substr(value.size() - r.left());
+}
+
+std::string_view EncodedRow::partition_key() {
+  // Escaping changes only 0x00 bytes: without them the escaped form is the PartitionKey itself.
+  if (std::memchr(escaped_pk_.data(), 0, escaped_pk_.size()) != nullptr) undecided_ = true;
+  return escaped_pk_;
+}
+
+std::optional<ValueView> EncodedRow::Find(std::string_view name) {
+  if (undecided_) return std::nullopt;
+  Reader r(properties_);
+  std::string_view prev;
+  for (uint64_t i = 0; i < count_; ++i) {
+    std::string_view n;
+    uint8_t tag;
+    if (!r.Bytes(&n) || !r.Byte(&tag) || (i > 0 && !NameBefore(prev, n))) break;
+    prev = n;
+    ValueView v;
+    v.type = static_cast<Type>(tag);
+    bool read = false;
+    switch (v.type) {
+      case Type::kString:
+      case Type::kBinary: read = r.Bytes(&v.bytes); break;
+      case Type::kBoolean: {
+        uint8_t b = 2;
+        read = r.Byte(&b) && b <= 1;
+        v.integer = b;
+        break;
+      }
+      case Type::kDateTime:
+      case Type::kInt64: {
+        uint64_t x = 0;
+        read = r.Fixed64(&x);
+        v.integer = static_cast<int64_t>(x);
+        break;
+      }
+      case Type::kDouble: {
+        uint64_t bits = 0;
+        read = r.Fixed64(&bits);
+        std::memcpy(&v.real, &bits, sizeof v.real);
+        break;
+      }
+      case Type::kGuid: read = r.Raw(16, &v.bytes); break;
+      case Type::kInt32: {
+        uint32_t x = 0;
+        read = r.Fixed32(&x);
+        v.integer = static_cast<int32_t>(x);
+        break;
+      }
+    }
+    if (!read) break;
+    int c = n.compare(name);
+    if (c == 0) return v;
+    if (c > 0) return std::nullopt;  // names are sorted: `name` would have come before
+    if (i + 1 == count_) {
+      if (!r.done()) break;  // bytes after the last property
+      return std::nullopt;   // every property read: `name` is absent
+    }
+  }
+  if (count_ == 0 && r.done()) return std::nullopt;
+  // A property that could not be read: decoding the row reports it.
+  undecided_ = true;
+  return std::nullopt;
 }
 
 void RetainProperties(const std::vector<std::string>& names, Entity* entity) {

@@ -14,6 +14,7 @@
 #define PARTKV_ENGINE_VALUE_CODEC_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,41 @@ Status DecodeValue(std::string_view bytes, ValueHeader* header, Entity* entity);
 // Corruption when either is malformed.
 Status DecodeEntity(std::string_view key, size_t prefix_length, std::string_view value,
                     Entity* entity);
+
+// A value as stored, read in place without copying: String and Binary bytes and a Guid's 16
+// bytes are views into the encoded value.
+struct ValueView {
+  Type type = Type::kString;
+  std::string_view bytes;  // String, Binary, Guid
+  int64_t integer = 0;     // Boolean (0/1), Int32, Int64, DateTime ticks
+  double real = 0;         // Double
+};
+
+// The view of a decoded value.
+ValueView ViewOf(const Value& value);
+
+// A stored row (encoded key and value) read in place, for evaluating a query's filter before
+// decoding the row: a row the filter rejects is never decoded. Reading stops, and undecided()
+// becomes true, at anything it cannot read in place — a malformed value, or a PartitionKey with
+// 0x00 bytes (escaped in the key) — and the row must then be decoded, which reports what is wrong.
+class EncodedRow {
+ public:
+  // `prefix_length` as for DecodeEntity.
+  EncodedRow(std::string_view key, size_t prefix_length, std::string_view value);
+
+  bool undecided() const { return undecided_; }
+  std::string_view partition_key();
+  std::string_view row_key() const { return row_key_; }
+  int64_t timestamp_ticks() const { return timestamp_ticks_; }
+  // Property `name`'s value, or nullopt when the row has none (or is undecided).
+  std::optional<ValueView> Find(std::string_view name);
+
+ private:
+  std::string_view escaped_pk_, row_key_, properties_;
+  uint64_t count_ = 0;
+  int64_t timestamp_ticks_ = 0;
+  bool undecided_ = false;
+};
 
 // Removes every property of *entity whose name is not in `names` (sorted, unique): $select.
 void RetainProperties(const std::vector<std::string>& names, Entity* entity);

@@ -13,6 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "engine/key_codec.h"
+#include "engine/value_codec.h"
+
 namespace partkv::engine {
 namespace {
 
@@ -47,11 +50,34 @@ Entity Sample() {
   return e;
 }
 
-// "match", "no match", or "error: <message>".
+// `entity` as stored: its encoded key and value.
+struct Stored {
+  explicit Stored(const Entity& e)
+      : key(EntityKey(e.partition_key(), e.row_key())),
+        prefix_length(PartitionPrefixLength(key)) {
+    EncodeValue(ValueHeader{e.timestamp().ticks, 7}, e, &value);
+  }
+  EncodedRow Row() const { return EncodedRow(key, prefix_length, value); }
+  std::string key;
+  size_t prefix_length;
+  std::string value;
+};
+
+// "match", "no match", or "error: <message>". The filter is evaluated twice, on the decoded
+// entity and on the row as stored (read in place, as queries do first); a disagreement is the
+// answer.
 std::string Eval(std::string_view text, const Entity& entity = Sample()) {
   Result<Filter> filter = Filter::Parse(text);
   if (!filter.ok()) return "error: " + std::string(filter.status().message());
-  return filter->Matches(entity) ? "match" : "no match";
+  const bool decoded = filter->Matches(entity);
+  Stored stored(entity);
+  EncodedRow row = stored.Row();
+  const Filter::RowMatch in_place = filter->Matches(row);
+  if (in_place == Filter::RowMatch::kUndecided) return "undecided in place";
+  if ((in_place == Filter::RowMatch::kYes) != decoded) {
+    return std::string("decoded: ") + (decoded ? "match" : "no match") + ", in place: the other";
+  }
+  return decoded ? "match" : "no match";
 }
 
 // "OK" or the InvalidArgument message of a rejected filter.
@@ -503,6 +529,49 @@ TEST(FilterTest, CopiesAndMovesAreIndependent) {
     ASSERT_TRUE(f->key_conditions().rk_lower.has_value());
     EXPECT_EQ(f->key_conditions().rk_lower->value, "rk");
   }
+}
+
+// A stored row the filter cannot read in place is left to the decoder, which reports what is
+// wrong with it: never a silent "no match".
+TEST(FilterTest, RowsThatCannotBeReadInPlaceAreUndecided) {
+  auto f = Filter::Parse("Name eq 'Alice' or PartitionKey eq 'pk1'");
+  ASSERT_TRUE(f.ok());
+  Stored good(Sample());
+  EncodedRow row = good.Row();
+  EXPECT_EQ(f->Matches(row), Filter::RowMatch::kYes);
+  // Truncated inside the properties, before "Name".
+  Stored truncated(Sample());
+  truncated.value.resize(truncated.value.size() / 3);
+  EncodedRow cut = truncated.Row();
+  EXPECT_EQ(f->Matches(cut), Filter::RowMatch::kUndecided);
+  // An unknown type tag.
+  Entity one("pk1", "rk5");
+  one.Set("Name", Value::String("Alice"));
+  Stored tagged(one);
+  tagged.value[tagged.value.size() - 7] = '\x7f';  // the tag before len:1 "Alice"
+  EncodedRow bad_tag = tagged.Row();
+  EXPECT_EQ(f->Matches(bad_tag), Filter::RowMatch::kUndecided);
+  // An unknown value format version.
+  Stored versioned(Sample());
+  versioned.value[0] = 9;
+  EncodedRow bad_version = versioned.Row();
+  EXPECT_EQ(f->Matches(bad_version), Filter::RowMatch::kUndecided);
+  // A PartitionKey with 0x00 bytes is escaped in the key: compared only once decoded.
+  auto pk_filter = Filter::Parse("PartitionKey eq 'a'");
+  ASSERT_TRUE(pk_filter.ok());
+  Stored zero(Entity(std::string("a\0b", 3), "r"));
+  EncodedRow escaped = zero.Row();
+  EXPECT_EQ(pk_filter->Matches(escaped), Filter::RowMatch::kUndecided);
+  // Bytes after the last property, when the filter reads past every property.
+  auto absent = Filter::Parse("Zzz eq 1");
+  ASSERT_TRUE(absent.ok());
+  Stored trailing(one);
+  trailing.value += "x";
+  EncodedRow extra = trailing.Row();
+  EXPECT_EQ(absent->Matches(extra), Filter::RowMatch::kUndecided);
+  Stored plain(one);
+  EncodedRow clean = plain.Row();
+  EXPECT_EQ(absent->Matches(clean), Filter::RowMatch::kNo);
 }
 
 }  // namespace
