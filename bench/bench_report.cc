@@ -30,7 +30,7 @@ void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
 }
 
 RatioReport PrintRatioTable(const std::vector<RatioLine>& lines, const RatesByName& rates) {
-  std::printf("\n%-34s %16s %16s %8s %9s  %s\n", "ratio (median of rounds)", "numerator",
+  std::printf("\n%-38s %16s %16s %8s %9s  %s\n", "ratio (median of rounds)", "numerator",
               "denominator", "ratio", "target", "");
   auto show = [](double rate, bool latency) {
     return latency ? fmt::format("{:.1f} us/query", rate > 0 ? 1e6 / rate : 0.0)
@@ -41,7 +41,7 @@ RatioReport PrintRatioTable(const std::vector<RatioLine>& lines, const RatesByNa
     auto num = rates.find(r.numerator);
     auto den = rates.find(r.denominator);
     if (num == rates.end() || den == rates.end()) {
-      std::printf("%-34s %16s\n", r.label.c_str(), "not run");
+      std::printf("%-38s %16s\n", r.label.c_str(), "not run");
       continue;
     }
     std::vector<double> num_rates, den_rates, per_round;
@@ -66,7 +66,7 @@ RatioReport PrintRatioTable(const std::vector<RatioLine>& lines, const RatesByNa
     bool swap = r.latency && r.at_most;
     std::string a = show(Median(swap ? den_rates : num_rates), r.latency);
     std::string b = show(Median(swap ? num_rates : den_rates), r.latency);
-    std::printf("%-34s %16s %16s %7.2fx %9s  %s\n", r.label.c_str(), a.c_str(), b.c_str(), ratio,
+    std::printf("%-38s %16s %16s %7.2fx %9s  %s\n", r.label.c_str(), a.c_str(), b.c_str(), ratio,
                 target.c_str(), verdict.c_str());
     nlohmann::json j = {{"ratio_of", r.label},
                         {"numerator", r.numerator},

@@ -60,12 +60,14 @@ void Check(benchmark::State& state, uint64_t got, uint64_t want, Fn&& what) {
   }
 }
 
-// A scan through one reused Page, kept across the benchmark's iterations.
-void ReusedScan(benchmark::State& state, const BenchStore& s, const Query& q, const char* what) {
-  Page page;
+// Pages through `s` once per iteration with `page_through(&touched)` (which returns the rows it
+// saw) and checks every row came back.
+template <typename PageThroughFn>
+void Scan(benchmark::State& state, const BenchStore& s, const char* what,
+          PageThroughFn&& page_through) {
   uint64_t touched = 0, rows = 0;
   for (auto _ : state) {
-    auto r = PageThroughReused(*s.table, q, &page, &touched);
+    auto r = page_through(&touched);
     if (!r.ok()) {
       state.SkipWithError(r.status().ToString().c_str());
       break;
@@ -77,25 +79,24 @@ void ReusedScan(benchmark::State& state, const BenchStore& s, const Query& q, co
   state.SetItemsProcessed(static_cast<int64_t>(rows));
 }
 
+// A scan through one reused Page, kept across the benchmark's iterations.
+void ReusedScan(benchmark::State& state, const BenchStore& s, const Query& q, const char* what) {
+  Page page;
+  Scan(state, s, what, [&](uint64_t* touched) { return PageThroughReused(*s.table, q, &page, touched); });
+}
+
+// A scan through a fresh Page for every page (Table::QueryEntities(query)).
+void FreshScan(benchmark::State& state, const BenchStore& s, const Query& q, const char* what) {
+  Scan(state, s, what, [&](uint64_t* touched) { return PageThrough(*s.table, q, touched); });
+}
+
 }  // namespace
 
 void BM_PartkvPartitionScan(benchmark::State& state) {
-  const BenchStore& s = g_fixtures->single;
   Query q;
   q.partition_key = kSinglePartitionKey;
   q.page_size = 1000;
-  uint64_t touched = 0, rows = 0;
-  for (auto _ : state) {
-    auto r = PageThrough(*s.table, q, &touched);
-    if (!r.ok()) {
-      state.SkipWithError(r.status().ToString().c_str());
-      break;
-    }
-    Check(state, *r, s.entities, [] { return "partition scan"; });
-    rows += *r;
-  }
-  benchmark::DoNotOptimize(touched);
-  state.SetItemsProcessed(static_cast<int64_t>(rows));
+  FreshScan(state, g_fixtures->single, q, "partition scan");
 }
 
 void BM_PartkvPartitionScanReused(benchmark::State& state) {
@@ -159,21 +160,9 @@ void BM_RawPartitionScan(benchmark::State& state) {
 }
 
 void BM_PartkvTableScan(benchmark::State& state) {
-  const BenchStore& s = g_fixtures->wide;
   Query q;
   q.page_size = 1000;
-  uint64_t touched = 0, rows = 0;
-  for (auto _ : state) {
-    auto r = PageThrough(*s.table, q, &touched);
-    if (!r.ok()) {
-      state.SkipWithError(r.status().ToString().c_str());
-      break;
-    }
-    Check(state, *r, s.entities, [] { return "table scan"; });
-    rows += *r;
-  }
-  benchmark::DoNotOptimize(touched);
-  state.SetItemsProcessed(static_cast<int64_t>(rows));
+  FreshScan(state, g_fixtures->wide, q, "table scan");
 }
 
 // Items are queries, so items/s is the inverse of the mean latency.
