@@ -30,7 +30,7 @@ inline constexpr char kTableName[] = "Bench";
 inline constexpr char kSinglePartitionKey[] = "device-00000";
 
 struct Config {
-  int rounds = 3;
+  int rounds = 5;
   double min_time = 1.0;
   // When set, every run makes exactly this many iterations instead of running for min_time:
   // for instruction counts (valgrind --tool=callgrind), which need a fixed amount of work.
