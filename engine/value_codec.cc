@@ -135,6 +135,14 @@ inline bool SameName(const std::string& a, std::string_view b) {
     std::memcpy(&v, y + n - 8, 8);
     return u == v;
   }
+  if (n >= 4) {  // two 4-byte words, overlapping
+    uint32_t u0, v0, u1, v1;
+    std::memcpy(&u0, x, 4);
+    std::memcpy(&v0, y, 4);
+    std::memcpy(&u1, x + n - 4, 4);
+    std::memcpy(&v1, y + n - 4, 4);
+    return u0 == v0 && u1 == v1;
+  }
   for (size_t i = 0; i < n; ++i) {
     if (x[i] != y[i]) return false;
   }

@@ -185,5 +185,27 @@ TEST(ValueCodec, DecodingIntoAUsedEntityGivesExactlyTheEncodedOne) {
   EXPECT_TRUE(slot.SameContent(two));
 }
 
+// A reused slot keeps its name when the next entity's name at that position is the same; names
+// of the same length that differ in any byte — first, middle or last, in names of 1 to 20 bytes,
+// compared in words — must not be taken for it.
+TEST(ValueCodec, ReusedSlotsTellApartNamesOfTheSameLength) {
+  Entity slot;
+  ValueHeader h;
+  for (size_t len = 1; len <= 20; ++len) {
+    const std::string base(len, 'm');
+    for (size_t at = 0; at < len; ++at) {
+      std::string other = base;
+      other[at] = 'n';
+      Entity first, second;
+      first.Set(base, Value::Int32(1));
+      second.Set(other, Value::Int32(2));
+      ASSERT_TRUE(DecodeValue(Encode(first), &h, &slot).ok());
+      ASSERT_TRUE(DecodeValue(Encode(second), &h, &slot).ok());
+      ASSERT_TRUE(slot.SameContent(second)) << "length " << len << ", differing at " << at << ": "
+                                            << slot.DebugString();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace partkv::engine
