@@ -115,10 +115,10 @@ uint64_t PartitionCursor::Settle() {
 bool MergedStream::Before(const PartitionCursor& a, const PartitionCursor& b) const {
   int c;
   if (order_ == MergeOrder::kByKey) {
-    c = a.key().compare(b.key());
+    c = CompareKeys(a.key(), b.key());
   } else {
-    c = a.row_key().compare(b.row_key());
-    if (c == 0) c = a.escaped_partition().compare(b.escaped_partition());
+    c = CompareKeys(a.row_key(), b.row_key());
+    if (c == 0) c = CompareKeys(a.escaped_partition(), b.escaped_partition());
   }
   return descending_ ? c > 0 : c < 0;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/cursor.h"
+
 namespace partkv::engine {
 
 // One iterator over one physical partition, shared by the shards that live in it. It owns the
@@ -185,8 +187,8 @@ bool ShardStream::Before(int a, int b) const {
   const State& y = states_[b];
   const bool x_done = x.pos >= x.rows.size(), y_done = y.pos >= y.rows.size();
   if (x_done || y_done) return !x_done;
-  int c = x.row_key.compare(y.row_key);
-  if (c == 0) c = x.escaped_pk.compare(y.escaped_pk);
+  int c = CompareKeys(x.row_key, y.row_key);
+  if (c == 0) c = CompareKeys(x.escaped_pk, y.escaped_pk);
   return descending_ ? c > 0 : c < 0;
 }
 
