@@ -139,7 +139,10 @@ bool ShardStream::Fill(State* s) {
   s->rows.clear();
   s->pos = 0;
   s->more = false;
-  const size_t run = run_length_;
+  // A shard read again is read in longer runs, up to 4× the first: fewer seeks for a read that
+  // goes on, while a short read still reads little it does not return.
+  s->run = first ? run_length_ : std::min({s->run * 2, run_length_ * 4, kMaxRun});
+  const size_t run = s->run;
   while (it->Valid()) {
     std::string_view key = it->key().ToStringView();
     if (descending_ ? key < lower : key >= upper) break;

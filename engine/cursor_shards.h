@@ -7,8 +7,10 @@
 // one iterator per physical partition and shares it between the shards that live there: it reads
 // each shard in short runs (a seek and a few steps), copies the run into storage it owns, and
 // merges the runs' heads in a loser tree. When a shard's run is used up, the shard is read again
-// from where its run ended. A run is sized from the page size and the shard count, so that few
-// shards need a second run in one page and few rows are read that the page does not return.
+// from where its run ended. A first run is sized from the page size and the shard count, so that
+// few shards need a second run in one page and few rows are read that the page does not return;
+// each later run of a shard is twice as long as its last, up to 4× the first, so a read that goes
+// on for many pages seeks less.
 //
 // Every shard is given as encoded-key bounds [lower, upper) within one PartitionKey. The stream
 // reads the snapshot it is given. Not thread-safe; used by one page of one query.
@@ -71,6 +73,7 @@ class ShardStream {
     std::vector<Row> rows;  // the run
     size_t pos = 0;         // the current row in `rows`
     bool more = true;       // the shard may hold rows after the run
+    size_t run = 0;         // the length of its last run
     // The current row's RowKey and escaped PartitionKey, for comparisons.
     std::string_view row_key, escaped_pk;
   };
