@@ -11,8 +11,12 @@
 #include <thread>
 
 #include "engine/key_codec.h"
+#include "engine/store_state.h"
+#include "engine/table_data.h"
+#include "engine/table_state.h"
 #include "engine/value_codec.h"
 #include "fmt/format.h"
+#include "rocksdb/db.h"
 #include "rocksdb/version.h"
 
 #ifndef PARTKV_BENCH_BUILD_TYPE
@@ -143,6 +147,27 @@ double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   size_t m = v.size() / 2;
   return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+std::string LsmShape(const Table& table) {
+  const engine::TableState& state = table.state();
+  rocksdb::DB* db = state.store().db();
+  std::string out;
+  for (int level = 0; level < 7; ++level) {
+    // A string property: GetIntProperty does not serve it.
+    uint64_t files = 0;
+    for (const auto& p : state.data().partitions()) {
+      std::string v;
+      if (db->GetProperty(p.cf, rocksdb::DB::Properties::kNumFilesAtLevelPrefix +
+                                    std::to_string(level), &v)) {
+        files += std::strtoull(v.c_str(), nullptr, 10);
+      }
+    }
+    if (files == 0) continue;
+    if (!out.empty()) out += ", ";
+    out += fmt::format("L{} {}", level, files);
+  }
+  return out.empty() ? "no SST files" : out + " SST files";
 }
 
 std::vector<std::pair<std::string, std::string>> ConfigurationFacts() {

@@ -24,6 +24,7 @@
 
 #include "partkv/batch.h"
 #include "partkv/entity.h"
+#include "partkv/table.h"
 
 namespace partkv::bench {
 
@@ -80,6 +81,10 @@ class Permutation {
 // name/value lines.
 void PrintConfiguration(std::FILE* out, std::string_view title,
                         const std::vector<std::pair<std::string, std::string>>& extra);
+
+// The shape of `table`'s LSM trees, summed over its physical partitions: "L0 2, L1 16 SST files"
+// (or "no SST files"), for the configuration block.
+std::string LsmShape(const Table& table);
 
 // The machine and build facts of PrintConfiguration, as name/value pairs (for JSON output).
 std::vector<std::pair<std::string, std::string>> ConfigurationFacts();

@@ -72,23 +72,7 @@ BenchStore::BenchStore() {
   table.emplace(std::move(*t));
 }
 
-std::string LsmShape(const BenchStore& s) {
-  std::string out;
-  for (int level = 0; level < 7; ++level) {
-    uint64_t files = 0;
-    for (const auto& p : s.data().partitions()) {
-      std::string v;
-      if (s.db()->GetProperty(
-              p.cf, rocksdb::DB::Properties::kNumFilesAtLevelPrefix + std::to_string(level), &v)) {
-        files += std::strtoull(v.c_str(), nullptr, 10);
-      }
-    }
-    if (files == 0) continue;
-    if (!out.empty()) out += ", ";
-    out += fmt::format("L{} {}", level, files);
-  }
-  return out.empty() ? "no SST files" : out + " SST files";
-}
+std::string LsmShape(const BenchStore& s) { return bench::LsmShape(*s.table); }
 
 void PopulateSinglePartition(BenchStore* s, uint64_t n) {
   for (uint64_t b = 0; b < n / kEntitiesPerPartitionKey; ++b) {

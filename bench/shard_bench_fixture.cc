@@ -135,24 +135,7 @@ std::vector<const BenchTable*> AllTables(const Fixture& f) {
   return all;
 }
 
-std::string LsmShape(const Fixture& f, const BenchTable& t) {
-  std::string out;
-  for (int level = 0; level < 7; ++level) {
-    // A string property: GetIntProperty does not serve it.
-    uint64_t files = 0;
-    for (const auto& p : t.table->state().data().partitions()) {
-      std::string v;
-      if (f.db()->GetProperty(
-              p.cf, rocksdb::DB::Properties::kNumFilesAtLevelPrefix + std::to_string(level), &v)) {
-        files += std::strtoull(v.c_str(), nullptr, 10);
-      }
-    }
-    if (files == 0) continue;
-    if (!out.empty()) out += ", ";
-    out += fmt::format("L{} {}", level, files);
-  }
-  return out.empty() ? "no SST files" : out + " SST files";
-}
+std::string LsmShape(const Fixture&, const BenchTable& t) { return bench::LsmShape(*t.table); }
 
 void BuildFixture(Fixture* f) {
   auto s = Store::Open(f->dir.Sub("store"));
