@@ -75,7 +75,9 @@ TEST(BenchCliTest, ProgressGoesToStderrOnlyWhenItIsATerminal) {
   RunResult r = bench.RunRaw(Args(kTiny, {"--out", dir.Sub("report"), "--work-dir", work}), tty);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("%"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("writing: "), std::string::npos) << r.err;
+  // The first update is always shown; later ones at most every few hundred milliseconds, so
+  // which later phases appear depends on the machine's speed.
+  EXPECT_NE(r.err.find("analyzing the workload"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("\r"), std::string::npos);  // the table itself never carries progress
 }
 
