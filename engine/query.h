@@ -19,15 +19,12 @@ namespace partkv::engine {
 
 // One page of `query` into *out, reusing its entities' storage (Table::QueryEntities).
 Status RunQuery(StoreState& store, const TableData& table, const Query& query, Page* out);
-Result<Page> RunQuery(StoreState& store, const TableData& table, const Query& query);
 
 // Reads the union of the given PartitionKeys (the shards of one logical key), merged by RowKey
 // then PartitionKey, applying the query's RowKey range, filter, select, page size, order and
 // token. REQUIRES: query.partition_key / partition ranges unset.
 Status RunShardQuery(StoreState& store, const TableData& table,
                      const std::vector<std::string>& partition_keys, const Query& query, Page* out);
-Result<Page> RunShardQuery(StoreState& store, const TableData& table,
-                           const std::vector<std::string>& partition_keys, const Query& query);
 
 }  // namespace partkv::engine
 

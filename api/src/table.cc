@@ -71,7 +71,9 @@ Result<std::vector<WriteResult>> Table::Submit(const Batch& batch, const WriteOp
 namespace partkv {
 
 Result<Page> Table::QueryEntities(const Query& query) const {
-  return engine::RunQuery(state_->store(), state_->data(), query);
+  Page page;
+  PARTKV_RETURN_IF_ERROR(QueryEntities(query, &page));
+  return page;
 }
 
 Status Table::QueryEntities(const Query& query, Page* page) const {
