@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <type_traits>
 
 #include "engine/cursor.h"
 #include "engine/cursor_shards.h"
@@ -337,22 +336,13 @@ struct ShardRead {  // a sharded read
   ShardStream stream;
 };
 
-// The resume cache keys a kept read by an owner and its token. Each kind of read has its own owner
-// within the table, so a kept stream is only ever resumed as the type it is.
-template <typename Read>
-const void* KeptOwner(const TableData& table) {
-  constexpr size_t kKind = std::is_same_v<Read, ShardRead> ? 0 : std::is_same_v<Read, MergedRead> ? 1 : 2;
-  static_assert(sizeof(TableData) > 2);
-  return reinterpret_cast<const char*>(&table) + kKind;
-}
-
 // The previous page's read of query `q`, when nothing has been written since it was read: its
 // stream stands on this page's first row, so nothing needs opening or seeking again. Else null.
 template <typename Read>
 std::shared_ptr<Read> TakeKept(StoreState& store, const TableData& table, const Query& q) {
   if (q.continuation.empty()) return nullptr;
-  return std::static_pointer_cast<Read>(store.resume_cache().Take(
-      KeptOwner<Read>(table), q.continuation, store.db()->GetLatestSequenceNumber()));
+  return store.resume_cache().Take<Read>(&table, q.continuation,
+                                         store.db()->GetLatestSequenceNumber());
 }
 
 // Reads one page from `read`'s stream and, when more may follow, keeps the read under the page's
@@ -364,7 +354,7 @@ Status ReadPageAndKeep(StoreState& store, const TableData& table, std::shared_pt
   PARTKV_RETURN_IF_ERROR(ReadPage(store, table, read->stream, plan, examined, single_pk, out));
   if (out->has_more()) {
     const uint64_t sequence = read->snap.snap->GetSequenceNumber();
-    store.resume_cache().Put(KeptOwner<Read>(table), out->continuation, sequence, std::move(read));
+    store.resume_cache().Put(&table, out->continuation, sequence, std::move(read));
   }
   return Status::OK();
 }
@@ -503,19 +493,6 @@ Status RunShardQuery(StoreState& store, const TableData& table,
     examined = read->stream.Start();
   }
   return ReadPageAndKeep(store, table, std::move(read), plan, examined, nullptr, out);
-}
-
-Result<Page> RunQuery(StoreState& store, const TableData& table, const Query& query) {
-  Page page;
-  PARTKV_RETURN_IF_ERROR(RunQuery(store, table, query, &page));
-  return page;
-}
-
-Result<Page> RunShardQuery(StoreState& store, const TableData& table,
-                           const std::vector<std::string>& partition_keys, const Query& query) {
-  Page page;
-  PARTKV_RETURN_IF_ERROR(RunShardQuery(store, table, partition_keys, query, &page));
-  return page;
 }
 
 }  // namespace partkv::engine

@@ -4,8 +4,8 @@
 
 namespace partkv::engine {
 
-std::shared_ptr<void> ResumeCache::Take(const void* owner, std::string_view token,
-                                        uint64_t sequence) {
+std::shared_ptr<void> ResumeCache::TakeAny(const void* owner, const std::type_info& type,
+                                           std::string_view token, uint64_t sequence) {
   std::vector<Entry> dropped;  // destroyed outside the lock
   std::shared_ptr<void> found;
   {
@@ -13,7 +13,7 @@ std::shared_ptr<void> ResumeCache::Take(const void* owner, std::string_view toke
     for (size_t i = 0; i < entries_.size();) {
       Entry& e = entries_[i];
       // Two readers may page the same query and hold the same token: each takes one entry.
-      bool match = !found && e.owner == owner && e.token == token;
+      bool match = !found && e.owner == owner && *e.type == type && e.token == token;
       if (match || e.sequence != sequence) {
         if (match && e.sequence == sequence) found = std::move(e.state);
         dropped.push_back(std::move(e));
@@ -27,8 +27,8 @@ std::shared_ptr<void> ResumeCache::Take(const void* owner, std::string_view toke
   return found;
 }
 
-void ResumeCache::Put(const void* owner, std::string token, uint64_t sequence,
-                      std::shared_ptr<void> state) {
+void ResumeCache::PutAny(const void* owner, const std::type_info& type, std::string token,
+                         uint64_t sequence, std::shared_ptr<void> state) {
   std::vector<Entry> dropped;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -44,7 +44,7 @@ void ResumeCache::Put(const void* owner, std::string token, uint64_t sequence,
       dropped.push_back(std::move(entries_.front()));
       entries_.erase(entries_.begin());
     }
-    entries_.push_back(Entry{owner, std::move(token), sequence, std::move(state)});
+    entries_.push_back(Entry{owner, &type, std::move(token), sequence, std::move(state)});
     size_.store(entries_.size(), std::memory_order_relaxed);
   }
 }

@@ -9,8 +9,8 @@
 // as it stands. Any write makes every entry stale: a stale entry is never used, and is dropped at
 // the next write (OnWrite), Take or Put.
 //
-// Entries own their snapshot and iterators (type-erased: `state` is whatever the query code
-// stored). At most kEntries are kept; the oldest goes first. The owner clears the cache before it
+// Entries own their snapshot and iterators (type-erased, with their type kept beside them:
+// `state` is whatever the query code stored). At most kEntries are kept; the oldest goes first. The owner clears the cache before it
 // closes the database or drops a column family the entries may read.
 //
 // Thread-safe. An entry taken is gone from the cache: one reader resumes one stream. Entries under
@@ -25,6 +25,8 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
 namespace partkv::engine {
@@ -33,10 +35,17 @@ class ResumeCache {
  public:
   static constexpr size_t kEntries = 8;
 
-  // The state left under (owner, token) at `sequence`, or null. Removes it either way.
-  std::shared_ptr<void> Take(const void* owner, std::string_view token, uint64_t sequence);
+  // The state of type T left under (owner, token) at `sequence`, or null. Removes the entry
+  // either way. An entry is only ever returned as the type it was left as.
+  template <typename T>
+  std::shared_ptr<T> Take(const void* owner, std::string_view token, uint64_t sequence) {
+    return std::static_pointer_cast<T>(TakeAny(owner, typeid(T), token, sequence));
+  }
   // Leaves `state` under (owner, token), made at `sequence` (the store's latest then).
-  void Put(const void* owner, std::string token, uint64_t sequence, std::shared_ptr<void> state);
+  template <typename T>
+  void Put(const void* owner, std::string token, uint64_t sequence, std::shared_ptr<T> state) {
+    PutAny(owner, typeid(T), std::move(token), sequence, std::move(state));
+  }
   // A write is about to happen: drops every entry (each would be stale after it). One relaxed
   // load when the cache is empty.
   void OnWrite() {
@@ -48,10 +57,16 @@ class ResumeCache {
  private:
   struct Entry {
     const void* owner;
+    const std::type_info* type;
     std::string token;
     uint64_t sequence;
     std::shared_ptr<void> state;
   };
+  std::shared_ptr<void> TakeAny(const void* owner, const std::type_info& type,
+                                std::string_view token, uint64_t sequence);
+  void PutAny(const void* owner, const std::type_info& type, std::string token, uint64_t sequence,
+              std::shared_ptr<void> state);
+
   std::mutex mu_;
   std::vector<Entry> entries_;  // oldest first
   std::atomic<size_t> size_{0};
