@@ -10,8 +10,9 @@
 // the next write (OnWrite), Take or Put.
 //
 // Entries own their snapshot and iterators (type-erased, with their type kept beside them:
-// `state` is whatever the query code stored). At most kEntries are kept; the oldest goes first. The owner clears the cache before it
-// closes the database or drops a column family the entries may read.
+// `state` is whatever the query code stored). At most kEntries are kept; the oldest goes first.
+// The owner clears the cache before it closes the database or drops a column family the entries
+// may read.
 //
 // Thread-safe. An entry taken is gone from the cache: one reader resumes one stream. Entries under
 // the same token (two readers paging the same query) are taken one at a time.
