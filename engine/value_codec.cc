@@ -97,7 +97,9 @@ class Reader {
       std::memcpy(v, p_, sizeof(T));  // one load
     } else {
       T r = 0;
-      for (size_t i = 0; i < sizeof(T); ++i) r |= static_cast<T>(static_cast<uint8_t>(p_[i])) << (8 * i);
+      for (size_t i = 0; i < sizeof(T); ++i) {
+        r |= static_cast<T>(static_cast<uint8_t>(p_[i])) << (8 * i);
+      }
       *v = r;
     }
     p_ += sizeof(T);
@@ -163,6 +165,51 @@ Status ReadHeader(Reader* r, ValueHeader* header) {
   header->timestamp_ticks = static_cast<int64_t>(ts);
   if (!r->Varint(&header->etag_version)) return Corrupt("truncated etag version");
   return Status::OK();
+}
+
+constexpr const char* kUnknownTag = "unknown type tag";
+
+// Reads the payload of a property of type `tag` into *v (String, Binary and Guid bytes as views
+// into the input). nullptr when read; else what is wrong: "truncated String", "bad Boolean", ...,
+// or kUnknownTag for a tag no version-1 value has.
+inline const char* ReadPayload(Reader* r, uint8_t tag, ValueView* v) {
+  v->type = static_cast<Type>(tag);
+  switch (v->type) {
+    case Type::kString:
+      return r->Bytes(&v->bytes) ? nullptr : "truncated String";
+    case Type::kBinary:
+      return r->Bytes(&v->bytes) ? nullptr : "truncated Binary";
+    case Type::kBoolean: {
+      uint8_t b;
+      if (!r->Byte(&b) || b > 1) return "bad Boolean";
+      v->integer = b;
+      return nullptr;
+    }
+    case Type::kDateTime:
+    case Type::kInt64: {
+      uint64_t x;
+      if (!r->Fixed64(&x)) {
+        return v->type == Type::kDateTime ? "truncated DateTime" : "truncated Int64";
+      }
+      v->integer = static_cast<int64_t>(x);
+      return nullptr;
+    }
+    case Type::kDouble: {
+      uint64_t bits;
+      if (!r->Fixed64(&bits)) return "truncated Double";
+      std::memcpy(&v->real, &bits, sizeof v->real);
+      return nullptr;
+    }
+    case Type::kGuid:
+      return r->Raw(16, &v->bytes) ? nullptr : "truncated Guid";
+    case Type::kInt32: {
+      uint32_t x;
+      if (!r->Fixed32(&x)) return "truncated Int32";
+      v->integer = static_cast<int32_t>(x);
+      return nullptr;
+    }
+  }
+  return kUnknownTag;
 }
 
 }  // namespace
@@ -285,63 +332,32 @@ Status ValueCodecAccess::DecodePropertiesInto(Reader* r, size_t total_size, Enti
     prev = name;
     uint8_t tag;
     if (!r->Byte(&tag)) return Corrupt("truncated type tag");
-    switch (static_cast<Type>(tag)) {
-      case Type::kString:
-      case Type::kBinary: {
-        std::string_view bytes;
-        if (!r->Bytes(&bytes)) {
-          return Corrupt(tag == static_cast<uint8_t>(Type::kString) ? "truncated String"
-                                                                     : "truncated Binary");
-        }
-        SetString(v, static_cast<Type>(tag), bytes);
-        break;
-      }
-      case Type::kBoolean: {
-        uint8_t b;
-        if (!r->Byte(&b) || b > 1) return Corrupt("bad Boolean");
-        MakeScalar(v, Type::kBoolean).boolean = b == 1;
-        break;
-      }
-      case Type::kDateTime: {
-        uint64_t t;
-        if (!r->Fixed64(&t)) return Corrupt("truncated DateTime");
-        MakeScalar(v, Type::kDateTime).datetime =
-            DateTime{static_cast<int64_t>(t)};
-        break;
-      }
-      case Type::kDouble: {
-        uint64_t bits;
-        if (!r->Fixed64(&bits)) return Corrupt("truncated Double");
-        double d;
-        std::memcpy(&d, &bits, sizeof d);
-        MakeScalar(v, Type::kDouble).real = d;
-        break;
-      }
-      case Type::kGuid: {
-        std::string_view raw;
-        if (!r->Raw(16, &raw)) return Corrupt("truncated Guid");
-        std::memcpy(MakeScalar(v, Type::kGuid).guid.bytes.data(), raw.data(),
-                    16);
-        break;
-      }
-      case Type::kInt32: {
-        uint32_t x;
-        if (!r->Fixed32(&x)) return Corrupt("truncated Int32");
-        MakeScalar(v, Type::kInt32).int32 = static_cast<int32_t>(x);
-        break;
-      }
-      case Type::kInt64: {
-        uint64_t x;
-        if (!r->Fixed64(&x)) return Corrupt("truncated Int64");
-        MakeScalar(v, Type::kInt64).int64 = static_cast<int64_t>(x);
-        break;
-      }
-      default:
+    ValueView view;
+    if (const char* bad = ReadPayload(r, tag, &view)) {
+      if (bad == kUnknownTag) {
         return Status::Corruption("entity value: unknown type tag " + std::to_string(tag));
+      }
+      return Corrupt(bad);
+    }
+    switch (view.type) {
+      case Type::kString:
+      case Type::kBinary: SetString(v, view.type, view.bytes); break;
+      case Type::kBoolean: MakeScalar(v, Type::kBoolean).boolean = view.integer == 1; break;
+      case Type::kDateTime: MakeScalar(v, Type::kDateTime).datetime = DateTime{view.integer}; break;
+      case Type::kDouble: MakeScalar(v, Type::kDouble).real = view.real; break;
+      case Type::kGuid:
+        std::memcpy(MakeScalar(v, Type::kGuid).guid.bytes.data(), view.bytes.data(), 16);
+        break;
+      case Type::kInt32:
+        MakeScalar(v, Type::kInt32).int32 = static_cast<int32_t>(view.integer);
+        break;
+      case Type::kInt64: MakeScalar(v, Type::kInt64).int64 = view.integer; break;
     }
   }
   if (!r->done()) return Corrupt("trailing bytes after the last property");
-  if (props->size() > count) props->erase(props->begin() + static_cast<ptrdiff_t>(count), props->end());
+  if (props->size() > count) {
+    props->erase(props->begin() + static_cast<ptrdiff_t>(count), props->end());
+  }
   return Status::OK();
 }
 
@@ -422,39 +438,7 @@ std::optional<ValueView> EncodedRow::Find(std::string_view name) {
     if (!r.Bytes(&n) || !r.Byte(&tag) || (i > 0 && !NameBefore(prev, n))) break;
     prev = n;
     ValueView v;
-    v.type = static_cast<Type>(tag);
-    bool read = false;
-    switch (v.type) {
-      case Type::kString:
-      case Type::kBinary: read = r.Bytes(&v.bytes); break;
-      case Type::kBoolean: {
-        uint8_t b = 2;
-        read = r.Byte(&b) && b <= 1;
-        v.integer = b;
-        break;
-      }
-      case Type::kDateTime:
-      case Type::kInt64: {
-        uint64_t x = 0;
-        read = r.Fixed64(&x);
-        v.integer = static_cast<int64_t>(x);
-        break;
-      }
-      case Type::kDouble: {
-        uint64_t bits = 0;
-        read = r.Fixed64(&bits);
-        std::memcpy(&v.real, &bits, sizeof v.real);
-        break;
-      }
-      case Type::kGuid: read = r.Raw(16, &v.bytes); break;
-      case Type::kInt32: {
-        uint32_t x = 0;
-        read = r.Fixed32(&x);
-        v.integer = static_cast<int32_t>(x);
-        break;
-      }
-    }
-    if (!read) break;
+    if (ReadPayload(&r, tag, &v) != nullptr) break;
     int c = n.compare(name);
     if (c == 0) return v;
     if (c > 0) return std::nullopt;  // names are sorted: `name` would have come before
