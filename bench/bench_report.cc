@@ -111,4 +111,15 @@ int FinishReport(std::string_view program, const CollectingReporter& reporter,
   return reporter.errors().empty() ? 0 : 1;
 }
 
+int FinishRatioReport(std::string_view program, const std::vector<RatioLine>& lines,
+                      const CollectingReporter& reporter,
+                      const std::vector<std::pair<std::string, std::string>>& facts,
+                      const std::string& ratios_out) {
+  nlohmann::json out = ReportJson(facts);
+  RatioReport table = PrintRatioTable(lines, reporter.rates());
+  out["ratios"] = std::move(table.ratios);
+  out["all_targets_met"] = table.all_targets_met;
+  return FinishReport(program, reporter, out, ratios_out);
+}
+
 }  // namespace partkv::bench

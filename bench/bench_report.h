@@ -89,6 +89,13 @@ nlohmann::json ReportJson(const std::vector<std::pair<std::string, std::string>>
 int FinishReport(std::string_view program, const CollectingReporter& reporter,
                  const nlohmann::json& report, const std::string& ratios_out);
 
+// The end of a program whose results are all ratio lines: prints the table of `lines`, then
+// FinishReport of ReportJson(facts) with the ratios and whether every target was met.
+int FinishRatioReport(std::string_view program, const std::vector<RatioLine>& lines,
+                      const CollectingReporter& reporter,
+                      const std::vector<std::pair<std::string, std::string>>& facts,
+                      const std::string& ratios_out);
+
 }  // namespace partkv::bench
 
 #endif  // PARTKV_BENCH_BENCH_REPORT_H_

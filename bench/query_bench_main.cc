@@ -163,11 +163,7 @@ int Main(int argc, char** argv) {
       {"  small: partkv / raw (rate)", "partkv_BoundedSmall", "raw_BoundedSmall", true, {}, false},
       {"  large: partkv / raw (rate)", "partkv_BoundedLarge", "raw_BoundedLarge", true, {}, false},
   };
-  nlohmann::json out = ReportJson(FixtureFacts(fixtures));
-  RatioReport table = PrintRatioTable(ratios, reporter.rates());
-  out["ratios"] = std::move(table.ratios);
-  out["all_targets_met"] = table.all_targets_met;
-  return FinishReport("partkv-query-bench", reporter, out, g_config.ratios_out);
+  return FinishRatioReport("partkv-query-bench", ratios, reporter, FixtureFacts(fixtures), g_config.ratios_out);
 }
 
 }  // namespace

@@ -176,11 +176,7 @@ int Main(int argc, char** argv) {
     if (t.shards == kTargetShards) line.target = kTargetRatio;
     ratios.push_back(std::move(line));
   }
-  nlohmann::json out = ReportJson(facts);
-  RatioReport table = PrintRatioTable(ratios, reporter.rates());
-  out["ratios"] = std::move(table.ratios);
-  out["all_targets_met"] = table.all_targets_met;
-  return FinishReport("partkv-shard-bench", reporter, out, g_config.ratios_out);
+  return FinishRatioReport("partkv-shard-bench", ratios, reporter, facts, g_config.ratios_out);
 }
 
 }  // namespace
