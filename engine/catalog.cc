@@ -17,6 +17,18 @@ std::string EncodeTableRecord(const TableRecord& r) {
   j["pk_scheme"] = r.pk_scheme;
   j["rk_scheme"] = r.rk_scheme;
   if (r.throttling >= 0) j["throttling"] = r.throttling == 1;
+  if (!r.access_policies.empty()) {
+    nlohmann::json acl = nlohmann::json::array();
+    for (const auto& p : r.access_policies) {
+      nlohmann::json e;
+      e["id"] = p.id;
+      if (p.start) e["start"] = p.start->ticks;
+      if (p.expiry) e["expiry"] = p.expiry->ticks;
+      e["permission"] = p.permission;
+      acl.push_back(std::move(e));
+    }
+    j["acl"] = std::move(acl);
+  }
   return j.dump();
 }
 
@@ -56,7 +68,59 @@ Result<TableRecord> DecodeTableRecord(std::string_view bytes) {
     if (!it->is_boolean()) return bad("throttling is not a boolean");
     r.throttling = it->get<bool>() ? 1 : 0;
   }
+  if (auto it = j.find("acl"); it != j.end()) {
+    if (!it->is_array()) return bad("acl is not an array");
+    for (const auto& e : *it) {
+      if (!e.is_object()) return bad("acl entry is not an object");
+      AccessPolicy p;
+      auto id = e.find("id");
+      auto perm = e.find("permission");
+      if (id == e.end() || !id->is_string()) return bad("acl entry without an id");
+      if (perm == e.end() || !perm->is_string()) return bad("acl entry without a permission");
+      p.id = id->get<std::string>();
+      p.permission = perm->get<std::string>();
+      for (auto [key, out] : {std::pair{"start", &p.start}, std::pair{"expiry", &p.expiry}}) {
+        auto t = e.find(key);
+        if (t == e.end()) continue;
+        if (!t->is_number_integer()) return bad(std::string("acl ") + key + " is not a number");
+        *out = DateTime{t->get<int64_t>()};
+      }
+      r.access_policies.push_back(std::move(p));
+    }
+  }
   return r;
+}
+
+Status ValidateAccessPolicies(const std::vector<AccessPolicy>& policies) {
+  if (policies.size() > kMaxAccessPolicies) {
+    return Status::InvalidArgument(std::to_string(policies.size()) +
+                                   " access policies; a table holds at most " +
+                                   std::to_string(kMaxAccessPolicies));
+  }
+  for (size_t i = 0; i < policies.size(); ++i) {
+    const AccessPolicy& p = policies[i];
+    if (p.id.empty() || p.id.size() > 64) {
+      return Status::InvalidArgument("access policy id '" + p.id + "' must be 1 to 64 characters");
+    }
+    for (size_t k = 0; k < i; ++k) {
+      if (policies[k].id == p.id) {
+        return Status::InvalidArgument("access policy id '" + p.id + "' is given twice");
+      }
+    }
+    for (size_t c = 0; c < p.permission.size(); ++c) {
+      char ch = p.permission[c];
+      if (std::string_view("raud").find(ch) == std::string_view::npos ||
+          p.permission.find(ch, c + 1) != std::string::npos) {
+        return Status::InvalidArgument("access policy '" + p.id + "' has permission '" +
+                                       p.permission +
+                                       "'; it may hold each of r, a, u, d at most once");
+      }
+    }
+    if (p.start && p.expiry && p.expiry->ticks < p.start->ticks) {
+      return Status::InvalidArgument("access policy '" + p.id + "' expires before it starts");
+    }
+  }
+  return Status::OK();
 }
 
 std::vector<uint64_t> EvenLowerBounds(uint32_t n) {

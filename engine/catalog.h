@@ -4,6 +4,7 @@
 //   key "secret"          value: 32 random bytes, the key of continuation-token checksums
 //   key "etag_reserved"   value: decimal; every ETag version below it may have been issued
 //   key "next_table_id"   value: decimal id of the next table
+//   key "service_properties"          value: the service properties document, as given
 //   key "table/" + lower-cased name   value: a TableRecord as JSON
 //
 // Column families of physical partitions are named "t<id>.p<index>".
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "partkv/result.h"
+#include "partkv/table.h"
 
 namespace partkv::engine {
 
@@ -29,6 +31,7 @@ inline constexpr char kSecretKey[] = "secret";
 inline constexpr char kEtagReservedKey[] = "etag_reserved";
 inline constexpr char kNextTableIdKey[] = "next_table_id";
 inline constexpr char kTablePrefix[] = "table/";
+inline constexpr char kServicePropertiesKey[] = "service_properties";
 
 struct TableRecord {
   std::string name;  // as created
@@ -41,7 +44,11 @@ struct TableRecord {
   int throttling = -1;     // -1 = the store's setting, 0 off, 1 on
   std::string pk_scheme;  // key strategy text forms; empty = none
   std::string rk_scheme;
+  std::vector<AccessPolicy> access_policies;  // stored access policies (Table::SetAccessPolicies)
 };
+
+// InvalidArgument unless `policies` is a valid set for Table::SetAccessPolicies.
+Status ValidateAccessPolicies(const std::vector<AccessPolicy>& policies);
 
 std::string EncodeTableRecord(const TableRecord& record);
 Result<TableRecord> DecodeTableRecord(std::string_view bytes);

@@ -446,6 +446,44 @@ Result<std::shared_ptr<TableData>> StoreState::FindTable(std::string_view name) 
   return it->second;
 }
 
+Status StoreState::SetAccessPolicies(TableData* table, std::vector<AccessPolicy> policies) {
+  PARTKV_RETURN_IF_ERROR(ValidateAccessPolicies(policies));
+  std::lock_guard<std::mutex> lock(catalog_mu_);
+  if (table->dropped()) {
+    return Status::NotFound("table '" + table->record().name + "' has been dropped");
+  }
+  TableRecord record = table->record();
+  record.access_policies = policies;
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  rocksdb::Status s = db_->Put(wo, meta_, TableKey(record.name), EncodeTableRecord(record));
+  if (!s.ok()) return FromRocks(s, "set the access policies of table '" + record.name + "'");
+  table->set_access_policies(std::move(policies));
+  return Status::OK();
+}
+
+Result<std::string> StoreState::ServiceProperties() const {
+  std::string v;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), meta_, kServicePropertiesKey, &v);
+  if (s.IsNotFound()) return std::string();
+  if (!s.ok()) return FromRocks(s, "read the service properties");
+  return v;
+}
+
+Status StoreState::SetServiceProperties(std::string_view document) {
+  constexpr size_t kMaxDocument = 64 * 1024;
+  if (document.size() > kMaxDocument) {
+    return Status::InvalidArgument("the service properties document is " +
+                                   std::to_string(document.size()) +
+                                   " bytes; the limit is 65536");
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  rocksdb::Status s = db_->Put(wo, meta_, kServicePropertiesKey,
+                               rocksdb::Slice(document.data(), document.size()));
+  return FromRocks(s, "store the service properties");
+}
+
 Status StoreState::ReserveEtags(uint64_t needed) {
   uint64_t limit = std::max(etag_limit_.load(), needed) + kEtagReserveBlock;
   rocksdb::WriteOptions wo;

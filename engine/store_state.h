@@ -47,6 +47,11 @@ class StoreState {
   Status DropTable(std::string_view name);
   std::vector<TableInfo> ListTables() const;
   Result<std::shared_ptr<TableData>> FindTable(std::string_view name) const;
+  // Table::SetAccessPolicies: rewrites the table's catalog record with `policies`.
+  Status SetAccessPolicies(TableData* table, std::vector<AccessPolicy> policies);
+  // Store::ServiceProperties / SetServiceProperties.
+  Result<std::string> ServiceProperties() const;
+  Status SetServiceProperties(std::string_view document);
 
   // A new ETag version, never issued before by this store (also across restarts).
   Result<uint64_t> NextEtagVersion() { return NextEtagVersions(1); }

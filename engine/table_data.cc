@@ -11,7 +11,8 @@ uint64_t HashBytes(std::string_view bytes) { return XXH3_64bits(bytes.data(), by
 
 TableData::TableData(rocksdb::DB* db, TableRecord record, std::vector<PhysicalPartition> partitions)
     : db_(db), record_(std::move(record)), partitions_(std::move(partitions)),
-      stats_(std::make_unique<TableStatsCollector>(partitions_.size())) {}
+      stats_(std::make_unique<TableStatsCollector>(partitions_.size())),
+      acl_(record_.access_policies) {}
 
 TableData::~TableData() {
   for (auto& p : partitions_) {

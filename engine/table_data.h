@@ -68,6 +68,16 @@ class TableData {
     rk_scheme_ = std::move(rk);
   }
 
+  // The stored access policies (StoreState::SetAccessPolicies changes them).
+  std::vector<AccessPolicy> access_policies() const {
+    std::lock_guard<std::mutex> lock(acl_mu_);
+    return acl_;
+  }
+  void set_access_policies(std::vector<AccessPolicy> policies) {
+    std::lock_guard<std::mutex> lock(acl_mu_);
+    acl_ = std::move(policies);
+  }
+
   bool dropped() const { return dropped_.load(std::memory_order_acquire); }
   void MarkDropped() { dropped_.store(true, std::memory_order_release); }
 
@@ -81,6 +91,8 @@ class TableData {
   std::array<std::mutex, kLockStripes> stripes_;
   std::atomic<bool> dropped_{false};
   std::optional<KeyStrategy> pk_scheme_, rk_scheme_;
+  mutable std::mutex acl_mu_;
+  std::vector<AccessPolicy> acl_;
 };
 
 uint64_t HashPartitionKey(std::string_view pk);

@@ -30,6 +30,11 @@ Result<Table> Store::OpenTable(std::string_view name) const {
   return Table(std::make_shared<engine::TableState>(state_, std::move(data)));
 }
 
+Result<std::string> Store::ServiceProperties() const { return state_->ServiceProperties(); }
+Status Store::SetServiceProperties(std::string_view document) {
+  return state_->SetServiceProperties(document);
+}
+
 Status Store::Flush() { return state_->Flush(); }
 Status Store::AwaitWritable(std::chrono::milliseconds timeout) {
   return state_->AwaitWritable(timeout);

@@ -21,6 +21,15 @@ std::string_view OpTypeName(OpType type) {
 
 const std::string& Table::name() const { return state_->data().record().name; }
 
+Result<std::vector<AccessPolicy>> Table::AccessPolicies() const {
+  PARTKV_RETURN_IF_ERROR(state_->CheckLive());
+  return state_->data().access_policies();
+}
+
+Status Table::SetAccessPolicies(const std::vector<AccessPolicy>& policies) {
+  return state_->store().SetAccessPolicies(&state_->data(), policies);
+}
+
 TableInfo Table::info() const {
   const auto& r = state_->data().record();
   return TableInfo{r.name, r.id, static_cast<uint32_t>(r.lower_bounds.size()),

@@ -57,6 +57,12 @@ class Store {
   // A handle on an existing table (name compared case-insensitively). NotFound when missing.
   Result<Table> OpenTable(std::string_view name) const;
 
+  // The service properties document (Azure's StorageServiceProperties XML, as `partkv serve`
+  // keeps it): stored durably as given and returned unchanged; "" when never set.
+  Result<std::string> ServiceProperties() const;
+  // Replaces the service properties document. InvalidArgument above 64 KiB.
+  Status SetServiceProperties(std::string_view document);
+
   // Flushes every memtable to disk (for benchmarks and tools; never needed for durability).
   Status Flush();
   const std::string& path() const;

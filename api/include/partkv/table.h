@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,20 @@ struct TableInfo {
   std::string profile;      // the profile in force (the table's own or the store's)
   bool throttling = false;  // whether throttling emulation is on for the table
 };
+
+// A stored access policy of a table (Azure's SignedIdentifier). A shared access signature that
+// names one with si= takes its start, expiry and permissions from it, so changing or removing the
+// policy changes or revokes every signature that names it.
+struct AccessPolicy {
+  std::string id;                 // 1..64 characters, unique within the table
+  std::optional<DateTime> start;  // absent: none from the policy
+  std::optional<DateTime> expiry;
+  std::string permission;  // letters of "raud" (query, add, update, delete), each at most once
+  friend bool operator==(const AccessPolicy&, const AccessPolicy&) = default;
+};
+
+// Azure's limit on the stored access policies of one table.
+inline constexpr size_t kMaxAccessPolicies = 5;
 
 class Table {
  public:
@@ -113,6 +128,15 @@ class Table {
   // What the table has served since the store opened (partkv/stats.h), with the `top` hottest
   // logical partitions.
   TableStats Statistics(size_t top = 10) const;
+
+  // The table's stored access policies, in the order they were set (at most kMaxAccessPolicies).
+  // NotFound when the table has been dropped.
+  Result<std::vector<AccessPolicy>> AccessPolicies() const;
+  // Replaces every stored access policy of the table, durably. InvalidArgument for more than
+  // kMaxAccessPolicies, an empty, over-long or repeated id, a permission letter other than r, a,
+  // u, d (or one given twice), or a start after the expiry; NotFound when the table has been
+  // dropped. The policies are dropped with the table.
+  Status SetAccessPolicies(const std::vector<AccessPolicy>& policies);
 
   // For the engine: a handle on the shared table state.
   explicit Table(std::shared_ptr<engine::TableState> state) : state_(std::move(state)) {}
