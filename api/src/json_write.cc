@@ -81,7 +81,8 @@ void WriteValue(ObjectWriter& w, const std::string& name, const Value& v) {
     case Type::kBoolean:
       return w.Raw(name, v.as_bool() ? "true" : "false");
     case Type::kDateTime:
-      return w.String(name, v.as_datetime().ToString());
+      // As Azure returns a DateTime property; Timestamp keeps its 7 digits (EntityToJson).
+      return w.String(name, v.as_datetime().ToStringTrimmed());
     case Type::kDouble:
       return w.Raw(name, DoubleJson(v.as_double()));
     case Type::kGuid:

@@ -163,6 +163,16 @@ std::string DateTime::ToString() const {
   return buf;
 }
 
+std::string DateTime::ToStringTrimmed() const {
+  std::string s = ToString();  // "YYYY-MM-DDTHH:MM:SS.fffffffZ"
+  constexpr size_t kDot = 19;
+  size_t end = s.size() - 1;  // the 'Z'
+  while (end > kDot + 1 && s[end - 1] == '0') --end;
+  if (end == kDot + 1) end = kDot;  // no digit left: no fraction at all
+  s.erase(end, s.size() - 1 - end);
+  return s;
+}
+
 Result<Guid> Guid::Parse(std::string_view text) {
   std::string_view s = text;
   if (s.size() == 38 && s.front() == '{' && s.back() == '}') s = s.substr(1, 36);

@@ -353,6 +353,26 @@ TEST(EntityToJsonTest, FullMetadataAnnotatesEveryNonStringProperty) {
             R"("i64@odata.type":"Edm.Int64","i64":"9007199254740993","str":"s"})");
 }
 
+TEST(EntityToJsonTest, DateTimePropertyWrittenAsAzureReturnsIt) {
+  // Azure returns a DateTime property without the fraction's trailing zeros, and a whole second
+  // without a fraction; Timestamp always with 7 digits (docs/json.md "Output rules").
+  auto json_of = [](std::string_view text) {
+    Entity e = WithProperty(Value::DateTime(*DateTime::Parse(text)));
+    e.set_timestamp(*DateTime::Parse("2024-01-02T03:04:05Z"));
+    return EntityToJson(e, {.metadata = JsonMetadata::kNone});
+  };
+  const std::string kSystem =
+      R"({"PartitionKey":"p","RowKey":"r","Timestamp":"2024-01-02T03:04:05.0000000Z","v":)";
+  EXPECT_EQ(json_of("2020-09-17T00:00:00.99999Z"), kSystem + R"("2020-09-17T00:00:00.99999Z"})");
+  EXPECT_EQ(json_of("2020-09-17T00:00:00Z"), kSystem + R"("2020-09-17T00:00:00Z"})");
+  EXPECT_EQ(json_of("2020-09-17T00:00:00.0000000Z"), kSystem + R"("2020-09-17T00:00:00Z"})");
+  EXPECT_EQ(json_of("2020-09-17T00:00:00.1000000Z"), kSystem + R"("2020-09-17T00:00:00.1Z"})");
+  EXPECT_EQ(json_of("2013-08-22T01:12:06.2608595Z"), kSystem + R"("2013-08-22T01:12:06.2608595Z"})");
+  EXPECT_EQ(json_of("2020-09-17T00:00:00.0000001Z"), kSystem + R"("2020-09-17T00:00:00.0000001Z"})");
+  EXPECT_EQ(json_of("0001-01-01T00:00:00Z"), kSystem + R"("0001-01-01T00:00:00Z"})");
+  EXPECT_EQ(json_of("9999-12-31T23:59:59.9999999Z"), kSystem + R"("9999-12-31T23:59:59.9999999Z"})");
+}
+
 TEST(EntityToJsonTest, NoMetadataWritesNoAnnotationsNorEtag) {
   EXPECT_EQ(EntityToJson(AllTypes(), {.metadata = JsonMetadata::kNone}),
             R"({"PartitionKey":"p","RowKey":"r","Timestamp":"2024-01-02T03:04:05.1234567Z",)"

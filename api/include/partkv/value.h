@@ -59,8 +59,13 @@ struct DateTime {
   // Parses ISO 8601 UTC: "YYYY-MM-DDTHH:MM:SS[.fffffff]Z" (up to 7 fractional digits; a missing
   // "Z" or an explicit "+00:00" offset is accepted as UTC). Other offsets are applied.
   static Result<DateTime> Parse(std::string_view text);
-  // "YYYY-MM-DDTHH:MM:SS.fffffffZ", always 7 fractional digits (Azure's wire form).
+  // "YYYY-MM-DDTHH:MM:SS.fffffffZ", always 7 fractional digits: the form of Azure's Timestamp and
+  // ETag, and of the times of stored access policies.
   std::string ToString() const;
+  // The same without the fraction's trailing zeros, and without a fraction for a whole second
+  // ("2020-09-17T00:00:00.99999Z", "2020-09-17T00:00:00Z"): the form in which Azure Table returns
+  // a DateTime property's value. Parse reads both forms back to the same ticks.
+  std::string ToStringTrimmed() const;
 
   friend bool operator==(DateTime a, DateTime b) { return a.ticks == b.ticks; }
   friend bool operator<(DateTime a, DateTime b) { return a.ticks < b.ticks; }
