@@ -48,6 +48,84 @@ std::optional<Type> ParseEdmType(std::string_view text) {
   return std::nullopt;
 }
 
+DoubleText ParseDoubleText(std::string_view text, double* out) {
+  if (text == "NaN") {
+    *out = std::numeric_limits<double>::quiet_NaN();
+    return DoubleText::kOk;
+  }
+  if (text == "Infinity" || text == "-Infinity") {
+    *out = text[0] == '-' ? -std::numeric_limits<double>::infinity()
+                          : std::numeric_limits<double>::infinity();
+    return DoubleText::kOk;
+  }
+  // [+-] digits [. digits] [(e|E) [+-] digits], with a digit before or after the point.
+  size_t i = 0;
+  const bool negative = i < text.size() && text[i] == '-';
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  const size_t mantissa = i;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i - start;
+  };
+  size_t whole = digits(), fraction = 0;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    fraction = digits();
+  }
+  if (whole + fraction == 0) return DoubleText::kMalformed;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (digits() == 0) return DoubleText::kMalformed;
+  }
+  if (i != text.size()) return DoubleText::kMalformed;
+  // from_chars takes no '+', and reads "-" itself; it rounds correctly.
+  const char* first = text.data() + (negative ? mantissa - 1 : mantissa);
+  const char* last = text.data() + text.size();
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(first, last, value, std::chars_format::general);
+  if (ec == std::errc() && ptr == last) {
+    *out = value;
+    return DoubleText::kOk;
+  }
+  if (ec != std::errc::result_out_of_range) return DoubleText::kMalformed;
+  // Out of range: too large, or too small (which reads as zero, as strtod and JSON numbers do).
+  // Which one is settled by the decimal exponent of the first nonzero digit.
+  std::string_view m = text.substr(mantissa);
+  size_t e = m.find_first_of("eE");
+  int64_t exponent = 0;
+  if (e != std::string_view::npos) {
+    std::string_view x = m.substr(e + 1);
+    int sign = 1;
+    if (!x.empty() && (x[0] == '+' || x[0] == '-')) {
+      sign = x[0] == '-' ? -1 : 1;
+      x.remove_prefix(1);
+    }
+    for (char c : x) exponent = std::min<int64_t>(exponent * 10 + (c - '0'), 1'000'000);
+    exponent *= sign;
+    m = m.substr(0, e);
+  }
+  size_t dot = m.find('.');
+  std::string_view int_part = m.substr(0, dot);
+  size_t lead = int_part.find_first_not_of('0');
+  int64_t magnitude;  // the power of ten of the first nonzero digit, plus one
+  if (lead != std::string_view::npos) {
+    magnitude = exponent + static_cast<int64_t>(int_part.size() - lead);
+  } else {
+    std::string_view frac = dot == std::string_view::npos ? "" : m.substr(dot + 1);
+    size_t nz = frac.find_first_not_of('0');
+    if (nz == std::string_view::npos) {  // zero: never out of range, but be safe
+      *out = negative ? -0.0 : 0.0;
+      return DoubleText::kOk;
+    }
+    magnitude = exponent - static_cast<int64_t>(nz);
+  }
+  if (magnitude > 0) return DoubleText::kOutOfRange;
+  *out = negative ? -0.0 : 0.0;
+  return DoubleText::kOk;
+}
+
 }  // namespace json_internal
 
 #if PARTKV_HAVE_SIMDJSON
@@ -112,11 +190,16 @@ bool AppendTyped(Type type, const Member& m, Entity* entity) {
       if (m.kind == Kind::kString) v = Decimal(m.text);
       return v && append(Value::Int64(*v));
     }
-    case Type::kDouble:
+    case Type::kDouble: {
       // The exact reader reads an integer literal as an integer, then converts: "-0" is +0.0.
       if (m.kind == Kind::kInt) return append(Value::Double(static_cast<double>(m.i)));
       if (m.kind == Kind::kDouble) return append(Value::Double(m.d));
-      return false;  // "NaN" and the infinities: the exact reader decides
+      // A string: the reading both readers share; an error is the exact reader's to word.
+      double d = 0;
+      return m.kind == Kind::kString &&
+             json_internal::ParseDoubleText(m.text, &d) == json_internal::DoubleText::kOk &&
+             append(Value::Double(d));
+    }
     case Type::kDateTime: {
       if (m.kind != Kind::kString) return false;
       auto t = DateTime::Parse(m.text);

@@ -355,13 +355,19 @@ Result<Value> ToInt64(std::string_view name, const Scalar& v) {
 Result<Value> ToDouble(std::string_view name, const Scalar& v) {
   if (v.kind == Scalar::Kind::kNumber) return Value::Double(v.d);
   if (v.kind == Scalar::Kind::kString) {
-    if (v.text == "NaN") return Value::Double(std::numeric_limits<double>::quiet_NaN());
-    if (v.text == "Infinity") return Value::Double(std::numeric_limits<double>::infinity());
-    if (v.text == "-Infinity") return Value::Double(-std::numeric_limits<double>::infinity());
+    double d = 0;
+    switch (json_internal::ParseDoubleText(v.text, &d)) {
+      case json_internal::DoubleText::kOk:
+        return Value::Double(d);
+      case json_internal::DoubleText::kOutOfRange:
+        return Mismatch(name, "Edm.Double value is outside the range of a double", v);
+      case json_internal::DoubleText::kMalformed:
+        break;
+    }
   }
   return Mismatch(name,
-                  "Edm.Double value must be a number or one of \"NaN\", \"Infinity\", "
-                  "\"-Infinity\"",
+                  "Edm.Double value must be a number, or a string holding a decimal or "
+                  "scientific number or one of \"NaN\", \"Infinity\", \"-Infinity\"",
                   v);
 }
 

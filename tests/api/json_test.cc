@@ -170,8 +170,60 @@ TEST(EntityFromJsonTest, DoubleSpecialValuesTravelAsAnnotatedStrings) {
   // Without the annotation they are just strings.
   EXPECT_EQ(Parse(R"({"n":"NaN"})"), "(,){n='NaN'}");
   EXPECT_EQ(Error(R"({"d":"nan","d@odata.type":"Edm.Double"})"),
-            "property 'd': Edm.Double value must be a number or one of \"NaN\", \"Infinity\", "
-            "\"-Infinity\", got string \"nan\"");
+            "property 'd': Edm.Double value must be a number, or a string holding a decimal or "
+            "scientific number or one of \"NaN\", \"Infinity\", \"-Infinity\", got string "
+            "\"nan\"");
+}
+
+// The value of "d" read from {"d":"<text>","d@odata.type":"Edm.Double"}, as its bits' double.
+double DoubleFromString(std::string_view text) {
+  std::string doc = R"({"d":")" + std::string(text) + R"(","d@odata.type":"Edm.Double"})";
+  auto r = EntityFromJson(doc);
+  if (!r.ok()) {
+    ADD_FAILURE() << doc << ": " << r.status().ToString();
+    return std::nan("");
+  }
+  const Value* v = r->Get("d");
+  EXPECT_TRUE(v != nullptr && v->type() == Type::kDouble) << r->DebugString();
+  return v != nullptr && v->type() == Type::kDouble ? v->as_double() : std::nan("");
+}
+
+TEST(EntityFromJsonTest, DoubleAnnotationAcceptsNumbersWrittenAsStrings) {
+  // Azure accepts an Edm.Double in a string in any decimal or scientific form; the Azure SDK for
+  // JavaScript sends values such as "1.23456789012346e+24" that way.
+  EXPECT_EQ(DoubleFromString("1.23456789012346e+24"), 1.23456789012346e+24);
+  EXPECT_EQ(DoubleFromString("-1.5"), -1.5);
+  EXPECT_EQ(DoubleFromString("+2"), 2.0);
+  EXPECT_EQ(DoubleFromString("3."), 3.0);
+  EXPECT_EQ(DoubleFromString(".25"), 0.25);
+  EXPECT_EQ(DoubleFromString("1E-3"), 1e-3);
+  EXPECT_EQ(DoubleFromString("0.1"), 0.1);  // correctly rounded, as a JSON number is
+  EXPECT_EQ(DoubleFromString("5e-324"), 5e-324);
+  EXPECT_EQ(DoubleFromString("1.7976931348623157e308"), 1.7976931348623157e308);
+  // Below the smallest double: zero of the number's sign, as for a JSON number.
+  EXPECT_EQ(DoubleFromString("1e-400"), 0.0);
+  EXPECT_TRUE(std::signbit(DoubleFromString("-1e-400")));
+  EXPECT_TRUE(std::signbit(DoubleFromString("-0")));
+  // The same value as the JSON number.
+  EXPECT_EQ(Parse(R"({"a":"12.5","a@odata.type":"Edm.Double","b":12.5})"), "(,){a=12.5,b=12.5}");
+}
+
+TEST(EntityFromJsonTest, DoubleStringThatIsNoNumberRejectedNamingProperty) {
+  for (const char* text : {"", " 1", "1 ", "abc", "1e", "e5", ".", "-", "1.2.3", "--1", "0x10",
+                           "inf", "nan", "Inf", "+Infinity", "1,5", "1_000"}) {
+    EXPECT_EQ(Error(R"({"d":")" + std::string(text) + R"(","d@odata.type":"Edm.Double"})"),
+              "property 'd': Edm.Double value must be a number, or a string holding a decimal "
+              "or scientific number or one of \"NaN\", \"Infinity\", \"-Infinity\", got "
+              "string \"" +
+                  std::string(text) + "\"")
+        << text;
+  }
+  EXPECT_EQ(Error(R"({"d":"1e400","d@odata.type":"Edm.Double"})"),
+            "property 'd': Edm.Double value is outside the range of a double, got string "
+            "\"1e400\"");
+  EXPECT_EQ(Error(R"({"d":"-2e308","d@odata.type":"Edm.Double"})"),
+            "property 'd': Edm.Double value is outside the range of a double, got string "
+            "\"-2e308\"");
 }
 
 TEST(EntityFromJsonTest, AnnotatedTypesParseTheirTextForms) {

@@ -9,8 +9,10 @@
 //   String    "text"                                   Int32    5
 //   Boolean   true                                     Double   1.5
 //   Double    2.0, "NaN", "Infinity", "-Infinity"      + "@odata.type":"Edm.Double"
+//             (also any number as a string, "1.5e+24")
 //   Int64     "9007199254740993"                       + "@odata.type":"Edm.Int64"
-//   DateTime  "2024-01-02T03:04:05.0000000Z"           + "@odata.type":"Edm.DateTime"
+//   DateTime  "2024-01-02T03:04:05.5Z"                 + "@odata.type":"Edm.DateTime"
+//             (written as Azure returns it: no trailing zeros in the fraction)
 //   Guid      "c9da6455-213d-42c9-9a79-3e9149a57833"   + "@odata.type":"Edm.Guid"
 //   Binary    "AAEC" (base64)                          + "@odata.type":"Edm.Binary"
 //
