@@ -107,6 +107,22 @@ test("InsertPreferDecides201Or204", async () => {
   assert.match(b.headers.get("location"), /\(PartitionKey='pref',RowKey='b'\)$/);
 });
 
+test("TimestampHasSevenDigitsAndIsAnnotatedOnlyUnderFullMetadata", async () => {
+  // As Azure: DateTime properties without trailing zeros, Timestamp always with 7 digits, and a
+  // Timestamp annotation only under full metadata.
+  await send("POST", table, { body: JSON.stringify({ PartitionKey: "ts", RowKey: "1",
+    When: "2020-09-17T00:00:00.9999900Z", "When@odata.type": "Edm.DateTime" }) });
+  for (const [level, annotated] of [["minimalmetadata", false], ["fullmetadata", true]]) {
+    const r = await send("GET", `${table}(PartitionKey='ts',RowKey='1')`,
+                         { headers: { Accept: `application/json;odata=${level}` } });
+    assert.equal(r.status, 200);
+    assert.match(r.json.Timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z$/);
+    assert.equal("Timestamp@odata.type" in r.json, annotated, level);
+    assert.equal(r.json.When, "2020-09-17T00:00:00.99999Z");
+    assert.equal(r.json["When@odata.type"], "Edm.DateTime");
+  }
+});
+
 test("PostWithXHttpMethodMergeMerges", async () => {
   await client.createEntity({ partitionKey: "tunnel", rowKey: "1", a: 1 });
   const r = await send("POST", `${table}(PartitionKey='tunnel',RowKey='1')`,

@@ -116,8 +116,11 @@ bool Selected(const std::vector<std::string>& select, std::string_view name) {
   return select.empty() || std::find(select.begin(), select.end(), name) != select.end();
 }
 
-// "yyyy-mm-ddThh:mm:ss.fffffffZ", as DateTime::ToString writes it, without printf.
-void AppendDateTime(std::string& out, DateTime t) {
+// "yyyy-mm-ddThh:mm:ss.fffffffZ", as DateTime::ToString writes it, without printf; with `trim`,
+// without the fraction's trailing zeros (none at all for a whole second), as
+// DateTime::ToStringTrimmed writes it. Azure returns Timestamp with 7 digits and every other
+// DateTime trimmed (docs/serve.md "Responses").
+void AppendDateTime(std::string& out, DateTime t, bool trim) {
   constexpr int64_t kTicksPerSecond = 10'000'000;
   constexpr int64_t kTicksPerDay = 86'400 * kTicksPerSecond;
   int64_t since_epoch = t.ticks - DateTime::kUnixEpochTicks;
@@ -127,7 +130,7 @@ void AppendDateTime(std::string& out, DateTime t) {
   std::chrono::year_month_day ymd{std::chrono::sys_days{std::chrono::days{days}}};
   int64_t secs = rem / kTicksPerSecond;
   int64_t frac = rem % kTicksPerSecond;
-  char buf[28];
+  char buf[27];
   auto digits = [&buf](int at, int64_t v, int n) {
     for (int i = n - 1; i >= 0; --i, v /= 10) buf[at + i] = static_cast<char>('0' + v % 10);
   };
@@ -144,10 +147,14 @@ void AppendDateTime(std::string& out, DateTime t) {
   digits(17, secs % 60, 2);
   buf[19] = '.';
   digits(20, frac, 7);
-  buf[27] = 'Z';
+  size_t end = 27;  // one past the last fractional digit kept
+  if (trim) {
+    while (end > 20 && buf[end - 1] == '0') --end;
+    if (end == 20) end = 19;  // a whole second: no '.' either
+  }
   out.push_back('"');
-  out.append(buf, sizeof buf);
-  out.push_back('"');
+  out.append(buf, end);
+  out += "Z\"";
 }
 
 // The JSON text of a Double as partkv's writer gives it (partkv/json.h): shortest round-trip
@@ -178,7 +185,7 @@ void AppendValue(std::string& out, const Value& v) {
     case Type::kString: return AppendQuoted(out, v.as_string());
     case Type::kBinary: return AppendQuoted(out, engine::Base64Encode(v.as_binary()));
     case Type::kBoolean: out += v.as_bool() ? "true" : "false"; return;
-    case Type::kDateTime: return AppendDateTime(out, v.as_datetime());
+    case Type::kDateTime: return AppendDateTime(out, v.as_datetime(), /*trim=*/true);
     case Type::kDouble: return AppendDouble(out, v.as_double());
     case Type::kGuid: return AppendQuoted(out, v.as_guid().ToString());
     case Type::kInt32: return AppendInt(out, v.as_int32());
@@ -248,9 +255,11 @@ void AppendEntity(std::string& out, const Entity& entity, std::string_view table
   if (Selected(select, "PartitionKey")) w.String("PartitionKey", entity.partition_key());
   if (Selected(select, "RowKey")) w.String("RowKey", entity.row_key());
   if (entity.timestamp().ticks != 0 && Selected(select, "Timestamp")) {
-    if (metadata != JsonMetadata::kNone) w.Annotation("Timestamp", Type::kDateTime);
+    // Azure annotates Timestamp only under full metadata: under minimal metadata a client
+    // knows its type from the name.
+    if (metadata == JsonMetadata::kFull) w.Annotation("Timestamp", Type::kDateTime);
     w.Name("Timestamp");
-    AppendDateTime(out, entity.timestamp());
+    AppendDateTime(out, entity.timestamp(), /*trim=*/false);
   }
   for (const auto& [name, value] : entity) {
     if (!Selected(select, name)) continue;
