@@ -92,3 +92,29 @@ test("HundredAndOneOperationsAreRefused", async () => {
   assert.equal(f.code, "InvalidInput");
   assert.equal((await partition("b6")).length, 0);
 });
+
+test("SubResponseEtagsAreTheEntitiesEtags", async () => {
+  await client.createEntity({ partitionKey: "b9", rowKey: "upd", v: 1 });
+  const result = await client.submitTransaction([
+    ["create", { partitionKey: "b9", rowKey: "new", v: 1 }],
+    ["update", { partitionKey: "b9", rowKey: "upd", v: 2 }, "Merge"],
+    ["upsert", { partitionKey: "b9", rowKey: "ups", v: 3 }, "Replace"],
+  ]);
+  assert.equal(result.status, 202);
+  const rows = ["new", "upd", "ups"];
+  for (let i = 0; i < rows.length; ++i) {
+    assert.equal(result.subResponses[i].etag, (await client.getEntity("b9", rows[i])).etag, rows[i]);
+  }
+});
+
+test("StaleAzureFormEtagInTransactionIs412", async () => {
+  await client.createEntity({ partitionKey: "b10", rowKey: "x", v: 1 });
+  const stale = "W/\"datetime'2021-04-06T21%3A03%3A31.9231271Z'\"";
+  const f = await failure(() => client.submitTransaction([
+    ["create", { partitionKey: "b10", rowKey: "y" }],
+    ["update", { partitionKey: "b10", rowKey: "x", v: 2 }, "Replace", { etag: stale }],
+  ]));
+  assert.equal(f.status, 412);
+  assert.equal(f.code, "UpdateConditionNotSatisfied");
+  assert.deepEqual((await partition("b10")).map((e) => e.rowKey), ["x"]);
+});
