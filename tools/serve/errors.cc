@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "partkv/value.h"
+#include "tools/serve/xml.h"
 
 namespace partkv::serve {
 namespace {
@@ -63,12 +64,15 @@ std::string_view StandardMessage(std::string_view code) {
   if (code == "RequestBodyTooLarge") return "The request body is too large and exceeds the maximum permissible limit.";
   if (code == "MissingRequiredHeader") return "An HTTP header that's mandatory for this request is not specified.";
   if (code == "InvalidHeaderValue") return "The value for one of the HTTP headers is not in the correct format.";
-  if (code == "InvalidQueryParameterValue") return "An invalid value was specified for one of the query parameters in the request URI.";
   if (code == "InvalidUri") return "The requested URI does not represent any resource on the server.";
   if (code == "UnsupportedHttpVerb") return "The resource doesn't support the specified HTTP verb.";
   if (code == "MethodNotAllowed") return "The requested method is not allowed on the specified resource.";
   if (code == "NotImplemented") return "The requested operation is not implemented on the specified resource.";
   if (code == "JsonFormatNotSupported") return "JSON format is not supported.";
+  if (code == "InvalidXmlDocument") return "XML specified is not syntactically valid.";
+  if (code == "InvalidQueryParameterValue") {
+    return "Value for one of the query parameters specified in the request URI is invalid.";
+  }
   if (code == "InternalError") return "The server encountered an internal error. Please retry the request.";
   return "";
 }
@@ -177,19 +181,42 @@ std::string HttpDateNow() {
   return cached;
 }
 
-std::string ErrorBody(const AzureError& error, std::string_view request_id,
+namespace {
+
+std::string ErrorText(const AzureError& error, std::string_view request_id,
                       std::string_view index_prefix) {
   auto now = std::chrono::system_clock::now();
   int64_t micros =
       std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
-  std::string value = std::string(index_prefix) + error.message + "\nRequestId:" +
-                      std::string(request_id) + "\nTime:" +
-                      DateTime::FromUnixMicros(micros).ToString();
+  return std::string(index_prefix) + error.message + "\nRequestId:" + std::string(request_id) +
+         "\nTime:" + DateTime::FromUnixMicros(micros).ToString();
+}
+
+}  // namespace
+
+std::string ErrorBody(const AzureError& error, std::string_view request_id,
+                      std::string_view index_prefix) {
+  std::string value = ErrorText(error, request_id, index_prefix);
   nlohmann::json body = {
       {"odata.error",
        {{"code", error.code}, {"message", {{"lang", "en-US"}, {"value", value}}}}}};
   // Replace invalid UTF-8 (a detail quoting client bytes) rather than throw.
   return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+HttpReply XmlErrorReply(const AzureError& error) {
+  HttpReply reply;
+  std::string request_id = NewRequestId();
+  reply.status = error.status;
+  reply.body =
+      "<?xml version=\"1.0\" encoding=\"utf-8\"?><m:error xmlns:m=\"http://schemas.microsoft.com/"
+      "ado/2007/08/dataservices/metadata\"><m:code>" +
+      XmlEscape(error.code) + "</m:code><m:message xml:lang=\"en-US\">" +
+      XmlEscape(ErrorText(error, request_id, "")) + "</m:message></m:error>";
+  reply.SetHeader("Content-Type", "application/xml");
+  reply.SetHeader("x-ms-error-code", error.code);
+  reply.SetHeader("x-ms-request-id", request_id);
+  return reply;
 }
 
 HttpReply ErrorReply(const AzureError& error, std::string_view index_prefix) {

@@ -38,6 +38,11 @@ AzureError MakeError(int status, std::string_view code, std::string_view detail 
 // The reply for an error. `index_prefix` (e.g. "3:") starts the message of a batch failure.
 HttpReply ErrorReply(const AzureError& error, std::string_view index_prefix = {});
 
+// The reply for an error of an XML operation (service properties, table ACLs): Azure's XML
+// error body, <m:error><m:code>…</m:code><m:message xml:lang="en-US">…</m:message></m:error>,
+// as application/xml.
+HttpReply XmlErrorReply(const AzureError& error);
+
 // The JSON error body alone (for batch sub-responses), with its request id.
 std::string ErrorBody(const AzureError& error, std::string_view request_id,
                       std::string_view index_prefix = {});
