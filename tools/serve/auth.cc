@@ -102,7 +102,7 @@ bool SignaturesEqual(std::string_view a, std::string_view b) {
 }
 
 AuthResult Authenticate(const HttpRequest& request, const Accounts& accounts,
-                        std::string_view account_name) {
+                        std::string_view account_name, const PolicyLookup& policies) {
   AuthResult result;
   const Account* account = accounts.Find(account_name);
   if (account == nullptr) {
@@ -113,7 +113,7 @@ AuthResult Authenticate(const HttpRequest& request, const Accounts& accounts,
   if (authorization.empty()) {
     if (request.Param("sig") != nullptr) {
       SasScope scope;
-      result.error = VerifySas(request, account->name(), account->key(), &scope);
+      result.error = VerifySas(request, account->name(), account->key(), policies, &scope);
       if (!result.error) result.sas = std::move(scope);
       return result;
     }

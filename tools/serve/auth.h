@@ -69,8 +69,10 @@ struct AuthResult {
   std::optional<SasScope> sas;      // set: the request came with a SAS of this scope
 };
 
+// Authenticates `request` for `account`; `policies` finds the stored access policy a table SAS
+// names (sas.h).
 AuthResult Authenticate(const HttpRequest& request, const Accounts& accounts,
-                        std::string_view account);
+                        std::string_view account, const PolicyLookup& policies);
 
 // Base64 of HMAC-SHA256(key, message): the signature of every scheme.
 std::string HmacSha256Base64(std::string_view key, std::string_view message);

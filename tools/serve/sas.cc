@@ -64,18 +64,19 @@ std::string Lower(std::string_view s) {
 }  // namespace
 
 std::optional<AzureError> VerifySas(const HttpRequest& request, std::string_view account,
-                                    std::string_view key, SasScope* scope) {
+                                    std::string_view key, const PolicyLookup& policies,
+                                    SasScope* scope) {
   const std::string sv = Param(request, "sv"), sig = Param(request, "sig");
   const std::string sp = Param(request, "sp"), st = Param(request, "st"), se = Param(request, "se");
   const std::string sip = Param(request, "sip"), spr = Param(request, "spr");
   const std::string si = Param(request, "si");
   if (sv.empty()) return AuthFailed("the SAS token has no signed version (sv)");
   if (sv < "2015-04-05") return AuthFailed("SAS version " + sv + " is not supported (2015-04-05 or later)");
-  if (!si.empty()) return AuthFailed("stored access policies (si=" + si + ") are not supported");
-  if (se.empty()) return AuthFailed("the SAS token has no expiry (se)");
-  auto expiry = ParseSasTime(se);
-  if (!expiry) return AuthFailed("the SAS expiry '" + se + "' is not an ISO 8601 UTC time");
-  std::optional<DateTime> start;
+  std::optional<DateTime> expiry, start;
+  if (!se.empty()) {
+    expiry = ParseSasTime(se);
+    if (!expiry) return AuthFailed("the SAS expiry '" + se + "' is not an ISO 8601 UTC time");
+  }
   if (!st.empty()) {
     start = ParseSasTime(st);
     if (!start) return AuthFailed("the SAS start '" + st + "' is not an ISO 8601 UTC time");
@@ -117,9 +118,39 @@ std::optional<AzureError> VerifySas(const HttpRequest& request, std::string_view
   if (!SignaturesEqual(sig, HmacSha256Base64(key, to_sign))) {
     return AuthFailed("the SAS signature does not match");
   }
+  if (!si.empty()) {
+    // Azure: stored access policies are for service SAS only.
+    if (!table_sas) return AuthFailed("an account SAS cannot name a stored access policy (si)");
+    std::optional<AccessPolicy> policy = policies ? policies(scope->table, si) : std::nullopt;
+    if (!policy) {
+      return AuthFailed("table '" + scope->table + "' has no stored access policy '" + si + "'");
+    }
+    if ((policy->start && start) || (policy->expiry && expiry) ||
+        (!policy->permission.empty() && !sp.empty())) {
+      return MakeError(400, "InvalidInput",
+                       "the SAS token and its stored access policy '" + si +
+                           "' both give a start, an expiry or permissions; each may come from "
+                           "one of them only");
+    }
+    if (policy->start) start = policy->start;
+    if (policy->expiry) expiry = policy->expiry;
+    if (!policy->permission.empty()) scope->permissions = policy->permission;
+  }
+  if (!expiry) {
+    return AuthFailed(si.empty() ? "the SAS token has no expiry (se)"
+                                 : "neither the SAS token nor its stored access policy gives an "
+                                   "expiry");
+  }
+  if (scope->permissions.empty()) {
+    return AuthFailed(si.empty() ? "the SAS token has no permissions (sp)"
+                                 : "neither the SAS token nor its stored access policy gives "
+                                   "permissions");
+  }
   DateTime now = Now();
-  if (!(now < *expiry)) return AuthFailed("the SAS token expired at " + se);
-  if (start && now < *start) return AuthFailed("the SAS token is not valid before " + st);
+  if (!(now < *expiry)) return AuthFailed("the SAS token expired at " + expiry->ToString());
+  if (start && now < *start) {
+    return AuthFailed("the SAS token is not valid before " + start->ToString());
+  }
   if (!spr.empty() && spr != "https,http" && spr != "http,https" && spr != "http") {
     return MakeError(403, "AuthorizationProtocolMismatch",
                      "the SAS token allows only " + spr + "; this server speaks http");
@@ -132,9 +163,32 @@ std::optional<AzureError> VerifySas(const HttpRequest& request, std::string_view
 }
 
 std::optional<AzureError> AuthorizeSas(const SasScope& scope, SasOp op, std::string_view table) {
+  const std::string& sp = scope.permissions;
+  if (op == SasOp::kTableAcl) {
+    return MakeError(403, "AuthorizationFailure",
+                     "a shared access signature cannot read or change a table's access policies");
+  }
+  if (op == SasOp::kGetServiceProperties || op == SasOp::kSetServiceProperties) {
+    // Account SAS only: resource type s (service), permission r to read, w to write.
+    const bool get = op == SasOp::kGetServiceProperties;
+    if (!scope.account_sas) {
+      return MakeError(403, "AuthorizationFailure",
+                       "a table SAS cannot read or set the service properties");
+    }
+    if (!Has(scope.resource_types, 's')) {
+      return MakeError(403, "AuthorizationResourceTypeMismatch",
+                       "the account SAS lacks resource type 's' (srt=" + scope.resource_types +
+                           ")");
+    }
+    if (!Has(sp, get ? 'r' : 'w')) {
+      return MakeError(403, "AuthorizationPermissionMismatch",
+                       "the SAS token's permissions (sp=" + sp + ") do not include " +
+                           (get ? "r" : "w"));
+    }
+    return std::nullopt;
+  }
   const bool service_level =
       op == SasOp::kListTables || op == SasOp::kCreateTable || op == SasOp::kDeleteTable;
-  const std::string& sp = scope.permissions;
   if (!scope.account_sas) {
     if (service_level) {
       return MakeError(403, "AuthorizationFailure", "a table SAS cannot list, create or delete tables");
@@ -167,6 +221,9 @@ std::optional<AzureError> AuthorizeSas(const SasScope& scope, SasOp op, std::str
       wanted = "a and u";
       break;
     case SasOp::kDelete: allowed = Has(sp, 'd'); wanted = "d"; break;
+    case SasOp::kGetServiceProperties:
+    case SasOp::kSetServiceProperties:
+    case SasOp::kTableAcl: break;  // decided above
   }
   if (!allowed) {
     return MakeError(403, "AuthorizationPermissionMismatch",

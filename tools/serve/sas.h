@@ -2,16 +2,26 @@
 // tokens, as the SDKs' generateAccountSas / generateTableSas make them, checked against the
 // account key and then enforced on every operation: permissions, expiry and start, resource types
 // and services (account SAS), the table and the PartitionKey/RowKey range (table SAS), the
-// signed IP range and protocol. Stored access policies (si=) are not supported and refused.
+// signed IP range and protocol.
 //
-// Pure functions; thread-safe.
+// A table SAS may name one of the table's stored access policies (si=, partkv/table.h
+// AccessPolicy): the token then takes its start, expiry and permissions from the policy as it is
+// when the request arrives, so changing or removing the policy changes or revokes the token. As
+// Azure documents, each of those fields may come from the token or from the policy but not from
+// both (400), and the two together must give an expiry and permissions; a policy that does not
+// exist (any more) is 403 AuthenticationFailed, as is an expired one.
+//
+// Thread-safe: the functions are pure but for the PolicyLookup, which must be thread-safe.
 
 #ifndef PARTKV_TOOLS_SERVE_SAS_H_
 #define PARTKV_TOOLS_SERVE_SAS_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "partkv/table.h"
 
 #include "tools/serve/errors.h"
 #include "tools/serve/http_types.h"
@@ -28,7 +38,15 @@ enum class SasOp {
   kUpdate,  // Replace and Merge
   kUpsert,  // InsertOrReplace and InsertOrMerge
   kDelete,
+  kGetServiceProperties,
+  kSetServiceProperties,
+  kTableAcl,  // Get and Set Table ACL: no SAS may (Azure: the account key only)
 };
+
+// The stored access policy `id` of table `table` (compared as Azure compares table names), or
+// nullopt when there is no such table or policy.
+using PolicyLookup =
+    std::function<std::optional<AccessPolicy>(std::string_view table, std::string_view id)>;
 
 // The scope a verified SAS grants.
 struct SasScope {
@@ -39,10 +57,12 @@ struct SasScope {
   std::string start_pk, start_rk, end_pk, end_rk;  // spk srk epk erk (table SAS); "" = open
 };
 
-// Verifies the SAS in `request`'s query (sv, sig, ...) for `account` with key bytes `key`.
-// On failure returns the 403 error; on success fills *scope.
+// Verifies the SAS in `request`'s query (sv, sig, ...) for `account` with key bytes `key`,
+// finding a stored access policy it names with `policies`. On failure returns the error (403,
+// or 400 for a field given by both token and policy); on success fills *scope.
 std::optional<AzureError> VerifySas(const HttpRequest& request, std::string_view account,
-                                    std::string_view key, SasScope* scope);
+                                    std::string_view key, const PolicyLookup& policies,
+                                    SasScope* scope);
 
 // Whether the scope allows `op` on `table` (empty for service-level operations). Key ranges
 // are checked separately (InKeyRange), per entity.

@@ -25,7 +25,11 @@ bool PrefersNoContent(const HttpRequest& request) {
 }  // namespace
 
 Service::Service(Store store, Accounts accounts, ServiceOptions options)
-    : store_(std::move(store)), accounts_(std::move(accounts)), options_(options) {}
+    : store_(std::move(store)), accounts_(std::move(accounts)), options_(options) {
+  policies_ = [this](std::string_view table, std::string_view id) {
+    return FindPolicy(table, id);
+  };
+}
 
 namespace {
 
@@ -61,16 +65,24 @@ void Service::ForgetTables() const {
 
 HttpReply Service::Handle(const HttpRequest& request) const {
   HttpReply reply;
+  const bool xml = IsXmlOperation(request);
+  auto error_reply = [xml](const AzureError& e) { return xml ? XmlErrorReply(e) : ErrorReply(e); };
   auto resource = ParseResource(request.path);
   if (!resource.ok()) {
-    reply = ErrorReply(MakeError(400, "InvalidUri", resource.status().message()));
+    reply = error_reply(MakeError(400, "InvalidUri", resource.status().message()));
   } else {
     ODataContext ctx;
     ctx.account = resource->account;
     ctx.account_url = request.base_url + "/" + resource->account;
     ctx.metadata = MetadataFor(request);
-    AuthResult auth = Authenticate(request, accounts_, resource->account);
-    reply = auth.error ? ErrorReply(*auth.error) : Dispatch(request, *resource, ctx, auth);
+    AuthResult auth = Authenticate(request, accounts_, resource->account, policies_);
+    if (auth.error) {
+      reply = error_reply(*auth.error);
+    } else if (xml) {
+      reply = XmlOperation(request, *resource, auth);
+    } else {
+      reply = Dispatch(request, *resource, ctx, auth);
+    }
   }
   if (reply.Header("x-ms-request-id").empty()) reply.SetHeader("x-ms-request-id", NewRequestId());
   std::string version = request.Header("x-ms-version");
@@ -79,22 +91,21 @@ HttpReply Service::Handle(const HttpRequest& request) const {
     reply.SetHeader("x-ms-client-request-id", id);
   }
   reply.SetHeader("Date", HttpDateNow());
-  if (reply.status < 300) reply.SetHeader("DataServiceVersion", "3.0;");
+  if (reply.status < 300 && !xml) reply.SetHeader("DataServiceVersion", "3.0;");
   return reply;
 }
 
 HttpReply Service::Dispatch(const HttpRequest& request, const Resource& resource,
                             const ODataContext& ctx, const AuthResult& auth) const {
+  if (IsXmlOperation(request)) {  // only a $batch sub-request gets here with one
+    return ErrorReply(MakeError(400, "InvalidInput",
+                                "service properties and table ACLs cannot be part of a batch"));
+  }
   const std::string& m = request.method;
   auto not_allowed = [&] {
     return ErrorReply(MakeError(405, "UnsupportedHttpVerb",
                                 "method " + m + " is not supported on this resource"));
   };
-  if (request.Param("comp") != nullptr || request.Param("restype") != nullptr) {
-    return ErrorReply(MakeError(501, "NotImplemented",
-                                "service properties, statistics and access policies are not "
-                                "implemented by partkv serve"));
-  }
   switch (resource.kind) {
     case Resource::Kind::kServiceRoot:
       return ErrorReply(MakeError(400, "InvalidUri", "the request names no table or resource"));

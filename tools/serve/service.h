@@ -13,6 +13,7 @@
 #define PARTKV_TOOLS_SERVE_SERVICE_H_
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
@@ -71,6 +72,20 @@ class Service {
   HttpReply Batch(const HttpRequest& request, const ODataContext& ctx,
                   const AuthResult& auth) const;  // batch.cc
 
+  // The XML operations (service_xml.cc): Get/Set Table Service Properties
+  // (?restype=service&comp=properties) and Get/Set Table ACL (table?comp=acl). Their errors are
+  // XML too.
+  static bool IsXmlOperation(const HttpRequest& request);
+  HttpReply XmlOperation(const HttpRequest& request, const Resource& resource,
+                         const AuthResult& auth) const;
+  HttpReply GetServiceProperties(const AuthResult& auth) const;
+  HttpReply SetServiceProperties(const HttpRequest& request, const AuthResult& auth) const;
+  HttpReply GetTableAcl(const Resource& resource, const AuthResult& auth) const;
+  HttpReply SetTableAcl(const HttpRequest& request, const Resource& resource,
+                        const AuthResult& auth) const;
+  // The stored access policy a table SAS names (sas.h PolicyLookup).
+  std::optional<AccessPolicy> FindPolicy(std::string_view table, std::string_view id) const;
+
   // The reply for a failed library call; a throttled call answers as the table's profile's
   // service does (503 ServerBusy, or 429 for cosmos).
   HttpReply Failure(const Status& status, Subject subject, const Table* table) const;
@@ -91,6 +106,10 @@ class Service {
   mutable uint64_t tables_generation_ = 0;                 // bumped by ForgetTables
   Accounts accounts_;
   ServiceOptions options_;
+  PolicyLookup policies_;  // FindPolicy, bound to this service
+  // Set Table Service Properties reads, merges and writes the document: one at a time, so that
+  // concurrent Sets of different elements do not lose each other's changes.
+  mutable std::mutex properties_mu_;
 };
 
 }  // namespace partkv::serve
