@@ -3,8 +3,9 @@
 // HTTP server and $batch sub-requests share every operation.
 //
 // Handle() authenticates the request (auth.h), routes it by resource and method (uri.h), runs the
-// operation on the store and answers with Azure's status codes, headers and JSON bodies, and
-// Azure's error codes on failure (errors.h). Writes are acknowledged only after the store has
+// operation on the store and answers with Azure's status codes, headers and JSON bodies (XML for
+// service properties and table ACLs, service_xml.cc), and Azure's error codes on failure
+// (errors.h). Writes are acknowledged only after the store has
 // applied them (with ServiceOptions::sync, after the write-ahead log is fsync'ed).
 //
 // Thread-safety: Handle() may be called from any number of threads at once.

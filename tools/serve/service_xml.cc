@@ -47,7 +47,7 @@ HttpReply Service::XmlOperation(const HttpRequest& request, const Resource& reso
   }
   if (resource.kind == Resource::Kind::kEntities && restype == nullptr && comp != nullptr &&
       *comp == "acl") {
-    if (m == "GET") return GetTableAcl(resource, auth);
+    if (m == "GET" || m == "HEAD") return GetTableAcl(resource, auth);  // Azure allows both
     if (m == "PUT") return SetTableAcl(request, resource, auth);
     return NotAllowed(request);
   }
