@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -205,6 +206,23 @@ void PrintConfiguration(std::FILE* out, std::string_view title,
   for (const auto& kv : ConfigurationFacts()) print(kv);
   for (const auto& kv : extra) print(kv);
   std::fflush(out);
+}
+
+double Quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  double rank = std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size()));
+  size_t index = rank < 1 ? 0 : static_cast<size_t>(rank) - 1;
+  return v[std::min(index, v.size() - 1)];
+}
+
+uint64_t ProcStatusKiB(std::string_view field) {
+  std::ifstream in("/proc/self/status");
+  std::string prefix = std::string(field) + ":";
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0) return std::strtoull(line.c_str() + prefix.size(), nullptr, 10);
+  }
+  return 0;
 }
 
 }  // namespace partkv::bench

@@ -100,6 +100,15 @@ std::string FirstLineWith(const char* file, std::string_view prefix);
 // empty. Every benchmark's ratio is the median of its per-round ratios.
 double Median(std::vector<double> v);
 
+// The q-quantile of `v` (0 <= q <= 1) by the nearest-rank rule: the smallest value with at least
+// q * v.size() values at or below it, so Quantile(v, 0.99) of 200 samples is the second largest;
+// 0 when `v` is empty.
+double Quantile(std::vector<double> v, double q);
+
+// A field of /proc/self/status in KiB ("VmHWM" for the process's peak resident memory, "VmRSS"
+// for the current); 0 when the file or the field cannot be read.
+uint64_t ProcStatusKiB(std::string_view field);
+
 }  // namespace partkv::bench
 
 #endif  // PARTKV_BENCH_BENCH_COMMON_H_
