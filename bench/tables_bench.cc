@@ -1,0 +1,469 @@
+// partkv-tables-bench: what a table costs a store that holds many of them (issue 15). In one run:
+//
+//   1. Build, in a child process (this program re-executed with --child build): a fresh store of
+//      the largest --tables count, every table holding --entities entities of the common layout
+//      (bench_common.h; table i holds entities i*E .. i*E+E-1, in batches of one PartitionKey),
+//      then closed. The child reports its peak RSS (VmHWM of /proc/self/status).
+//   2. Hold, in a second child (--child hold): opens that store, opens every table, reads one
+//      entity (Get) and one page (QueryEntities) of each, and reports its open time and peak RSS.
+//   3. Reopen, here: Store::Open of the built store after the children closed it, --rounds times;
+//      the median.
+//   4. Creation latency: a store of each --tables count (the smaller ones built here the same way)
+//      held open at once; --samples times, in turn on each store, a table is created (timed) and
+//      dropped again (untimed), so every store keeps its count and a noisy moment of the machine
+//      falls on every count alike. Median and p99 per count.
+//   5. One table among many: a fresh table in the built store and one in a store of no other
+//      table; --rounds rounds, alternating which store goes first, each running on both stores
+//      --ops single Inserts, a paged query of the whole table, and --ops point Gets in scrambled
+//      order. Each rate's ratio is the median over the rounds of rate(many) / rate(one).
+//
+// Targets (issue 15): creation p99 at the largest count <= 2x the p99 at the smallest; both peaks
+// < 200 MiB; insert, query and Get ratios >= 0.9; reopen < 2 s. The figures are printed as one
+// table with each target and PASS or FAIL; the exit status is 1 when a target is missed (0 with
+// --report_only, for a smoke run at a size where the figures mean nothing) and 2 on an error.
+//
+//   partkv-tables-bench [--tables 10,1000,10000] [--entities 100] [--samples 200] [--rounds 5]
+//                       [--ops 20000] [--report_only]
+//
+// Not a Google Benchmark: two of the figures are whole processes' peaks, and the latencies are
+// percentiles of single calls.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "bench/bench_common.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "nlohmann/json.hpp"
+#include "partkv/store.h"
+
+namespace partkv::bench {
+namespace {
+
+constexpr double kMaxP99Ratio = 2.0;
+constexpr double kMaxPeakMiB = 200;
+constexpr double kMinRateRatio = 0.9;
+constexpr double kMaxReopenSeconds = 2.0;
+constexpr char kHotTable[] = "Hot";
+
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "partkv-tables-bench: error: %s\n", what.c_str());
+  std::exit(2);
+}
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+double PeakMiB() { return static_cast<double>(ProcStatusKiB("VmHWM")) / 1024; }
+
+// Progress on stderr, only when someone watches it.
+void Progress(const std::string& what) {
+  static const bool tty = isatty(STDERR_FILENO) != 0;
+  if (tty) std::fprintf(stderr, "%s\n", what.c_str());
+}
+
+// "T00042": the tables of every store.
+std::string TableName(uint64_t i) { return fmt::format("T{:05d}", i); }
+
+Store OpenStore(const std::string& dir) {
+  auto store = Store::Open(dir);
+  if (!store.ok()) Die("open " + dir + ": " + store.status().ToString());
+  return std::move(*store);
+}
+
+Table OpenTable(const Store& store, const std::string& name) {
+  auto table = store.OpenTable(name);
+  if (!table.ok()) Die("open table " + name + ": " + table.status().ToString());
+  return *table;
+}
+
+// Entities first .. first+count-1 of the common layout, one batch per PartitionKey.
+void WriteEntities(Table& table, uint64_t first, uint64_t count) {
+  Batch batch;
+  auto submit = [&] {
+    auto r = table.Submit(batch);
+    if (!r.ok()) Die("write " + table.name() + ": " + r.status().ToString());
+    batch.Clear();
+  };
+  for (uint64_t n = first; n < first + count; ++n) {
+    if (!batch.empty() && n % kEntitiesPerPartitionKey == 0) submit();
+    batch.Insert(MakeEntity(n));
+  }
+  if (!batch.empty()) submit();
+}
+
+// Tables 0 .. tables-1 of `entities` entities each, created first and written after.
+void AddTables(Store& store, uint64_t tables, uint64_t entities) {
+  for (uint64_t i = 0; i < tables; ++i) {
+    Status s = store.CreateTable(TableName(i));
+    if (!s.ok()) Die("create table " + std::to_string(i) + ": " + s.ToString());
+    if ((i + 1) % 1000 == 0) Progress(fmt::format("  {} tables created", i + 1));
+  }
+  for (uint64_t i = 0; i < tables; ++i) {
+    Table table = OpenTable(store, TableName(i));
+    WriteEntities(table, i * entities, entities);
+    if ((i + 1) % 1000 == 0) Progress(fmt::format("  {} tables written", i + 1));
+  }
+}
+
+// --child build: the store of `tables` tables in `dir`, then this process's peak.
+nlohmann::json ChildBuild(const std::string& dir, uint64_t tables, uint64_t entities) {
+  {
+    Store store = OpenStore(dir);
+    AddTables(store, tables, entities);
+  }
+  return {{"peak_rss_mib", PeakMiB()}};
+}
+
+// --child hold: opens the store in `dir`, every table, and reads from each.
+nlohmann::json ChildHold(const std::string& dir, uint64_t tables, uint64_t entities) {
+  Clock::time_point start = Clock::now();
+  Store store = OpenStore(dir);
+  double open_seconds = Seconds(Clock::now() - start);
+  auto listed = store.ListTables();
+  if (!listed.ok() || listed->size() != tables) {
+    Die(fmt::format("the built store lists {} tables, not {}", listed.ok() ? listed->size() : 0,
+                    tables));
+  }
+  std::vector<Table> held;
+  held.reserve(tables);
+  Query page;
+  page.page_size = 100;
+  for (uint64_t i = 0; i < tables; ++i) {
+    held.push_back(OpenTable(store, TableName(i)));
+    uint64_t n = i * entities;
+    auto got = held.back().Get(PartitionKeyOf(n / kEntitiesPerPartitionKey), RowKeyOf(n));
+    if (entities > 0 && !got.ok()) Die("get from " + TableName(i) + ": " + got.status().ToString());
+    auto q = held.back().QueryEntities(page);
+    if (!q.ok()) Die("query " + TableName(i) + ": " + q.status().ToString());
+  }
+  return {{"open_seconds", open_seconds}, {"peak_rss_mib", PeakMiB()}};
+}
+
+// Runs this program again with --child `mode`; returns the JSON line it prints.
+nlohmann::json RunChild(const std::string& mode, const std::string& dir, uint64_t tables,
+                        uint64_t entities) {
+  std::vector<std::string> args = {"partkv-tables-bench",
+                                   "--child",
+                                   mode,
+                                   "--dir",
+                                   dir,
+                                   "--tables",
+                                   std::to_string(tables),
+                                   "--entities",
+                                   std::to_string(entities)};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int fds[2];
+  if (pipe(fds) != 0) Die("pipe failed");
+  pid_t pid = fork();
+  if (pid < 0) Die("fork failed");
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    close(fds[0]);
+    close(fds[1]);
+    execv("/proc/self/exe", argv.data());
+    std::perror("partkv-tables-bench: exec /proc/self/exe");
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string output;
+  char buf[4096];
+  for (ssize_t got; (got = read(fds[0], buf, sizeof buf)) > 0;) {
+    output.append(buf, static_cast<size_t>(got));
+  }
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    Die(fmt::format("the {} child failed (status {})", mode, status));
+  }
+  auto report = nlohmann::json::parse(output, nullptr, /*allow_exceptions=*/false);
+  if (report.is_discarded()) Die("the " + mode + " child printed no report");
+  return report;
+}
+
+struct Latency {
+  uint64_t tables = 0;
+  std::vector<double> create_ms;
+  std::vector<double> drop_ms;  // for context
+};
+
+// --samples creates (and drops) on each store in turn.
+std::vector<Latency> CreationLatency(std::vector<Store>& stores,
+                                     const std::vector<uint64_t>& counts, uint64_t samples) {
+  std::vector<Latency> out(stores.size());
+  for (size_t k = 0; k < stores.size(); ++k) out[k].tables = counts[k];
+  for (uint64_t s = 0; s < samples; ++s) {
+    std::string name = fmt::format("Probe{:05d}", s);
+    for (size_t k = 0; k < stores.size(); ++k) {
+      Clock::time_point t0 = Clock::now();
+      Status created = stores[k].CreateTable(name);
+      Clock::time_point t1 = Clock::now();
+      if (!created.ok()) Die("create " + name + ": " + created.ToString());
+      Status dropped = stores[k].DropTable(name);
+      Clock::time_point t2 = Clock::now();
+      if (!dropped.ok()) Die("drop " + name + ": " + dropped.ToString());
+      out[k].create_ms.push_back(Seconds(t1 - t0) * 1e3);
+      out[k].drop_ms.push_back(Seconds(t2 - t1) * 1e3);
+    }
+  }
+  return out;
+}
+
+// Rows per second of one round's three phases on one table.
+struct Rates {
+  double insert = 0;
+  double query = 0;
+  double get = 0;
+};
+
+// Round `round` on `table`: inserts entities round*ops .. round*ops+ops-1 one by one, queries the
+// whole table page by page, and Gets `ops` of the entities written so far in scrambled order.
+Rates RunRound(Table& table, uint64_t round, uint64_t ops) {
+  Rates rates;
+  std::vector<Entity> entities;
+  entities.reserve(ops);
+  for (uint64_t n = round * ops; n < (round + 1) * ops; ++n) entities.push_back(MakeEntity(n));
+  Clock::time_point t0 = Clock::now();
+  for (const Entity& e : entities) {
+    auto w = table.Insert(e);
+    if (!w.ok()) Die("insert into " + table.name() + ": " + w.status().ToString());
+  }
+  rates.insert = static_cast<double>(ops) / Seconds(Clock::now() - t0);
+
+  uint64_t written = (round + 1) * ops;
+  Query q;
+  Page page;
+  uint64_t rows = 0;
+  t0 = Clock::now();
+  for (;;) {
+    Status s = table.QueryEntities(q, &page);
+    if (!s.ok()) Die("query " + table.name() + ": " + s.ToString());
+    rows += page.entities.size();
+    if (!page.has_more()) break;
+    q.continuation = page.continuation;
+  }
+  rates.query = static_cast<double>(rows) / Seconds(Clock::now() - t0);
+  if (rows != written)
+    Die(fmt::format("the query of {} read {} rows, not {}", table.name(), rows, written));
+
+  Permutation order(written);
+  std::vector<std::pair<std::string, std::string>> keys;
+  keys.reserve(ops);
+  for (uint64_t i = 0; i < ops; ++i) {
+    uint64_t n = order[(round * ops + i) % written];
+    keys.emplace_back(PartitionKeyOf(n / kEntitiesPerPartitionKey), RowKeyOf(n));
+  }
+  t0 = Clock::now();
+  for (const auto& [pk, rk] : keys) {
+    auto e = table.Get(pk, rk);
+    if (!e.ok()) Die("get from " + table.name() + ": " + e.status().ToString());
+  }
+  rates.get = static_cast<double>(ops) / Seconds(Clock::now() - t0);
+  return rates;
+}
+
+// One line of the result table.
+struct Figure {
+  std::string label;
+  std::string value;
+  std::string target;  // empty: for context only
+  bool pass = true;
+};
+
+int Main(int argc, char** argv) {
+  std::vector<uint64_t> counts = {10, 1000, 10000};
+  uint64_t entities = 100;
+  uint64_t samples = 200;
+  uint64_t rounds = 5;
+  uint64_t ops = 20000;
+  bool report_only = false;
+  std::string child, child_dir;
+  CLI::App app{"partkv-tables-bench: what a table costs a store of many tables"};
+  app.add_option("--tables", counts,
+                 "table counts for the creation latencies, smallest first; the largest is also "
+                 "the store of the memory, rate and reopen figures (default 10,1000,10000)")
+      ->delimiter(',')
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1'000'000}));
+  app.add_option("--entities", entities, "entities in every table (default 100)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1'000'000}));
+  app.add_option("--samples", samples, "timed table creations per count (default 200)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{99'999}));
+  app.add_option("--rounds", rounds, "rounds of the rate comparison and of the reopen (default 5)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{99}));
+  app.add_option("--ops", ops, "inserts and Gets per round (default 20,000)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
+  app.add_flag("--report_only", report_only,
+               "print the targets' PASS/FAIL but exit 0 when one is missed");
+  app.add_option("--child", child, "run one child step (build, hold)")->group("");
+  app.add_option("--dir", child_dir, "the child's store")->group("");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  const uint64_t many = counts.back();
+
+  if (!child.empty()) {
+    nlohmann::json report;
+    if (child == "build") {
+      report = ChildBuild(child_dir, many, entities);
+    } else if (child == "hold") {
+      report = ChildHold(child_dir, many, entities);
+    } else {
+      Die("unknown --child step '" + child + "'");
+    }
+    std::printf("%s\n", report.dump().c_str());
+    return 0;
+  }
+
+  TempDir dir("partkv-tables-bench");
+  PrintConfiguration(
+      stdout, "partkv-tables-bench: the cost of a table in a store of many tables",
+      {{"tables", fmt::format("{} (creation latency at each count; the last also for memory, "
+                              "rates and reopen)",
+                              fmt::join(counts, ", "))},
+       {"table", fmt::format("{} entities, {} physical partitions, default StoreOptions "
+                             "({} MiB memory budget)",
+                             entities, TableOptions().physical_partitions,
+                             StoreOptions().memory_budget_bytes >> 20)},
+       {"creation", fmt::format("{} timed CreateTable per count, each dropped again untimed, "
+                                "counts in turn",
+                                samples)},
+       {"rates", fmt::format("{} rounds, order alternating: {} single Inserts, a paged query of "
+                             "the table, {} Gets in scrambled order; {} tables vs 1",
+                             rounds, ops, ops, many)},
+       {"memory",
+        "VmHWM of a fresh child process: one builds the store, one reopens it and reads "
+        "every table"}});
+
+  const std::string many_dir = dir.Sub("many");
+  Progress(fmt::format("building {} tables of {} entities (child process)...", many, entities));
+  nlohmann::json built = RunChild("build", many_dir, many, entities);
+  Progress("reopening them and reading every table (child process)...");
+  nlohmann::json held = RunChild("hold", many_dir, many, entities);
+
+  std::vector<double> reopen_seconds;
+  for (uint64_t r = 0; r < rounds; ++r) {
+    Clock::time_point t0 = Clock::now();
+    Store store = OpenStore(many_dir);
+    reopen_seconds.push_back(Seconds(Clock::now() - t0));
+  }
+
+  Progress("building the smaller stores...");
+  std::vector<Store> stores;
+  for (uint64_t count : counts) {
+    if (count == many) {
+      stores.push_back(OpenStore(many_dir));
+    } else {
+      stores.push_back(OpenStore(dir.Sub(fmt::format("tables-{}", count))));
+      AddTables(stores.back(), count, entities);
+    }
+  }
+  Progress("timing table creation...");
+  std::vector<Latency> latency = CreationLatency(stores, counts, samples);
+
+  Progress("comparing one table among many with one alone...");
+  Store& many_store = stores.back();
+  Store one_store = OpenStore(dir.Sub("one"));
+  for (Store* s : {&many_store, &one_store}) {
+    Status created = s->CreateTable(kHotTable);
+    if (!created.ok()) Die(std::string("create ") + kHotTable + ": " + created.ToString());
+  }
+  Table hot_many = OpenTable(many_store, kHotTable);
+  Table hot_one = OpenTable(one_store, kHotTable);
+  std::vector<Rates> with_many, alone;
+  for (uint64_t r = 0; r < rounds; ++r) {
+    if (r % 2 == 0) {
+      with_many.push_back(RunRound(hot_many, r, ops));
+      alone.push_back(RunRound(hot_one, r, ops));
+    } else {
+      alone.push_back(RunRound(hot_one, r, ops));
+      with_many.push_back(RunRound(hot_many, r, ops));
+    }
+  }
+
+  std::vector<Figure> figures;
+  for (const Latency& l : latency) {
+    figures.push_back(
+        {fmt::format("create: median / p99 at {} tables", l.tables),
+         fmt::format("{:.2f} / {:.2f} ms", Median(l.create_ms), Quantile(l.create_ms, 0.99)), "",
+         true});
+  }
+  for (const Latency& l : latency) {
+    figures.push_back(
+        {fmt::format("drop: median / p99 at {} tables", l.tables),
+         fmt::format("{:.2f} / {:.2f} ms", Median(l.drop_ms), Quantile(l.drop_ms, 0.99)), "",
+         true});
+  }
+  double p99_ratio =
+      Quantile(latency.back().create_ms, 0.99) / Quantile(latency.front().create_ms, 0.99);
+  figures.push_back({fmt::format("create p99: {} tables / {} tables", latency.back().tables,
+                                 latency.front().tables),
+                     fmt::format("{:.2f}x", p99_ratio), fmt::format("<= {:.1f}x", kMaxP99Ratio),
+                     p99_ratio <= kMaxP99Ratio});
+  for (const auto& [what, report] :
+       {std::pair<std::string, const nlohmann::json*>{"building", &built}, {"holding", &held}}) {
+    double peak = (*report)["peak_rss_mib"].get<double>();
+    figures.push_back({fmt::format("peak RSS {} {} tables x {}", what, many, entities),
+                       fmt::format("{:.1f} MiB", peak), fmt::format("< {:.0f} MiB", kMaxPeakMiB),
+                       peak < kMaxPeakMiB});
+  }
+  auto rate_line = [&](const char* label, double Rates::*field) {
+    std::vector<double> ratios, m, o;
+    for (size_t r = 0; r < with_many.size(); ++r) {
+      ratios.push_back(with_many[r].*field / alone[r].*field);
+      m.push_back(with_many[r].*field);
+      o.push_back(alone[r].*field);
+    }
+    double ratio = Median(ratios);
+    figures.push_back({fmt::format("{}: {} tables / 1 ({:.0f} vs {:.0f} rows/s)", label, many,
+                                   Median(m), Median(o)),
+                       fmt::format("{:.2f}x", ratio), fmt::format(">= {:.2f}x", kMinRateRatio),
+                       ratio >= kMinRateRatio});
+  };
+  rate_line("insert", &Rates::insert);
+  rate_line("table query", &Rates::query);
+  rate_line("point Get", &Rates::get);
+  figures.push_back({"open: first, in a fresh process",
+                     fmt::format("{:.3f} s", held["open_seconds"].get<double>()), "", true});
+  double reopen = Median(reopen_seconds);
+  figures.push_back({fmt::format("reopen of the {}-table store (median)", many),
+                     fmt::format("{:.3f} s", reopen), fmt::format("< {:.0f} s", kMaxReopenSeconds),
+                     reopen < kMaxReopenSeconds});
+
+  std::printf("\n%-52s %18s %12s  %s\n", "figure", "value", "target", "result");
+  bool all_pass = true;
+  for (const Figure& f : figures) {
+    std::string result = f.target.empty() ? "" : f.pass ? "PASS" : "FAIL";
+    std::printf("%-52s %18s %12s  %s\n", f.label.c_str(), f.value.c_str(), f.target.c_str(),
+                result.c_str());
+    all_pass = all_pass && f.pass;
+  }
+  std::printf("\nper round, %zu tables / 1 (insert, query, Get):", static_cast<size_t>(many));
+  for (size_t r = 0; r < with_many.size(); ++r) {
+    std::printf(" [%.2f %.2f %.2f]", with_many[r].insert / alone[r].insert,
+                with_many[r].query / alone[r].query, with_many[r].get / alone[r].get);
+  }
+  std::printf("\n%s\n", all_pass ? "every target met" : "a target was missed");
+  return all_pass || report_only ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace partkv::bench
+
+int main(int argc, char** argv) { return partkv::bench::Main(argc, argv); }
