@@ -1,6 +1,7 @@
 // The crash harness's victim: opens a store, then writes single entities and whole-group batches
-// forever, announcing each operation before it starts and acknowledging it on stdout after the
-// store returned (protocol in crash_model.h). The driver SIGKILLs it at a random acknowledgement.
+// forever, now and then creating or dropping a side table and writing into the side tables,
+// announcing each operation before it starts and acknowledging it on stdout after the store
+// returned (protocol in crash_model.h). The driver SIGKILLs it at a random acknowledgement.
 //
 //   partkv_crash_child STORE_DIR SYNC(0|1) SEED GEN_BASE
 //
@@ -8,17 +9,20 @@
 // it kills itself with SIGKILL at the N-th file-system change Store::Open makes (kill_point.h),
 // or, when Open makes fewer, prints "CREATED <changes>" and exits 0. N = 0 only counts.
 //
-// The child learns the store's state by scanning the table at start-up (so every run starts from
-// whatever the previous, killed run left) and checks on the way what must hold after any crash:
-// no batch group is partially present. It also issues writes that must fail — an Insert of an
-// acknowledged row, a Replace with a superseded ETag, a batch with one failing operation — and
-// reports any other outcome with an "F" line and exit status 3.
+// The child learns the store's state by scanning every table at start-up (so every run starts
+// from whatever the previous, killed run left) and checks on the way what must hold after any
+// crash: no batch group is partially present, and every listed table opens and scans. A table it
+// creates must be empty, also when its name belonged to a table dropped before. It also issues
+// writes that must fail — an Insert of an acknowledged row, a Replace with a superseded ETag, a
+// batch with one failing operation — and reports any other outcome with an "F" line and exit
+// status 3.
 
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <random>
 #include <string>
@@ -61,8 +65,8 @@ void Say(const std::string& line) {
 
 class Child {
  public:
-  Child(Table table, bool sync, uint64_t seed, int64_t gen_base)
-      : table_(std::move(table)), rng_(seed), gen_(gen_base) {
+  Child(Store& store, Table table, bool sync, uint64_t seed, int64_t gen_base)
+      : store_(store), table_(std::move(table)), rng_(seed), gen_(gen_base) {
     options_.sync = sync;
   }
 
@@ -86,9 +90,30 @@ class Child {
     return n;
   }
 
+  // Reads every side table (every listed table but the main one); returns "<tables> <entities>".
+  std::string ScanSideTables() {
+    auto tables = store_.ListTables();
+    if (!tables.ok()) Fail("list tables: " + tables.status().ToString());
+    size_t n = 0;
+    for (const TableInfo& info : *tables) {
+      if (info.name == kTableName) continue;
+      auto& rows = side_[info.name];
+      for (const Entity& e : ReadAll(info.name)) {
+        rows[{e.partition_key(), e.row_key()}] = Row{e.etag(), ""};
+        ++n;
+      }
+    }
+    return std::to_string(side_.size()) + " " + std::to_string(n);
+  }
+
   [[noreturn]] void Run() {
     for (;;) {
-      if (rng_() % 100 < 60) {
+      int dice = static_cast<int>(rng_() % 100);
+      if (dice < 8) {
+        TableOp();
+      } else if (dice < 16) {
+        SideWrite();
+      } else if (rng_() % 100 < 60) {
         SingleOp();
       } else {
         BatchOp();
@@ -184,6 +209,64 @@ class Child {
     return present;
   }
 
+  // Every entity of side table `name`, by a paged query; a listed table that does not open or
+  // scan is half there.
+  std::vector<Entity> ReadAll(const std::string& name) {
+    auto table = store_.OpenTable(name);
+    if (!table.ok()) Fail("open table " + name + ": " + table.status().ToString());
+    std::vector<Entity> out;
+    Query q;
+    for (;;) {
+      auto page = table->QueryEntities(q);
+      if (!page.ok()) Fail("scan " + name + ": " + page.status().ToString());
+      for (auto& e : page->entities) out.push_back(std::move(e));
+      if (!page->has_more()) return out;
+      q.continuation = page->continuation;
+    }
+  }
+
+  // Creates an absent side table or drops a present one.
+  void TableOp() {
+    std::string name = SideTableName(static_cast<int>(rng_() % kSideTables));
+    if (side_.count(name) != 0) {
+      Say("D " + name);
+      Status s = store_.DropTable(name);
+      if (!s.ok()) Fail("drop " + name + ": " + s.ToString());
+      side_.erase(name);
+      Say("A");
+      return;
+    }
+    uint32_t partitions = 1 + static_cast<uint32_t>(rng_() % 2);
+    Say("C " + name + " " + std::to_string(partitions));
+    Status s = store_.CreateTable(name, {.physical_partitions = partitions});
+    if (!s.ok()) Fail("create " + name + ": " + s.ToString());
+    std::vector<Entity> left = ReadAll(name);
+    if (!left.empty()) {
+      Fail("created table " + name + " holds " + std::to_string(left.size()) + " entities, e.g. " +
+           left.front().DebugString().substr(0, 120));
+    }
+    side_.try_emplace(name);
+    Say("A");
+  }
+
+  // An InsertOrReplace into a side table (creating one when there is none).
+  void SideWrite() {
+    if (side_.empty()) return TableOp();
+    auto it = side_.begin();
+    std::advance(it, static_cast<long>(rng_() % side_.size()));
+    const std::string& name = it->first;
+    std::string pk = SidePk(static_cast<int>(rng_() % kSidePartitionKeys));
+    std::string rk = SingleRk(static_cast<int>(rng_() % kSideRows));
+    int64_t gen = ++gen_;
+    Say("W " + name + " " + pk + " " + rk + " " + std::to_string(gen));
+    auto table = store_.OpenTable(name);
+    if (!table.ok()) Fail("open table " + name + ": " + table.status().ToString());
+    auto r = table->InsertOrReplace(Content(pk, rk, gen), options_);
+    if (!r.ok()) Fail("write " + name + " " + pk + "/" + rk + ": " + r.status().ToString());
+    it->second[{pk, rk}] = Row{r->etag, ""};
+    Say("A " + r->etag);
+  }
+
   void BatchOp() {
     int p = static_cast<int>(rng_() % kGroupPartitions);
     int g = static_cast<int>(rng_() % kGroupsPerPartition);
@@ -245,11 +328,13 @@ class Child {
     Say(ack);
   }
 
+  Store& store_;
   Table table_;
   WriteOptions options_;
   std::mt19937_64 rng_;
   int64_t gen_;
   std::map<Key, Row> rows_;
+  std::map<std::string, std::map<Key, Row>> side_;  // the side tables that exist, and their rows
 };
 
 }  // namespace
@@ -281,8 +366,8 @@ int main(int argc, char** argv) {
   auto table = store->OpenTable(crash::kTableName);
   if (!table.ok()) crash::Fail("open table: " + table.status().ToString());
 
-  crash::Child child(std::move(*table), sync, seed, gen_base);
+  crash::Child child(*store, std::move(*table), sync, seed, gen_base);
   size_t n = child.Scan();
-  crash::Say("READY " + std::to_string(n));
+  crash::Say("READY " + std::to_string(n) + " " + child.ScanSideTables());
   child.Run();
 }

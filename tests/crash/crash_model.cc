@@ -29,6 +29,9 @@ std::string Text(uint64_t seed) {
 
 }  // namespace
 
+std::string SideTableName(int i) { return "Side" + std::to_string(i); }
+std::string SidePk(int i) { return "t" + std::to_string(i); }
+
 std::string SinglePk(int i) { return "s" + std::to_string(i); }
 std::string SingleRk(int j) {
   char buf[8];

@@ -1,20 +1,31 @@
 // The crash harness's shared vocabulary: the key space the child writes, the exact content of
 // every (key, generation), and the one-line protocol by which the child reports its writes.
 //
-// The child (crash_child.cc) announces each operation before it starts ("I"/"B" intent lines)
+// The child (crash_child.cc) announces each operation before it starts ("I"/"B"/"C"/"D"/"W" lines)
 // and acknowledges it after the store returned ("A"/"X" lines). The driver (crash_test.cc) kills
 // the child at a random acknowledgement, replays the lines into its model, and checks the
 // reopened store against it: every acknowledged write present with its exact value and ETag, the
 // one unacknowledged operation in flight either wholly applied or wholly absent.
 //
+// Besides its one main table the child creates and drops side tables (a pool of names, each
+// present or absent at any time) and writes into them, so a kill also lands in a table's creation
+// or drop: after it, every acknowledged create must be there and usable, every acknowledged drop
+// gone, and the table in flight wholly there (created: empty; dropped: every entity) or wholly
+// absent.
+//
 // Lines (space-separated, ASCII, '\n'-terminated, each written with one write(2)):
 //   OPEN                               about to call Store::Open
-//   READY <entities>                   store open, table scanned
+//   READY <entities> <side tables> <side entities>
+//                                      store open, every table scanned
 //   I <op> <pk> <rk> <gen>             single write: ins rep mrg del ior iom stale
 //   B <op> <pk> <group> <gen> <fail>   batch on a whole group: ins ior rep del; <fail> >= 0 marks a
 //                                      batch built to fail at that index (nothing may change)
+//   C <table> <partitions>             creates side table <table> (absent until now)
+//   D <table>                          drops side table <table> (present until now)
+//   W <table> <pk> <rk> <gen>          InsertOrReplace of Content(pk, rk, gen) into side table
+//                                      <table>
 //   A <etag>...                        the pending operation succeeded (one ETag per row; "-" for
-//                                      a delete)
+//                                      a delete; none for C and D)
 //   X <code> <failed_op>               the pending operation failed as the child intended
 //   F <message>                        the child saw something wrong; it exits with status 3
 
@@ -37,6 +48,14 @@ inline constexpr int kSingleRows = 16;
 inline constexpr int kGroupPartitions = 4;
 inline constexpr int kGroupsPerPartition = 4;
 inline constexpr int kGroupRows = 24;
+
+// Side tables: Side0..Side3, of 1 or 2 physical partitions, written at t0..t1 × r00..r03.
+inline constexpr int kSideTables = 4;
+inline constexpr int kSidePartitionKeys = 2;
+inline constexpr int kSideRows = 4;
+
+std::string SideTableName(int i);
+std::string SidePk(int i);
 
 std::string SinglePk(int i);
 std::string SingleRk(int j);

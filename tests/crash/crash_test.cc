@@ -10,7 +10,12 @@
 //     — for a batch, all of its rows agree;
 //   - an ETag is never issued twice for a key, across all cycles;
 //   - the store keeps working: an Insert of an existing row fails, a new write succeeds, and a
-//     paged query returns every entity exactly once.
+//     paged query returns every entity exactly once;
+//   - side tables (created, written and dropped by the child): every acknowledged create is
+//     listed, opens and takes a write; every acknowledged drop is gone; each holds exactly its
+//     acknowledged entities (none of a dropped predecessor of the same name); the create or drop
+//     in flight is whole or absent — a table is listed exactly when it opens, a created one is
+//     empty, a dropped one that survived holds every entity.
 //
 // Cycles per mode: 50 (CI), or PARTKV_CRASH_CYCLES (e.g. 5000 for the long mode). The random
 // seed is printed; PARTKV_CRASH_SEED replays it. Kills are decided by counting acknowledgements
@@ -67,16 +72,21 @@ struct Pending {
   std::vector<Key> keys;
   std::vector<std::optional<Entity>> post;  // the state of each key if it takes effect
   bool must_fail = false;                   // built to fail: nothing may change
+  std::string table;                        // the side table it acts on; empty for the main table
+  std::string table_op;                     // "create" or "drop" of `table`; empty for a write
 };
 
 struct Totals {
   uint64_t cycles = 0;
-  uint64_t acked_ops = 0;         // acknowledged successful operations
-  uint64_t acked_rows = 0;        // rows written or deleted by them
-  uint64_t acked_failures = 0;    // operations that failed as intended
-  uint64_t killed_in_open = 0;    // kills before READY
-  uint64_t inflight_applied = 0;  // in-flight operations found wholly applied after reopen
-  uint64_t inflight_absent = 0;   // ... or wholly absent
+  uint64_t acked_ops = 0;            // acknowledged successful operations
+  uint64_t acked_rows = 0;           // rows written or deleted by them
+  uint64_t acked_failures = 0;       // operations that failed as intended
+  uint64_t killed_in_open = 0;       // kills before READY
+  uint64_t inflight_applied = 0;     // in-flight operations found wholly applied after reopen
+  uint64_t inflight_absent = 0;      // ... or wholly absent
+  uint64_t acked_table_ops = 0;      // acknowledged creates and drops of side tables
+  uint64_t inflight_table_ops = 0;   // in-flight operations that were a create or a drop
+  uint64_t side_tables_checked = 0;  // side tables found whole after a reopen
 };
 
 // Starts partkv_crash_child on `dir` with its stdout on a pipe; returns its pid (-1 on failure)
@@ -198,16 +208,21 @@ class CrashHarness {
     if (kind == "F") return "the child reports: " + line.substr(2);
     if (kind == "OPEN") return "";
     if (kind == "READY") {
-      if (w.size() != 2 || std::stoull(w[1]) != rows_.size()) {
-        return "the child's start-up scan found " + (w.size() > 1 ? w[1] : "?") +
-               " entities; the model holds " + std::to_string(rows_.size());
+      std::string model = std::to_string(rows_.size()) + " " + std::to_string(side_.size()) + " " +
+                          std::to_string(SideEntities());
+      if (w.size() != 4 || line.substr(6) != model) {
+        return "the child's start-up scan found '" + line.substr(std::min<size_t>(6, line.size())) +
+               "' (entities, side tables, side entities); the model holds '" + model + "'";
       }
       return "";
     }
-    if (kind == "I" || kind == "B") {
+    if (kind == "I" || kind == "B" || kind == "C" || kind == "D" || kind == "W") {
       if (pending_) return "a new operation was announced before '" + pending_->line + "' ended";
-      pending_ = kind == "I" ? PlanSingle(w) : PlanBatch(w);
-      if (!pending_) return "malformed line '" + line + "'";
+      if (kind == "I") pending_ = PlanSingle(w);
+      if (kind == "B") pending_ = PlanBatch(w);
+      if (kind == "C" || kind == "D") pending_ = PlanTableOp(w);
+      if (kind == "W") pending_ = PlanSideWrite(w);
+      if (!pending_) return "malformed line, or one the model contradicts: '" + line + "'";
       return "";
     }
     if (!pending_) return "'" + line + "' acknowledges nothing";
@@ -220,6 +235,11 @@ class CrashHarness {
     if (kind != "A" || w.size() != p.keys.size() + 1) return "malformed ack '" + line + "'";
     if (p.must_fail) return "'" + p.line + "' succeeded but must have failed";
     ++totals_.acked_ops;
+    if (!p.table.empty()) {
+      ++(p.table_op.empty() ? totals_.acked_rows : totals_.acked_table_ops);
+      RecordSide(p, w.size() > 1 ? w[1] : "");
+      return "";
+    }
     for (size_t i = 0; i < p.keys.size(); ++i) {
       std::string bad = Record(p.keys[i], p.post[i], w[i + 1]);
       if (!bad.empty()) return bad;
@@ -239,6 +259,23 @@ class CrashHarness {
     }
     rows_[key] = Stored{*state, etag};
     return "";
+  }
+
+  // Applies an acknowledged (or, after a reopen, found applied) side-table operation to the model.
+  void RecordSide(const Pending& p, const std::string& etag) {
+    if (p.table_op == "create") {
+      side_.try_emplace(p.table);
+    } else if (p.table_op == "drop") {
+      side_.erase(p.table);
+    } else {
+      side_[p.table][p.keys[0]] = Stored{*p.post[0], etag};
+    }
+  }
+
+  size_t SideEntities() const {
+    size_t n = 0;
+    for (const auto& [name, rows] : side_) n += rows.size();
+    return n;
   }
 
   std::optional<Entity> Current(const Key& key) const {
@@ -295,6 +332,29 @@ class CrashHarness {
     return p;
   }
 
+  // "C <table> <partitions>" creates a table the model does not hold; "D <table>" drops one it
+  // holds.
+  std::optional<Pending> PlanTableOp(const std::vector<std::string>& w) {
+    bool create = w[0] == "C";
+    if (w.size() != (create ? 3u : 2u) || (side_.count(w[1]) != 0) == create) return std::nullopt;
+    Pending p;
+    p.line = create ? w[0] + " " + w[1] + " " + w[2] : w[0] + " " + w[1];
+    p.table = w[1];
+    p.table_op = create ? "create" : "drop";
+    return p;
+  }
+
+  // "W <table> <pk> <rk> <gen>": an InsertOrReplace into a table the model holds.
+  std::optional<Pending> PlanSideWrite(const std::vector<std::string>& w) {
+    if (w.size() != 5 || side_.count(w[1]) == 0) return std::nullopt;
+    Pending p;
+    p.line = w[0] + " " + w[1] + " " + w[2] + " " + w[3] + " " + w[4];
+    p.table = w[1];
+    p.keys = {{w[2], w[3]}};
+    p.post = {Content(w[2], w[3], std::stoll(w[4]))};
+    return p;
+  }
+
   static bool Same(const std::optional<Entity>& a, const std::optional<Entity>& b) {
     return a.has_value() == b.has_value() && (!a || a->SameContent(*b));
   }
@@ -305,10 +365,11 @@ class CrashHarness {
     auto table = store->OpenTable(kTableName);
     if (table.status().IsNotFound()) {
       // Killed before the first CreateTable committed: nothing can have been acknowledged.
-      ASSERT_TRUE(rows_.empty() && !pending_);
+      ASSERT_TRUE(rows_.empty() && side_.empty() && !pending_);
       return;
     }
     ASSERT_TRUE(table.ok()) << table.status().ToString();
+    ASSERT_NO_FATAL_FAILURE(VerifySideTables(*store, cycle));
 
     std::map<Key, Entity> actual;
     ASSERT_NO_FATAL_FAILURE(ScanAll(*table, 1000, &actual));
@@ -384,6 +445,103 @@ class CrashHarness {
     ASSERT_EQ(paged.size(), rows_.size());
   }
 
+  // The side tables after the reopen against the model, with the side-table operation in flight
+  // (if any) resolved as wholly applied or wholly absent; then a write into each that exists.
+  void VerifySideTables(Store& store, uint64_t cycle) {
+    auto listed = store.ListTables();
+    ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+    std::set<std::string> names;
+    for (const TableInfo& info : *listed) {
+      if (info.name != kTableName) names.insert(info.name);
+    }
+    std::map<std::string, std::map<Key, Entity>> actual;  // every side table that opens
+    for (int i = 0; i < kSideTables; ++i) {
+      const std::string name = SideTableName(i);
+      auto table = store.OpenTable(name);
+      if (table.status().IsNotFound()) {
+        ASSERT_EQ(names.count(name), 0u) << name << " is listed but does not open (half there)";
+        continue;
+      }
+      ASSERT_TRUE(table.ok()) << name << ": " << table.status().ToString();
+      ASSERT_EQ(names.erase(name), 1u) << name << " opens but is not listed (half there)";
+      ASSERT_NO_FATAL_FAILURE(ScanAll(*table, 1 + rng_() % 7, &actual[name]));
+    }
+    ASSERT_TRUE(names.empty()) << "a table the child never created is listed: " << *names.begin();
+
+    if (pending_ && !pending_->table.empty()) {
+      Pending p = std::move(*pending_);
+      pending_.reset();
+      auto found = actual.find(p.table);
+      bool applied = false;
+      if (p.table_op == "create") {
+        applied = found != actual.end();
+        ASSERT_TRUE(!applied || found->second.empty())
+            << "the table created in flight ('" << p.line << "') holds " << found->second.size()
+            << " entities";
+      } else if (p.table_op == "drop") {
+        applied = found == actual.end();  // if it survived, it is compared whole below
+      } else {
+        const std::map<Key, Stored>& rows = side_.at(p.table);
+        ASSERT_TRUE(found != actual.end()) << "the table of the write in flight is gone";
+        auto got = found->second.find(p.keys[0]);
+        auto before = rows.find(p.keys[0]);
+        bool is_pre = got == found->second.end()
+                          ? before == rows.end()
+                          : before != rows.end() &&
+                                got->second.SameContent(before->second.content) &&
+                                got->second.etag() == before->second.etag;
+        applied = !is_pre;
+        ASSERT_TRUE(is_pre || (got != found->second.end() && got->second.SameContent(*p.post[0])))
+            << "after the in-flight write '" << p.line
+            << "' the row is neither the acknowledged one nor the new one";
+        if (applied) p.post[0] = got->second;
+      }
+      ++(applied ? totals_.inflight_applied : totals_.inflight_absent);
+      if (!p.table_op.empty()) ++totals_.inflight_table_ops;
+      if (applied) RecordSide(p, p.table_op.empty() ? p.post[0]->etag() : "");
+    }
+
+    // Exactly the acknowledged tables, each with exactly its acknowledged entities.
+    for (int i = 0; i < kSideTables; ++i) {
+      const std::string name = SideTableName(i);
+      auto want = side_.find(name);
+      auto got = actual.find(name);
+      if (want == side_.end()) {
+        ASSERT_TRUE(got == actual.end())
+            << name << " was dropped (or never created) but is present with " << got->second.size()
+            << " entities";
+        continue;
+      }
+      ASSERT_TRUE(got != actual.end())
+          << "LOST acknowledged table " << name << " (" << want->second.size() << " entities)";
+      for (const auto& [key, stored] : want->second) {
+        auto it = got->second.find(key);
+        ASSERT_TRUE(it != got->second.end())
+            << "LOST acknowledged write " << name << " " << key.first << "/" << key.second;
+        ASSERT_TRUE(it->second.SameContent(stored.content) && it->second.etag() == stored.etag)
+            << name << " " << key.first << "/" << key.second << " holds " << it->second.etag()
+            << " " << Describe(it->second) << "; acknowledged " << stored.etag;
+      }
+      for (const auto& [key, entity] : got->second) {
+        ASSERT_EQ(want->second.count(key), 1u)
+            << name << " " << key.first << "/" << key.second
+            << " is present but was never acknowledged in this table: " << Describe(entity);
+      }
+      ++totals_.side_tables_checked;
+    }
+
+    // Every table that exists takes a write.
+    int64_t gen = static_cast<int64_t>((cycle + 1) * 10'000'000 - 2);
+    for (auto& [name, rows] : side_) {
+      auto table = store.OpenTable(name);
+      ASSERT_TRUE(table.ok()) << name << ": " << table.status().ToString();
+      Key key{"parent", "c" + std::to_string(cycle % 8)};
+      auto written = table->InsertOrReplace(Content(key.first, key.second, gen), {.sync = sync_});
+      ASSERT_TRUE(written.ok()) << name << ": " << written.status().ToString();
+      rows[key] = Stored{Content(key.first, key.second, gen), written->etag};
+    }
+  }
+
   // Pages through the whole table; every entity must come back exactly once.
   static void ScanAll(const Table& table, uint32_t page_size, std::map<Key, Entity>* out) {
     Query q;
@@ -405,6 +563,7 @@ class CrashHarness {
   std::mt19937_64 rng_;
   testing::TempDir dir_;
   std::map<Key, Stored> rows_;
+  std::map<std::string, std::map<Key, Stored>> side_;  // the side tables that exist, and their rows
   std::map<Key, std::set<std::string>> seen_etags_;
   std::optional<Pending> pending_;
   Totals totals_;
@@ -422,17 +581,23 @@ void RunCycles(bool sync) {
   const Totals& t = harness.totals();
   std::printf(
       "[crash] sync=%s seed=%llu: %llu kill cycles (%llu during open); %llu acknowledged "
-      "operations (%llu rows) and %llu intended failures checked, %s; in flight at the kill: "
-      "%llu applied whole, %llu absent\n",
+      "operations (%llu rows, %llu side-table creates and drops) and %llu intended failures "
+      "checked, %s; in flight at the kill: %llu applied whole, %llu absent (%llu table creates "
+      "and drops); %llu side tables found whole after a reopen\n",
       sync ? "on" : "off", static_cast<unsigned long long>(seed),
       static_cast<unsigned long long>(t.cycles), static_cast<unsigned long long>(t.killed_in_open),
       static_cast<unsigned long long>(t.acked_ops), static_cast<unsigned long long>(t.acked_rows),
+      static_cast<unsigned long long>(t.acked_table_ops),
       static_cast<unsigned long long>(t.acked_failures),
       ::testing::Test::HasFailure() ? "FAILED (see above)" : "0 lost",
       static_cast<unsigned long long>(t.inflight_applied),
-      static_cast<unsigned long long>(t.inflight_absent));
+      static_cast<unsigned long long>(t.inflight_absent),
+      static_cast<unsigned long long>(t.inflight_table_ops),
+      static_cast<unsigned long long>(t.side_tables_checked));
   ::testing::Test::RecordProperty("kill_cycles", static_cast<int>(t.cycles));
   ::testing::Test::RecordProperty("acknowledged_operations", static_cast<int>(t.acked_ops));
+  ::testing::Test::RecordProperty("acknowledged_table_operations",
+                                  static_cast<int>(t.acked_table_ops));
   EXPECT_EQ(t.cycles, cycles);
 }
 
