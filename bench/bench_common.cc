@@ -150,20 +150,26 @@ double Median(std::vector<double> v) {
   return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
+uint64_t StoreIntProperty(rocksdb::DB* db, const std::string& name) {
+  uint64_t v = 0;
+  return db->GetAggregatedIntProperty(name, &v) ? v : 0;
+}
+
+uint64_t StoreFilesAtLevel(rocksdb::DB* db, int level) {
+  std::vector<rocksdb::LiveFileMetaData> files;
+  db->GetLiveFilesMetaData(&files);
+  uint64_t n = 0;
+  for (const auto& f : files) n += f.level == level;
+  return n;
+}
+
 std::string LsmShape(const Table& table) {
   const engine::TableState& state = table.state();
   rocksdb::DB* db = state.store().db();
   std::string out;
   for (int level = 0; level < 7; ++level) {
     // A string property: GetIntProperty does not serve it.
-    uint64_t files = 0;
-    for (const auto& p : state.data().partitions()) {
-      std::string v;
-      if (db->GetProperty(p.cf, rocksdb::DB::Properties::kNumFilesAtLevelPrefix +
-                                    std::to_string(level), &v)) {
-        files += std::strtoull(v.c_str(), nullptr, 10);
-      }
-    }
+    const uint64_t files = StoreFilesAtLevel(db, level);
     if (files == 0) continue;
     if (!out.empty()) out += ", ";
     out += fmt::format("L{} {}", level, files);

@@ -26,6 +26,10 @@
 #include "partkv/entity.h"
 #include "partkv/table.h"
 
+namespace rocksdb {
+class DB;
+}  // namespace rocksdb
+
 namespace partkv::bench {
 
 // A fresh directory under $TMPDIR (or /tmp), removed with everything in it on destruction.
@@ -82,9 +86,13 @@ class Permutation {
 void PrintConfiguration(std::FILE* out, std::string_view title,
                         const std::vector<std::pair<std::string, std::string>>& extra);
 
-// The shape of `table`'s LSM trees, summed over its physical partitions: "L0 2, L1 16 SST files"
-// (or "no SST files"), for the configuration block.
+// The shape of the LSM trees holding `table` (the store's shared column families, summed):
+// "L0 2, L1 16 SST files" (or "no SST files"), for the configuration block.
 std::string LsmShape(const Table& table);
+// An int property summed over every column family of the store (tables share them), and the SST
+// files at `level` over every column family.
+uint64_t StoreIntProperty(rocksdb::DB* db, const std::string& name);
+uint64_t StoreFilesAtLevel(rocksdb::DB* db, int level);
 
 // The machine and build facts of PrintConfiguration, as name/value pairs (for JSON output).
 std::vector<std::pair<std::string, std::string>> ConfigurationFacts();

@@ -119,26 +119,26 @@ class Child {
 
   void RocksStats(const Store& store, const Table& table, const char* when) {
     rocksdb::DB* db = store.state().db();
-    const auto& parts = table.state().data().partitions();
+    const auto& parts = store.state().data_column_families();
     auto sum = [&](const char* property) {
       uint64_t total = 0;
-      for (const auto& p : parts) {
+      for (auto* cf : parts) {
         uint64_t v = 0;
-        if (db->GetIntProperty(p.cf, property, &v)) total += v;
+        if (db->GetIntProperty(cf, property, &v)) total += v;
       }
       return total;
     };
     auto one = [&](const char* property) {
       uint64_t v = 0;
-      db->GetIntProperty(parts.front().cf, property, &v);
+      db->GetIntProperty(parts.front(), property, &v);
       return v;
     };
     // "rocksdb.num-files-at-level<N>" is a string property, not an int one.
     uint64_t sst_files = 0;
-    for (const auto& p : parts) {
+    for (auto* cf : parts) {
       for (int level = 0; level < 7; ++level) {
         std::string v;
-        if (db->GetProperty(p.cf, rocksdb::DB::Properties::kNumFilesAtLevelPrefix +
+        if (db->GetProperty(cf, rocksdb::DB::Properties::kNumFilesAtLevelPrefix +
                                       std::to_string(level), &v)) {
           sst_files += std::strtoull(v.c_str(), nullptr, 10);
         }

@@ -141,9 +141,10 @@ void BM_PartkvTableFilter(benchmark::State& state) {
 
 void BM_RawPartitionScan(benchmark::State& state) {
   const BenchStore& s = g_fixtures->single;
-  std::string lower, upper = engine::PartitionEnd(kSinglePartitionKey);
+  const engine::PhysicalPartition& part = s.PartOf(kSinglePartitionKey);
+  std::string lower = part.prefix, upper = part.prefix + engine::PartitionEnd(kSinglePartitionKey);
   engine::AppendPartitionPrefix(kSinglePartitionKey, &lower);
-  rocksdb::ColumnFamilyHandle* cf = s.CfOf(kSinglePartitionKey);
+  rocksdb::ColumnFamilyHandle* cf = part.cf;
   uint64_t touched = 0, rows = 0;
   for (auto _ : state) {
     rocksdb::Status st;

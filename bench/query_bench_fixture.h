@@ -57,8 +57,9 @@ struct BenchStore {
   BenchStore();
   rocksdb::DB* db() const { return store->state().db(); }
   engine::TableData& data() const { return table->state().data(); }
-  rocksdb::ColumnFamilyHandle* CfOf(std::string_view pk) const {
-    return data().partitions()[data().PartitionIndexOf(pk)].cf;
+  // The physical partition of `pk`: a key prefix in a shared column family.
+  const engine::PhysicalPartition& PartOf(std::string_view pk) const {
+    return data().partitions()[data().PartitionIndexOf(pk)];
   }
 };
 

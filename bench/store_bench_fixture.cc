@@ -44,7 +44,7 @@ void OpenStoreWithTable(const std::string& path, std::optional<Store>* store,
 
 RawOptions OptionsLike(const engine::StoreState& store) {
   RawOptions o;
-  o.partition = store.PartitionOptions(kPartitions);
+  o.partition = store.DataOptions(kPartitions);
   const auto* table = o.partition.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
   if (table == nullptr || table->block_cache == nullptr) {
     Die("the store's column families have no block-based table with a block cache");
@@ -75,23 +75,17 @@ RawOptions OptionsLike(const engine::StoreState& store) {
 
 uint64_t SumProperty(rocksdb::DB* db, const engine::TableData& data, const std::string& name) {
   uint64_t total = 0;
-  for (const auto& p : data.partitions()) {
-    uint64_t v = 0;
-    if (db->GetIntProperty(p.cf, name, &v)) total += v;
-  }
-  return total;
+  (void)data;  // the table's partitions live in the store's shared column families
+  (void)total;
+  return StoreIntProperty(db, name);
 }
 
 // "rocksdb.num-files-at-level<N>" is a string property, not an int one.
 uint64_t SumFilesAtLevel(rocksdb::DB* db, const engine::TableData& data, int level) {
   uint64_t total = 0;
-  for (const auto& p : data.partitions()) {
-    std::string v;
-    if (db->GetProperty(p.cf, rocksdb::DB::Properties::kNumFilesAtLevelPrefix + std::to_string(level), &v)) {
-      total += std::strtoull(v.c_str(), nullptr, 10);
-    }
-  }
-  return total;
+  (void)data;
+  (void)total;
+  return StoreFilesAtLevel(db, level);
 }
 
 // Waits (up to a minute) until no flush or compaction is pending or running, so the read
@@ -166,8 +160,8 @@ void BuildFixture(Fixture* f) {
     uint64_t e = order[i % n];
     std::string pk = PartitionKeyOf(e / kEntitiesPerPartitionKey);
     std::string rk = RowKeyOf(e);
-    f->raw_get_keys.push_back(Fixture::RawKey{
-        engine::EntityKey(pk, rk), f->data().partitions()[f->PartitionOf(pk)].cf});
+    const auto& part = f->data().partitions()[f->PartitionOf(pk)];
+    f->raw_get_keys.push_back(Fixture::RawKey{part.prefix + engine::EntityKey(pk, rk), part.cf});
     f->get_keys.emplace_back(std::move(pk), std::move(rk));
   }
   // Warm the block cache once, so neither Get side pays the first loads.
@@ -175,9 +169,9 @@ void BuildFixture(Fixture* f) {
   for (uint64_t e = 0; e < n; ++e) {
     std::string pk = PartitionKeyOf(e / kEntitiesPerPartitionKey);
     v.Reset();
-    rocksdb::Status gs = db->Get(rocksdb::ReadOptions(),
-                                 f->data().partitions()[f->PartitionOf(pk)].cf,
-                                 engine::EntityKey(pk, RowKeyOf(e)), &v);
+    const auto& part = f->data().partitions()[f->PartitionOf(pk)];
+    rocksdb::Status gs = db->Get(rocksdb::ReadOptions(), part.cf,
+                                 part.prefix + engine::EntityKey(pk, RowKeyOf(e)), &v);
     if (!gs.ok()) Die("warm-up read: " + gs.ToString());
   }
 }

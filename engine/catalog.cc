@@ -133,6 +133,31 @@ std::vector<uint64_t> EvenLowerBounds(uint32_t n) {
   return out;
 }
 
+std::string DataColumnFamilyName(uint32_t k) { return "d" + std::to_string(k); }
+
+bool ParseDataColumnFamilyName(std::string_view name, uint32_t* k) {
+  if (name.size() < 2 || name[0] != 'd') return false;
+  if (name.size() > 2 && name[1] == '0') return false;  // one name per number
+  auto r = std::from_chars(name.data() + 1, name.data() + name.size(), *k);
+  return r.ec == std::errc() && r.ptr == name.data() + name.size();
+}
+
+uint32_t DataColumnFamilyOf(uint32_t table_id, uint64_t lower_bound, uint32_t count) {
+  // floor(lower_bound * count / 2^64): which count-th of the hash space the partition starts in.
+  auto slot = static_cast<uint32_t>((static_cast<unsigned __int128>(lower_bound) * count) >> 64);
+  return static_cast<uint32_t>((static_cast<uint64_t>(slot) + table_id) % count);
+}
+
+std::string PartitionKeyPrefix(uint32_t table_id, uint32_t index) {
+  std::string out(kPartitionKeyPrefixLength, '\0');
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(table_id >> (24 - 8 * i));
+  out[4] = static_cast<char>(index >> 8);
+  out[5] = static_cast<char>(index);
+  return out;
+}
+
+std::string TablePrefix(uint32_t table_id) { return PartitionKeyPrefix(table_id, 0).substr(0, 4); }
+
 std::string PartitionColumnFamilyName(uint32_t table_id, uint32_t index) {
   return "t" + std::to_string(table_id) + ".p" + std::to_string(index);
 }

@@ -1,13 +1,17 @@
 // The catalog: what the `meta` column family holds (docs/format.md "The meta column family").
 //
-//   key "format"          value: decimal format version ("1")
-//   key "secret"          value: 32 random bytes, the key of continuation-token checksums
-//   key "etag_reserved"   value: decimal; every ETag version below it may have been issued
-//   key "next_table_id"   value: decimal id of the next table
-//   key "service_properties"          value: the service properties document, as given
+//   key "format"                 value: decimal format version ("2")
+//   key "secret"                 value: 32 random bytes, the key of continuation-token checksums
+//   key "clock_reserved"         value: decimal ticks; every ETag/Timestamp below it may have
+//                                been issued
+//   key "next_table_id"          value: decimal id of the next table
+//   key "data_column_families"   value: decimal count of the shared data column families
+//   key "service_properties"     value: the service properties document, as given
 //   key "table/" + lower-cased name   value: a TableRecord as JSON
 //
-// Column families of physical partitions are named "t<id>.p<index>".
+// Entities live in data column families "d<k>" shared by every table of the store. Physical
+// partition i of table t is the key range whose keys begin with PartitionKeyPrefix(t, i), inside
+// the data column family DataColumnFamilyOf(t, lower_bound(i)).
 
 #ifndef PARTKV_ENGINE_CATALOG_H_
 #define PARTKV_ENGINE_CATALOG_H_
@@ -23,12 +27,22 @@
 namespace partkv::engine {
 
 // The on-disk format this build writes and reads. Persisted: bump only with a migration.
-inline constexpr uint32_t kStoreFormatVersion = 1;
+// Version 1 (one column family per physical partition, counter ETags) is migrated on open
+// (engine/migration.h).
+inline constexpr uint32_t kStoreFormatVersion = 2;
+inline constexpr uint32_t kFormatVersion1 = 1;
+
+// Data column families of a new store. Persisted per store ("data_column_families"), so a later
+// release may choose another count for new stores and still read old ones.
+inline constexpr uint32_t kDefaultDataColumnFamilies = 16;
+inline constexpr uint32_t kMaxDataColumnFamilies = 256;
 
 inline constexpr char kMetaColumnFamily[] = "meta";
 inline constexpr char kFormatKey[] = "format";
 inline constexpr char kSecretKey[] = "secret";
-inline constexpr char kEtagReservedKey[] = "etag_reserved";
+inline constexpr char kEtagReservedKey[] = "etag_reserved";  // format 1 only
+inline constexpr char kClockReservedKey[] = "clock_reserved";
+inline constexpr char kDataColumnFamiliesKey[] = "data_column_families";
 inline constexpr char kNextTableIdKey[] = "next_table_id";
 inline constexpr char kTablePrefix[] = "table/";
 inline constexpr char kServicePropertiesKey[] = "service_properties";
@@ -57,6 +71,23 @@ Result<TableRecord> DecodeTableRecord(std::string_view bytes);
 // partition(h) = floor(h * n / 2^64).
 std::vector<uint64_t> EvenLowerBounds(uint32_t n);
 
+// "d<k>": the k-th shared data column family.
+std::string DataColumnFamilyName(uint32_t k);
+// Parses "d<k>"; false for other names.
+bool ParseDataColumnFamilyName(std::string_view name, uint32_t* k);
+// The data column family (of `count`) holding the physical partition of table `table_id` whose
+// hash range starts at `lower_bound`: the partitions of one table are spread evenly over the
+// column families, and tables with few partitions start at different ones.
+uint32_t DataColumnFamilyOf(uint32_t table_id, uint64_t lower_bound, uint32_t count);
+
+// The 6-byte key prefix of physical partition `index` of table `table_id`: the id as a
+// big-endian u32, then the index as a big-endian u16. Every key of a table sorts within
+// [TablePrefix(id), TablePrefix(id + 1)).
+std::string PartitionKeyPrefix(uint32_t table_id, uint32_t index);
+std::string TablePrefix(uint32_t table_id);
+inline constexpr size_t kPartitionKeyPrefixLength = 6;
+
+// Format 1: "t<id>.p<index>", the column family of one physical partition.
 std::string PartitionColumnFamilyName(uint32_t table_id, uint32_t index);
 // Parses "t<id>.p<index>"; false for other names.
 bool ParsePartitionColumnFamilyName(std::string_view name, uint32_t* table_id, uint32_t* index);

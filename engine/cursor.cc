@@ -27,22 +27,40 @@ std::string PrefixEnd(std::string_view p) {
 }
 
 PartitionCursor::PartitionCursor(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
-                                 const rocksdb::Snapshot* snap, std::string lower,
-                                 std::string upper, bool descending, std::optional<RowRange> rows)
-    : lower_(std::move(lower)), upper_(std::move(upper)), descending_(descending),
-      rows_(std::move(rows)) {
+                                 std::string_view prefix, const rocksdb::Snapshot* snap,
+                                 std::string_view lower, std::string_view upper, bool descending,
+                                 std::optional<RowRange> rows)
+    : prefix_(prefix), descending_(descending), rows_(std::move(rows)) {
+  lower_ = prefix_;
+  lower_.append(lower.data(), lower.size());
+  if (upper.empty()) {
+    upper_ = PrefixEnd(prefix_);
+  } else {
+    upper_ = prefix_;
+    upper_.append(upper.data(), upper.size());
+  }
   rocksdb::ReadOptions ro;
   ro.snapshot = snap;
   ro.fill_cache = true;
-  if (!lower_.empty()) {
-    lower_slice_ = rocksdb::Slice(lower_);
-    ro.iterate_lower_bound = &lower_slice_;
-  }
-  if (!upper_.empty()) {
+  lower_slice_ = rocksdb::Slice(lower_);
+  ro.iterate_lower_bound = &lower_slice_;
+  if (!upper_.empty()) {  // (empty only for a prefix of 0xFF bytes, which ids never make)
     upper_slice_ = rocksdb::Slice(upper_);
     ro.iterate_upper_bound = &upper_slice_;
   }
   it_.reset(db->NewIterator(ro, cf));
+}
+
+void PartitionCursor::Seek(std::string_view key) {
+  seek_.assign(prefix_);
+  seek_.append(key.data(), key.size());
+  it_->Seek(seek_);
+}
+
+void PartitionCursor::SeekForPrev(std::string_view key) {
+  seek_.assign(prefix_);
+  seek_.append(key.data(), key.size());
+  it_->SeekForPrev(seek_);
 }
 
 uint64_t PartitionCursor::Start() {
@@ -54,11 +72,7 @@ uint64_t PartitionCursor::Start() {
       it_->SeekForPrev(upper_);  // upper is exclusive; the bound makes SeekForPrev skip it
     }
   } else {
-    if (lower_.empty()) {
-      it_->SeekToFirst();
-    } else {
-      it_->Seek(lower_);
-    }
+    it_->Seek(lower_);
   }
   return 1 + Settle();
 }
@@ -75,7 +89,7 @@ uint64_t PartitionCursor::Next() {
 uint64_t PartitionCursor::Settle() {
   uint64_t seeks = 0;
   while (it_->Valid()) {
-    key_ = it_->key().ToStringView();
+    key_ = Stripped();
     if (fixed_prefix_len_ != 0) return seeks;  // (no skip-scan with a fixed prefix)
     prefix_len_ = PartitionPrefixLength(key_);
     if (prefix_len_ == 0) return seeks;  // malformed key: surfaced by the decoder
@@ -90,20 +104,20 @@ uint64_t PartitionCursor::Settle() {
       if (below) {
         std::string target = prefix + rows_->lower->value;
         if (!rows_->lower->inclusive) target.push_back('\0');
-        it_->Seek(target);
+        Seek(target);
       } else {  // above the upper bound: on to the next PartitionKey
         prefix.push_back('\xFF');
-        it_->Seek(prefix);
+        Seek(prefix);
       }
     } else {
       if (below) {  // below the lower bound: on to the previous PartitionKey
         prefix.pop_back();  // escape(pk); every key of pk sorts after it
-        it_->SeekForPrev(prefix);
-        if (it_->Valid() && it_->key().ToStringView() == prefix) it_->Prev();
+        SeekForPrev(prefix);
+        if (it_->Valid() && Stripped() == prefix) it_->Prev();
       } else {
         std::string target = prefix + rows_->upper->value;
-        it_->SeekForPrev(target);
-        if (!rows_->upper->inclusive && it_->Valid() && it_->key().ToStringView() == target) {
+        SeekForPrev(target);
+        if (!rows_->upper->inclusive && it_->Valid() && Stripped() == target) {
           it_->Prev();
         }
       }

@@ -6,6 +6,10 @@
 // (ties by PartitionKey), for reads that fan out over the shards of one logical key. Either may
 // run descending.
 //
+// A physical partition is the key range of its prefix (PhysicalPartition::prefix) in a shared
+// column family. A cursor is given bounds, and shows keys, without that prefix: what it reads is
+// the partition's own encoded keys (docs/format.md "Entity keys").
+//
 // The cursor owns copies of its bounds (RocksDB borrows iterator bounds as pointers) and reads
 // the snapshot it is given. Not thread-safe; used by one page of one query.
 
@@ -37,12 +41,13 @@ struct RowRange {
 
 class PartitionCursor {
  public:
-  // `lower`/`upper` are encoded-key bounds: lower inclusive, upper exclusive ("" = unbounded).
-  // When `rows` is set, keys whose RowKey falls outside it are skipped by seeking to the next
-  // candidate in the same or next PartitionKey; each seek counts as one examined step.
-  PartitionCursor(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const rocksdb::Snapshot* snap,
-                  std::string lower, std::string upper, bool descending,
-                  std::optional<RowRange> rows);
+  // Reads the keys of column family `cf` that begin with `prefix`, within the encoded-key
+  // bounds `lower` (inclusive) and `upper` (exclusive) of the keys after the prefix ("" =
+  // unbounded). When `rows` is set, keys whose RowKey falls outside it are skipped by seeking to
+  // the next candidate in the same or next PartitionKey; each seek counts as one examined step.
+  PartitionCursor(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, std::string_view prefix,
+                  const rocksdb::Snapshot* snap, std::string_view lower, std::string_view upper,
+                  bool descending, std::optional<RowRange> rows);
 
   // Positions at the first entry; returns the number of steps examined to get there.
   uint64_t Start();
@@ -51,7 +56,8 @@ class PartitionCursor {
   bool Valid() const { return it_->Valid(); }
   rocksdb::Status status() const { return it_->status(); }
 
-  // The current key, valid until the cursor moves. REQUIRES: Valid().
+  // The current key (after the partition's prefix), valid until the cursor moves.
+  // REQUIRES: Valid().
   std::string_view key() const { return key_; }
   std::string_view value() const { return it_->value().ToStringView(); }
   // Length of escape(PartitionKey) 0x00 at the start of key().
@@ -73,7 +79,17 @@ class PartitionCursor {
   // the iterator is a virtual call.
   uint64_t Settle();
 
-  std::string lower_, upper_;
+  // Seeks to prefix_ + `key`.
+  void Seek(std::string_view key);
+  void SeekForPrev(std::string_view key);
+  // The current iterator key without the prefix.
+  std::string_view Stripped() const {
+    return it_->key().ToStringView().substr(prefix_.size());
+  }
+
+  std::string prefix_;
+  std::string lower_, upper_;  // full keys (prefix included); never empty
+  std::string seek_;           // the buffer of Seek / SeekForPrev
   rocksdb::Slice lower_slice_, upper_slice_;
   bool descending_;
   std::optional<RowRange> rows_;

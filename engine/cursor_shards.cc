@@ -124,7 +124,8 @@ bool ShardStream::Fill(State* s) {
       }
     } else {
       const Row& last = s->rows.back();
-      std::string after(s->data.data() + last.key_offset, last.key_size);
+      std::string after = s->shard.key_prefix;  // rows keep their keys without it
+      after.append(s->data.data() + last.key_offset, last.key_size);
       if (!descending_) {
         after.push_back('\0');  // the immediate successor
         it->Seek(after);
@@ -146,6 +147,7 @@ bool ShardStream::Fill(State* s) {
   while (it->Valid()) {
     std::string_view key = it->key().ToStringView();
     if (descending_ ? key < lower : key >= upper) break;
+    key.remove_prefix(s->shard.key_prefix.size());
     std::string_view value = it->value().ToStringView();
     Row r;
     r.key_offset = static_cast<uint32_t>(s->data.size());

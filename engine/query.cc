@@ -392,10 +392,12 @@ Status AddShards(const TableData& table, const std::vector<std::string>& partiti
     if (RangeEmpty(lower, upper)) continue;
     ShardStream::Shard shard;
     shard.physical = table.PartitionIndexOf(pk);
-    shard.cf = table.partitions()[shard.physical].cf;
+    const PhysicalPartition& part = table.partitions()[shard.physical];
+    shard.cf = part.cf;
+    shard.key_prefix = part.prefix;
     shard.prefix_length = PartitionPrefixLength(lower);
-    shard.lower = std::move(lower);
-    shard.upper = std::move(upper);
+    shard.lower = part.prefix + lower;
+    shard.upper = part.prefix + upper;
     stream->Add(std::move(shard));
   }
   return Status::OK();
@@ -437,9 +439,9 @@ Status RunQuery(StoreState& store, const TableData& table, const Query& q, Page*
     if (resume) ApplyResume(*resume, plan.descending, &lower, &upper);
     if (RangeEmpty(lower, upper)) return EmptyPage(out);
     auto read = std::make_shared<CursorRead>(db);
-    auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[physical].cf,
-                                                    read->snap.snap, lower, upper,
-                                                    plan.descending, std::nullopt);
+    const PhysicalPartition& part = table.partitions()[physical];
+    auto cursor = std::make_unique<PartitionCursor>(db, part.cf, part.prefix, read->snap.snap,
+                                                    lower, upper, plan.descending, std::nullopt);
     cursor->physical = physical;
     cursor->set_prefix_length(prefix_length);
     read->stream.Open(std::move(cursor));
@@ -456,9 +458,9 @@ Status RunQuery(StoreState& store, const TableData& table, const Query& q, Page*
   if (plan.rk.lower || plan.rk.upper) rows = RowRange{plan.rk.lower, plan.rk.upper};
   if (!RangeEmpty(lower, upper)) {
     for (size_t i = 0; i < table.partitions().size(); ++i) {
-      auto cursor = std::make_unique<PartitionCursor>(db, table.partitions()[i].cf,
-                                                      read->snap.snap, lower, upper,
-                                                      plan.descending, rows);
+      const PhysicalPartition& part = table.partitions()[i];
+      auto cursor = std::make_unique<PartitionCursor>(db, part.cf, part.prefix, read->snap.snap,
+                                                      lower, upper, plan.descending, rows);
       cursor->physical = i;
       examined += read->stream.Add(std::move(cursor));
     }

@@ -27,4 +27,33 @@ Status RecoveryWatch::AwaitWritable(std::chrono::milliseconds timeout) {
                          "recover from: " + error_.ToString());
 }
 
+void RecoveryWatch::OnStallConditionsChanged(const rocksdb::WriteStallInfo& info) {
+  using C = rocksdb::WriteStallCondition;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto adjust = [this](C c, int d) {
+    if (c == C::kStopped) stopped_ += d;
+    if (c == C::kDelayed) delayed_ += d;
+  };
+  adjust(info.condition.prev, -1);
+  adjust(info.condition.cur, +1);
+  changed_.notify_all();
+}
+
+int RecoveryWatch::stopped() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stopped_;
+}
+
+int RecoveryWatch::delayed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return delayed_;
+}
+
+bool RecoveryWatch::AwaitNotStopped(std::chrono::steady_clock::time_point deadline,
+                                    std::chrono::milliseconds step) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto until = std::min(deadline, std::chrono::steady_clock::now() + step);
+  return changed_.wait_until(lock, until, [this] { return stopped_ <= 0; });
+}
+
 }  // namespace partkv::engine

@@ -62,13 +62,29 @@ std::vector<HotPartition> SpaceSaving::Top(size_t n) const {
   return out;
 }
 
-TableStatsCollector::TableStatsCollector(size_t physical_partitions) {
-  for (size_t i = 0; i < physical_partitions; ++i) partitions_.push_back(std::make_unique<Partition>());
+TableStatsCollector::TableStatsCollector(size_t physical_partitions)
+    : count_(physical_partitions),
+      partitions_(std::make_unique<std::atomic<Partition*>[]>(physical_partitions)) {
+  for (size_t i = 0; i < count_; ++i) partitions_[i].store(nullptr, std::memory_order_relaxed);
+}
+
+TableStatsCollector::~TableStatsCollector() {
+  for (size_t i = 0; i < count_; ++i) delete partitions_[i].load(std::memory_order_relaxed);
+}
+
+TableStatsCollector::Partition& TableStatsCollector::At(size_t physical) {
+  Partition* p = partitions_[physical].load(std::memory_order_acquire);
+  if (p != nullptr) return *p;
+  auto fresh = std::make_unique<Partition>();
+  if (partitions_[physical].compare_exchange_strong(p, fresh.get(), std::memory_order_acq_rel)) {
+    return *fresh.release();
+  }
+  return *p;  // another thread made it first
 }
 
 void TableStatsCollector::RecordWrite(size_t physical, std::string_view pk, uint64_t entities,
                                       uint64_t bytes) {
-  Partition& p = *partitions_[physical];
+  Partition& p = At(physical);
   p.writes.fetch_add(entities, std::memory_order_relaxed);
   p.bytes_written.fetch_add(bytes, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(p.mu);
@@ -77,7 +93,7 @@ void TableStatsCollector::RecordWrite(size_t physical, std::string_view pk, uint
 
 void TableStatsCollector::RecordRead(size_t physical, std::string_view pk, uint64_t entities,
                                      uint64_t bytes) {
-  Partition& p = *partitions_[physical];
+  Partition& p = At(physical);
   p.reads.fetch_add(entities, std::memory_order_relaxed);
   p.bytes_read.fetch_add(bytes, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(p.mu);
@@ -85,22 +101,27 @@ void TableStatsCollector::RecordRead(size_t physical, std::string_view pk, uint6
 }
 
 void TableStatsCollector::RecordScan(size_t physical, uint64_t entities, uint64_t bytes) {
-  Partition& p = *partitions_[physical];
+  Partition& p = At(physical);
   p.reads.fetch_add(entities, std::memory_order_relaxed);
   p.bytes_read.fetch_add(bytes, std::memory_order_relaxed);
 }
 
 void TableStatsCollector::RecordThrottled(size_t physical) {
-  partitions_[physical]->throttled.fetch_add(1, std::memory_order_relaxed);
+  At(physical).throttled.fetch_add(1, std::memory_order_relaxed);
 }
 
 TableStats TableStatsCollector::Snapshot(size_t top) const {
   TableStats s;
   std::vector<HotPartition> all;
-  for (size_t i = 0; i < partitions_.size(); ++i) {
-    const Partition& p = *partitions_[i];
+  for (size_t i = 0; i < count_; ++i) {
     PartitionStats ps;
     ps.index = static_cast<uint32_t>(i);
+    const Partition* peeked = Peek(i);
+    if (peeked == nullptr) {
+      s.partitions.push_back(ps);
+      continue;
+    }
+    const Partition& p = *peeked;
     ps.reads = p.reads.load(std::memory_order_relaxed);
     ps.writes = p.writes.load(std::memory_order_relaxed);
     ps.bytes_read = p.bytes_read.load(std::memory_order_relaxed);

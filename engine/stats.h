@@ -49,6 +49,9 @@ class TableStatsCollector {
   static constexpr size_t kSketchCapacity = 256;
 
   explicit TableStatsCollector(size_t physical_partitions);
+  ~TableStatsCollector();
+  TableStatsCollector(const TableStatsCollector&) = delete;
+  TableStatsCollector& operator=(const TableStatsCollector&) = delete;
 
   void RecordWrite(size_t physical, std::string_view pk, uint64_t entities, uint64_t bytes);
   void RecordRead(size_t physical, std::string_view pk, uint64_t entities, uint64_t bytes);
@@ -63,7 +66,14 @@ class TableStatsCollector {
     mutable std::mutex mu;
     SpaceSaving sketch{kSketchCapacity};
   };
-  std::vector<std::unique_ptr<Partition>> partitions_;
+  // A partition's counters and sketch are made when it is first recorded: a store holds many
+  // tables of many partitions, most of them idle, and an idle one costs one pointer.
+  Partition& At(size_t physical);
+  const Partition* Peek(size_t physical) const {
+    return partitions_[physical].load(std::memory_order_acquire);
+  }
+  size_t count_;
+  std::unique_ptr<std::atomic<Partition*>[]> partitions_;
 };
 
 }  // namespace partkv::engine

@@ -7,6 +7,7 @@
 
 #include "engine/profile.h"
 #include "engine/info_log.h"
+#include "engine/migration.h"
 #include "engine/rocks_status.h"
 #include "engine/store_creation.h"
 #include "partkv/profile.h"
@@ -22,9 +23,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// ETag versions are reserved on disk in blocks, so issuing one costs an atomic increment and a
-// synced meta write happens once per block.
-constexpr uint64_t kEtagReserveBlock = 1u << 20;
+// Clock ticks are reserved on disk one second ahead, so issuing one costs an atomic step and a
+// synced meta write happens at most about once a second. After a crash the clock resumes at the
+// reserved mark: at most a second ahead of the wall clock.
+constexpr int64_t kTicksReserveBlock = 10'000'000;
 constexpr uint32_t kMaxPhysicalPartitions = 1024;
 constexpr size_t kMinMemoryBudget = 4u << 20;
 
@@ -111,14 +113,17 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   st->default_profile_ = options.profile;
   st->default_throttling_ = options.throttling;
   st->clock_source_ = options.clock ? options.clock : Clock::Steady();
+  st->write_stall_timeout_ = options.write_stall_timeout;
 
   // One budget: the block cache's capacity; memtables are charged to the same cache through the
   // write-buffer manager and may use at most half of it.
   auto cache = rocksdb::NewLRUCache(options.memory_budget_bytes);
-  // allow_stall: writers wait for flushes rather than let memtables outgrow the budget (with
-  // hundreds of column families RocksDB flushes one at a time while writes fill the others).
+  // No allow_stall: a write-buffer-manager stall waits for memory that only a flush frees, and
+  // when the memtables over budget are empty nothing can be flushed, so it never ends (as with
+  // hundreds of idle column families). Reaching the budget triggers flushes instead; a stall
+  // RocksDB imposes for its own flushes and compactions is bounded by StoreState::Write.
   auto wbm = std::make_shared<rocksdb::WriteBufferManager>(options.memory_budget_bytes / 2, cache,
-                                                          /*allow_stall=*/true);
+                                                          /*allow_stall=*/false);
 
   rocksdb::BlockBasedTableOptions table_options;
   table_options.block_cache = cache;
@@ -135,8 +140,8 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   cf.write_buffer_size =
       std::clamp<size_t>(options.memory_budget_bytes / 8, size_t{1} << 20, size_t{64} << 20);
   cf.max_write_buffer_number = 3;
-  // Small arena blocks: with hundreds of column families the default (write_buffer_size / 8 per
-  // memtable) would charge the shared write-buffer manager into a flush storm.
+  // Small arena blocks: an idle memtable still holds one block, charged to the write-buffer
+  // manager (the default is write_buffer_size / 8).
   cf.arena_block_size = 64 * 1024;
   cf.memtable_prefix_bloom_size_ratio = 0.02;
   cf.memtable_whole_key_filtering = true;
@@ -174,26 +179,32 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
     names = {rocksdb::kDefaultColumnFamilyName};
   }
 
-  // Partitions per table, from the column family names, for each table's options.
-  std::map<uint32_t, uint32_t> partitions_of;
+  // The data column families found, and those of format 1 (one per physical partition), which
+  // a migration reads and the open after it drops.
+  uint32_t data_found = 0;
+  size_t format1_found = 0;
   for (const auto& n : names) {
-    uint32_t table_id, index;
-    if (ParsePartitionColumnFamilyName(n, &table_id, &index)) ++partitions_of[table_id];
+    uint32_t k, table_id, index;
+    if (ParseDataColumnFamilyName(n, &k)) data_found = std::max(data_found, k + 1);
+    if (ParsePartitionColumnFamilyName(n, &table_id, &index)) ++format1_found;
   }
+  const uint32_t data_count = data_found != 0 ? data_found : kDefaultDataColumnFamilies;
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (const auto& n : names) {
-    if (n == kMetaColumnFamily) {
+    uint32_t k, table_id, index;
+    if (n == kMetaColumnFamily || n == rocksdb::kDefaultColumnFamilyName) {
       descriptors.emplace_back(n, meta_cf);
-    } else if (n == rocksdb::kDefaultColumnFamilyName) {
-      descriptors.emplace_back(n, meta_cf);
+    } else if (ParseDataColumnFamilyName(n, &k)) {
+      descriptors.emplace_back(n, st->DataOptions(data_count));
+    } else if (ParsePartitionColumnFamilyName(n, &table_id, &index)) {
+      descriptors.emplace_back(n, st->DataOptions(static_cast<uint32_t>(format1_found)));
     } else {
-      uint32_t table_id = 0, index = 0;
-      ParsePartitionColumnFamilyName(n, &table_id, &index);
-      descriptors.emplace_back(n, st->PartitionOptions(std::max<uint32_t>(1, partitions_of[table_id])));
+      return Status::InvalidArgument("'" + path + "' is not a partkv store: it has column family '" +
+                                     n + "', which partkv never makes");
     }
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  // Handles not yet owned by the catalog are destroyed on every early return, before the
+  // Handles not yet owned by the store are destroyed on every early return, before the
   // database closes (RocksDB requires every handle gone first).
   struct HandleGuard {
     StoreState* st;
@@ -208,24 +219,34 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &handles, &raw);
   if (!s.ok()) return FromRocks(s, "open store '" + path + "'");
   st->db_.reset(raw);
+  std::map<std::string, size_t> format1;  // name -> index in handles
   for (size_t i = 0; i < names.size(); ++i) {
+    uint32_t k, table_id, index;
     if (names[i] == kMetaColumnFamily) {
       st->meta_ = handles[i];
       handles[i] = nullptr;
     } else if (names[i] == rocksdb::kDefaultColumnFamilyName) {
       st->default_ = handles[i];
       handles[i] = nullptr;
+    } else if (ParseDataColumnFamilyName(names[i], &k)) {
+      if (st->data_.size() <= k) st->data_.resize(k + 1, nullptr);
+      st->data_[k] = handles[i];
+      handles[i] = nullptr;
+    } else if (ParsePartitionColumnFamilyName(names[i], &table_id, &index)) {
+      format1[names[i]] = i;
     }
   }
 
   if (!has_db) {
     s = st->db_->CreateColumnFamily(meta_cf, kMetaColumnFamily, &st->meta_);
     if (!s.ok()) return FromRocks(s, "create meta column family");
+    PARTKV_RETURN_IF_ERROR(st->CreateDataColumnFamilies(kDefaultDataColumnFamilies));
     rocksdb::WriteBatch wb;
     wb.Put(st->meta_, kFormatKey, std::to_string(kStoreFormatVersion));
     wb.Put(st->meta_, kSecretKey, RandomBytes(32));
-    wb.Put(st->meta_, kEtagReservedKey, "1");
+    wb.Put(st->meta_, kClockReservedKey, "0");
     wb.Put(st->meta_, kNextTableIdKey, "1");
+    wb.Put(st->meta_, kDataColumnFamiliesKey, std::to_string(kDefaultDataColumnFamilies));
     rocksdb::WriteOptions wo;
     wo.sync = true;
     s = st->db_->Write(wo, &wb);
@@ -238,85 +259,127 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
     return Status::InvalidArgument("'" + path + "' is not a partkv store: no format version (" +
                                    format.status().ToString() + ")");
   }
-  if (*format != kStoreFormatVersion) {
+  if (*format == kFormatVersion1) {
+    std::vector<std::pair<std::string, rocksdb::ColumnFamilyHandle*>> old;
+    for (auto& [name, i] : format1) old.emplace_back(name, handles[i]);
+    PARTKV_RETURN_IF_ERROR(MigrateFormat1(st.get(), old).WithContext("migrate store '" + path +
+                                                                      "' from format 1 to 2"));
+  } else if (*format != kStoreFormatVersion) {
     return Status::InvalidArgument(
         "store '" + path + "' has on-disk format version " + std::to_string(*format) +
-        "; this build of partkv reads only format version " +
+        "; this build of partkv reads format versions 1 (migrated on open) and " +
         std::to_string(kStoreFormatVersion) + " (docs/format.md)");
+  }
+  // Format 1's column families, left when a migration ended before dropping them: every entity
+  // they hold was copied before the format key said 2.
+  if (!format1.empty()) {
+    std::vector<rocksdb::ColumnFamilyHandle*> old;
+    for (auto& [name, i] : format1) {
+      old.push_back(handles[i]);
+      handles[i] = nullptr;
+    }
+    s = st->db_->DropColumnFamilies(old);
+    for (auto* h : old) st->db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+    if (!s.ok()) return FromRocks(s, "drop the column families of format 1");
+  }
+  auto data_count_meta = ReadNumber(st->db_.get(), st->meta_, kDataColumnFamiliesKey);
+  if (!data_count_meta.ok()) return data_count_meta.status().WithContext("store meta");
+  if (*data_count_meta < 1 || *data_count_meta > kMaxDataColumnFamilies ||
+      st->data_.size() != *data_count_meta ||
+      std::find(st->data_.begin(), st->data_.end(), nullptr) != st->data_.end()) {
+    return Status::Corruption("store '" + path + "' should have " +
+                              std::to_string(*data_count_meta) + " data column families and has " +
+                              std::to_string(data_found));
   }
   s = st->db_->Get(rocksdb::ReadOptions(), st->meta_, kSecretKey, &st->secret_);
   if (!s.ok() || st->secret_.size() != 32) return Status::Corruption("store secret missing or malformed");
-  auto reserved = ReadNumber(st->db_.get(), st->meta_, kEtagReservedKey);
+  auto reserved = ReadNumber(st->db_.get(), st->meta_, kClockReservedKey);
   if (!reserved.ok()) return reserved.status().WithContext("store meta");
-  // Every version below the reserved mark may have been issued before a crash: start above it.
-  st->next_etag_ = *reserved;
-  st->etag_limit_ = *reserved;
+  // Every tick below the reserved mark may have been issued before a crash: issue above it.
+  st->last_ticks_ = static_cast<int64_t>(*reserved);
+  st->ticks_limit_ = static_cast<int64_t>(*reserved);
   auto next_id = ReadNumber(st->db_.get(), st->meta_, kNextTableIdKey);
   if (!next_id.ok()) return next_id.status().WithContext("store meta");
   st->next_table_id_ = static_cast<uint32_t>(*next_id);
 
-  PARTKV_RETURN_IF_ERROR(st->LoadCatalog(&handles, names));
+  PARTKV_RETURN_IF_ERROR(st->LoadCatalog());
   return st;
 }
 
-Status StoreState::LoadCatalog(std::vector<rocksdb::ColumnFamilyHandle*>* handles,
-                               const std::vector<std::string>& names) {
-  std::map<std::string, size_t> by_name;
-  for (size_t i = 0; i < names.size(); ++i) {
-    if ((*handles)[i] != nullptr) by_name[names[i]] = i;
+Status StoreState::CreateDataColumnFamilies(uint32_t count) {
+  std::vector<std::string> names;
+  for (uint32_t k = 0; k < count; ++k) {
+    if (k < data_.size() && data_[k] != nullptr) continue;
+    names.push_back(DataColumnFamilyName(k));
   }
+  if (names.empty()) return Status::OK();
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::Status s = db_->CreateColumnFamilies(DataOptions(count), names, &handles);
+  for (auto* h : handles) {
+    uint32_t k = 0;
+    ParseDataColumnFamilyName(h->GetName(), &k);
+    if (data_.size() <= k) data_.resize(k + 1, nullptr);
+    data_[k] = h;
+  }
+  return FromRocks(s, "create the data column families");
+}
+
+Status StoreState::LoadCatalog() {
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), meta_));
   for (it->Seek(kTablePrefix); it->Valid() && it->key().starts_with(kTablePrefix); it->Next()) {
     auto record = DecodeTableRecord(it->value().ToStringView());
     if (!record.ok()) return record.status();
-    std::vector<PhysicalPartition> parts;
-    for (uint32_t i = 0; i < record->lower_bounds.size(); ++i) {
-      auto found = by_name.find(PartitionColumnFamilyName(record->id, i));
-      if (found == by_name.end()) {
-        return Status::Corruption("table '" + record->name + "' lacks its column family " +
-                                  PartitionColumnFamilyName(record->id, i));
-      }
-      parts.push_back(PhysicalPartition{(*handles)[found->second], record->lower_bounds[i]});
-      (*handles)[found->second] = nullptr;
-      by_name.erase(found);
-    }
     std::optional<KeyStrategy> pk_scheme, rk_scheme;
     for (auto [text, out] : {std::pair{&record->pk_scheme, &pk_scheme},
                              std::pair{&record->rk_scheme, &rk_scheme}}) {
       if (text->empty()) continue;
       auto parsed = KeyStrategy::Parse(*text);
       if (!parsed.ok()) {
-        for (auto& p : parts) db_->DestroyColumnFamilyHandle(p.cf).PermitUncheckedError();
         return Status::Corruption("table '" + record->name + "' has an unreadable key scheme: " +
                                   parsed.status().ToString());
       }
       *out = std::move(*parsed);
     }
     std::string key = LowerCase(record->name);
-    auto data = std::make_shared<TableData>(db_.get(), std::move(*record), std::move(parts));
+    auto parts = PartitionsOf(*record);
+    auto data = std::make_shared<TableData>(std::move(*record), std::move(parts));
     data->set_schemes(std::move(pk_scheme), std::move(rk_scheme));
     PARTKV_RETURN_IF_ERROR(ConfigureTable(data.get()));
     tables_[key] = std::move(data);
   }
   if (!it->status().ok()) return FromRocks(it->status(), "read catalog");
-  // Column families no table owns are left by a create or drop that crashed midway: drop them.
-  std::vector<rocksdb::ColumnFamilyHandle*> orphans;
-  for (auto& [name, index] : by_name) {
-    orphans.push_back((*handles)[index]);
-    (*handles)[index] = nullptr;
-  }
-  if (!orphans.empty()) {
-    rocksdb::Status s = db_->DropColumnFamilies(orphans);
-    for (auto* h : orphans) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
-    if (!s.ok()) return FromRocks(s, "drop orphan column families");
-  }
   return Status::OK();
+}
+
+std::vector<PhysicalPartition> StoreState::PartitionsOf(const TableRecord& record) const {
+  std::vector<PhysicalPartition> parts;
+  parts.reserve(record.lower_bounds.size());
+  const auto count = static_cast<uint32_t>(data_.size());
+  for (uint32_t i = 0; i < record.lower_bounds.size(); ++i) {
+    const uint64_t lb = record.lower_bounds[i];
+    parts.push_back(PhysicalPartition{data_[DataColumnFamilyOf(record.id, lb, count)], lb,
+                                      PartitionKeyPrefix(record.id, i)});
+  }
+  return parts;
 }
 
 StoreState::~StoreState() {
   resume_cache_.Clear();  // the kept streams' iterators and snapshots first
-  tables_.clear();  // destroys every partition handle while the database is open
+  tables_.clear();
+  if (db_ && meta_ != nullptr) {
+    // A clean close records the last tick issued instead of the mark reserved ahead of it, so the
+    // next open continues from the clock, not up to a reservation block ahead of it.
+    const int64_t next = last_ticks_.load() + 1;
+    if (next < ticks_limit_.load()) {
+      rocksdb::WriteOptions wo;
+      wo.sync = true;
+      db_->Put(wo, meta_, kClockReservedKey, std::to_string(next)).PermitUncheckedError();
+    }
+  }
   if (db_) {
+    for (auto* h : data_) {
+      if (h != nullptr) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+    }
     if (meta_ != nullptr) db_->DestroyColumnFamilyHandle(meta_).PermitUncheckedError();
     if (default_ != nullptr) db_->DestroyColumnFamilyHandle(default_).PermitUncheckedError();
     db_->Close().PermitUncheckedError();
@@ -351,33 +414,15 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
   record.profile = options.profile;
   if (options.throttling) record.throttling = *options.throttling ? 1 : 0;
 
-  std::vector<std::string> cf_names;
-  for (uint32_t i = 0; i < n; ++i) cf_names.push_back(PartitionColumnFamilyName(record.id, i));
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  // One call for all of them: creating column families one by one is quadratic in their number.
-  rocksdb::Status s = db_->CreateColumnFamilies(PartitionOptions(n), cf_names, &handles);
-  if (!s.ok()) {
-    for (auto* h : handles) {
-      db_->DropColumnFamily(h).PermitUncheckedError();
-      db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
-    }
-    return FromRocks(s, "create table '" + std::string(name) + "'");
-  }
+  // A table is its catalog record: creating one writes one record, whatever the store holds.
+  // Ids are never reused, so no key of a dropped table lies in the new table's key range.
   rocksdb::WriteBatch wb;
   wb.Put(meta_, TableKey(name), EncodeTableRecord(record));
   wb.Put(meta_, kNextTableIdKey, std::to_string(record.id + 1));
-  rocksdb::WriteOptions wo;
-  wo.sync = true;
-  s = db_->Write(wo, &wb);
-  if (!s.ok()) {
-    db_->DropColumnFamilies(handles).PermitUncheckedError();
-    for (auto* h : handles) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
-    return FromRocks(s, "create table '" + std::string(name) + "'");
-  }
+  PARTKV_RETURN_IF_ERROR(Write(/*sync=*/true, &wb, "create table '" + std::string(name) + "'"));
   ++next_table_id_;
-  std::vector<PhysicalPartition> parts;
-  for (uint32_t i = 0; i < n; ++i) parts.push_back({handles[i], record.lower_bounds[i]});
-  auto data = std::make_shared<TableData>(db_.get(), std::move(record), std::move(parts));
+  auto parts = PartitionsOf(record);
+  auto data = std::make_shared<TableData>(std::move(record), std::move(parts));
   data->set_schemes(options.partition_key_scheme, options.row_key_scheme);
   PARTKV_RETURN_IF_ERROR(ConfigureTable(data.get()));
   tables_[key] = std::move(data);
@@ -398,10 +443,10 @@ Status StoreState::ConfigureTable(TableData* data) {
   return Status::OK();
 }
 
-rocksdb::ColumnFamilyOptions StoreState::PartitionOptions(uint32_t partitions) const {
+rocksdb::ColumnFamilyOptions StoreState::DataOptions(uint32_t count) const {
   rocksdb::ColumnFamilyOptions cf = partition_options_;
-  // A table's memtable blooms together take at most 1/16 of the budget (and 2% of a memtable each).
-  double per_partition = static_cast<double>(memory_budget_) / 16 / partitions;
+  // The memtable blooms together take at most 1/16 of the budget (and 2% of a memtable each).
+  double per_partition = static_cast<double>(memory_budget_) / 16 / std::max<uint32_t>(1, count);
   cf.memtable_prefix_bloom_size_ratio =
       std::min(0.02, per_partition / static_cast<double>(cf.write_buffer_size));
   return cf;
@@ -411,20 +456,24 @@ Status StoreState::DropTable(std::string_view name) {
   std::lock_guard<std::mutex> lock(catalog_mu_);
   auto it = tables_.find(LowerCase(name));
   if (it == tables_.end()) return Status::NotFound("table '" + std::string(name) + "' does not exist");
-  rocksdb::WriteOptions wo;
-  wo.sync = true;
-  // The catalog record goes first: a crash after it leaves orphan column families that the next
-  // open drops; the table is never half visible.
-  rocksdb::Status s = db_->Delete(wo, meta_, TableKey(name));
-  if (!s.ok()) return FromRocks(s, "drop table '" + std::string(name) + "'");
   std::shared_ptr<TableData> data = it->second;
-  data->MarkDropped();
-  resume_cache_.Clear();  // no kept stream reads the column families dropped below
-  tables_.erase(it);
+  // One atomic write: the catalog record and a range deletion of the table's keys in every data
+  // column family holding a partition of it. The table is never half dropped; compaction
+  // reclaims the space.
+  rocksdb::WriteBatch wb;
+  wb.Delete(meta_, TableKey(name));
+  const std::string begin = TablePrefix(data->record().id);
+  const std::string end = TablePrefix(data->record().id + 1);
   std::vector<rocksdb::ColumnFamilyHandle*> cfs;
-  for (const auto& p : data->partitions()) cfs.push_back(p.cf);
-  s = db_->DropColumnFamilies(cfs);
-  return FromRocks(s, "drop the column families of table '" + std::string(name) + "'");
+  for (const auto& p : data->partitions()) {
+    if (std::find(cfs.begin(), cfs.end(), p.cf) == cfs.end()) cfs.push_back(p.cf);
+  }
+  for (auto* cf : cfs) wb.DeleteRange(cf, begin, end);
+  PARTKV_RETURN_IF_ERROR(Write(/*sync=*/true, &wb, "drop table '" + std::string(name) + "'"));
+  data->MarkDropped();
+  resume_cache_.Clear();  // no kept stream reads the dropped table
+  tables_.erase(it);
+  return Status::OK();
 }
 
 std::vector<TableInfo> StoreState::ListTables() const {
@@ -471,11 +520,11 @@ Result<std::string> StoreState::ServiceProperties() const {
 }
 
 Status StoreState::SetServiceProperties(std::string_view document) {
-  constexpr size_t kMaxDocument = 64 * 1024;
+  constexpr size_t kMaxDocument = 256 * 1024;
   if (document.size() > kMaxDocument) {
     return Status::InvalidArgument("the service properties document is " +
                                    std::to_string(document.size()) +
-                                   " bytes; the limit is 65536");
+                                   " bytes; the limit is 262144");
   }
   rocksdb::WriteOptions wo;
   wo.sync = true;
@@ -484,46 +533,69 @@ Status StoreState::SetServiceProperties(std::string_view document) {
   return FromRocks(s, "store the service properties");
 }
 
-Status StoreState::ReserveEtags(uint64_t needed) {
-  uint64_t limit = std::max(etag_limit_.load(), needed) + kEtagReserveBlock;
+Status StoreState::ReserveTicks(int64_t needed) {
+  int64_t limit = std::max(ticks_limit_.load(), needed) + kTicksReserveBlock;
   rocksdb::WriteOptions wo;
   wo.sync = true;
-  rocksdb::Status s = db_->Put(wo, meta_, kEtagReservedKey, std::to_string(limit));
-  if (!s.ok()) return FromRocks(s, "reserve ETag versions");
-  etag_limit_.store(limit, std::memory_order_release);
+  rocksdb::Status s = db_->Put(wo, meta_, kClockReservedKey, std::to_string(limit));
+  if (!s.ok()) return FromRocks(s, "reserve clock ticks");
+  ticks_limit_.store(limit, std::memory_order_release);
   return Status::OK();
 }
 
-Result<uint64_t> StoreState::NextEtagVersions(uint64_t n) {
-  uint64_t v = next_etag_.fetch_add(n, std::memory_order_relaxed);
-  if (v + n <= etag_limit_.load(std::memory_order_acquire)) return v;
-  std::lock_guard<std::mutex> lock(etag_mu_);
-  if (v + n > etag_limit_.load(std::memory_order_acquire)) {
-    PARTKV_RETURN_IF_ERROR(ReserveEtags(v + n));
+Result<int64_t> StoreState::IssueTicks(uint64_t n) {
+  const auto count = static_cast<int64_t>(std::max<uint64_t>(n, 1));
+  const int64_t now = clock_ ? clock_() : SystemTicks();
+  int64_t last = last_ticks_.load(std::memory_order_relaxed);
+  int64_t first;
+  do {
+    first = std::max(now, last + 1);
+  } while (!last_ticks_.compare_exchange_weak(last, first + count - 1, std::memory_order_relaxed));
+  const int64_t end = first + count;  // one past the last tick issued
+  if (end <= ticks_limit_.load(std::memory_order_acquire)) return first;
+  std::lock_guard<std::mutex> lock(clock_mu_);
+  if (end > ticks_limit_.load(std::memory_order_acquire)) {
+    PARTKV_RETURN_IF_ERROR(ReserveTicks(end));
   }
-  return v;
+  return first;
 }
 
 int64_t StoreState::NowTicks() {
   int64_t now = clock_ ? clock_() : SystemTicks();
-  int64_t last = last_ticks_.load(std::memory_order_relaxed);
-  while (now > last && !last_ticks_.compare_exchange_weak(last, now, std::memory_order_relaxed)) {
+  return std::max(now, last_ticks_.load(std::memory_order_relaxed));
+}
+
+Status StoreState::Write(bool sync, rocksdb::WriteBatch* batch, std::string_view what) {
+  rocksdb::WriteOptions wo;
+  wo.sync = sync;
+  // no_slowdown: RocksDB answers Incomplete at once instead of blocking while it delays or stops
+  // writes, so the wait is ours to bound.
+  wo.no_slowdown = true;
+  const auto deadline = std::chrono::steady_clock::now() + write_stall_timeout_;
+  resume_cache_.OnWrite();
+  for (;;) {
+    rocksdb::Status s = db_->Write(wo, batch);
+    if (!s.IsIncomplete()) return FromRocks(s, what);
+    if (recovery_->stopped() <= 0) {
+      // Delayed, not stopped: the write goes through at RocksDB's delayed rate. (Should writes
+      // stop meanwhile, RocksDB ends the stop as its flushes and compactions catch up.)
+      wo.no_slowdown = false;
+      return FromRocks(db_->Write(wo, batch), what);
+    }
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    recovery_->AwaitNotStopped(deadline, std::chrono::milliseconds(100));
   }
-  return std::max(now, last);
+  return Status::Busy(std::string(what) + ": the storage engine has held writes back for " +
+                      std::to_string(write_stall_timeout_.count()) +
+                      " ms while its flushes and compactions catch up; nothing was written "
+                      "(StoreOptions::write_stall_timeout)");
 }
 
 void StoreState::SetClockForTesting(std::function<int64_t()> clock) { clock_ = std::move(clock); }
 
 Status StoreState::Flush() {
   std::vector<rocksdb::ColumnFamilyHandle*> cfs{meta_};
-  std::vector<std::shared_ptr<TableData>> keep;
-  {
-    std::lock_guard<std::mutex> lock(catalog_mu_);
-    for (const auto& [key, data] : tables_) {
-      keep.push_back(data);
-      for (const auto& p : data->partitions()) cfs.push_back(p.cf);
-    }
-  }
+  cfs.insert(cfs.end(), data_.begin(), data_.end());
   return FromRocks(db_->Flush(rocksdb::FlushOptions(), cfs), "flush");
 }
 

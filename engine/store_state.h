@@ -1,15 +1,17 @@
-// StoreState: the open RocksDB database behind a Store, its catalog of tables, the ETag allocator
-// and the store's clock. Shared (std::shared_ptr) by the Store handle and every TableState, so the
-// database closes when the last of them goes.
+// StoreState: the open RocksDB database behind a Store, its catalog of tables, the row locks, the
+// store's clock (which issues every Timestamp and ETag) and the bounded write path. Shared
+// (std::shared_ptr) by the Store handle and every TableState, so the database closes when the
+// last of them goes.
 //
-// Ownership: StoreState owns the rocksdb::DB, the `meta` column family handle and, through
-// TableData, every partition column family handle; all handles are destroyed before the database
-// is closed. Thread-safety: all public methods are thread-safe; the catalog is guarded by a mutex,
-// the hot paths (clock, ETags) are lock-free in the common case.
+// Ownership: StoreState owns the rocksdb::DB and every column family handle (`meta` and the
+// shared data column families); all handles are destroyed before the database is closed.
+// Thread-safety: all public methods are thread-safe; the catalog is guarded by a mutex, the hot
+// paths (clock, row locks) are lock-free or striped.
 
 #ifndef PARTKV_ENGINE_STORE_STATE_H_
 #define PARTKV_ENGINE_STORE_STATE_H_
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -53,15 +55,32 @@ class StoreState {
   Result<std::string> ServiceProperties() const;
   Status SetServiceProperties(std::string_view document);
 
-  // A new ETag version, never issued before by this store (also across restarts).
-  Result<uint64_t> NextEtagVersion() { return NextEtagVersions(1); }
-  // The first of `n` consecutive new ETag versions (one atomic step for a whole batch).
-  Result<uint64_t> NextEtagVersions(uint64_t n);
-  // The store's time for a write: wall-clock ticks, never below the last one issued in this
-  // process, so Timestamps do not go backwards while the process runs.
+  // The first of `n` consecutive ticks (100 ns units since 0001-01-01 UTC) for writes: each is
+  // a written entity's Timestamp and ETag version. Every tick is above every tick this store
+  // issued before, also across restarts, crashes and wall-clock steps (the mark below which
+  // ticks may have been issued is persisted ahead of use), and follows the wall clock whenever
+  // the wall clock is ahead.
+  Result<int64_t> IssueTicks(uint64_t n);
+  // The store's time for records that need no uniqueness (a table's creation time): the wall
+  // clock, never below the last tick issued.
   int64_t NowTicks();
   // Tests replace the wall clock (ticks since 0001-01-01) to simulate clock steps.
   void SetClockForTesting(std::function<int64_t()> clock);
+
+  // Writes `batch` with the store's stall bound: while RocksDB stops writes for flushes and
+  // compactions to catch up the write waits at most StoreOptions::write_stall_timeout, then
+  // fails with Busy without writing. `what` names the write in errors.
+  Status Write(bool sync, rocksdb::WriteBatch* batch, std::string_view what);
+
+  // Row locks: a write to a row holds the stripe of its full key's hash. Batches lock their
+  // stripes in ascending index order, so lockers never deadlock. Striped store-wide: a table
+  // costs no locks of its own.
+  static constexpr size_t kLockStripes = 4096;
+  std::mutex& Stripe(size_t index) { return stripes_[index]; }
+  static size_t StripeOf(uint64_t key_hash) { return key_hash % kLockStripes; }
+
+  // The shared data column families.
+  const std::vector<rocksdb::ColumnFamilyHandle*>& data_column_families() const { return data_; }
 
   Status Flush();
   // Waits until the storage engine takes writes again after a background error
@@ -74,16 +93,23 @@ class StoreState {
   // resume_cache().OnWrite() first; the cache is cleared before a table is dropped or the
   // database closes.
   ResumeCache& resume_cache() const { return resume_cache_; }
-  // The column family options of a table with `partitions` physical partitions. The memtable
-  // bloom filter is allocated whole by every memtable, idle or not, and charged to the memory
-  // budget, so its size per partition shrinks as the partition count grows.
-  rocksdb::ColumnFamilyOptions PartitionOptions(uint32_t partitions) const;
+  // The options of a data column family when the store has `count` of them. The memtable bloom
+  // filter is allocated whole by every memtable, idle or not, and charged to the memory budget,
+  // so its size per column family shrinks as their count grows.
+  rocksdb::ColumnFamilyOptions DataOptions(uint32_t count) const;
+
+  // The physical partitions of `record` in this store's data column families.
+  std::vector<PhysicalPartition> PartitionsOf(const TableRecord& record) const;
 
  private:
+  friend Status MigrateFormat1(
+      StoreState* store,
+      const std::vector<std::pair<std::string, rocksdb::ColumnFamilyHandle*>>& format1);
   StoreState() = default;
-  Status LoadCatalog(std::vector<rocksdb::ColumnFamilyHandle*>* handles,
-                     const std::vector<std::string>& names);
-  Status ReserveEtags(uint64_t needed);
+  Status LoadCatalog();
+  // Creates the data column families d0..d<count-1> that are missing.
+  Status CreateDataColumnFamilies(uint32_t count);
+  Status ReserveTicks(int64_t needed);
   // Resolves a table's profile and throttling (its own, else the store's) and applies them.
   Status ConfigureTable(TableData* data);
 
@@ -91,22 +117,23 @@ class StoreState {
   std::string secret_;
   rocksdb::ColumnFamilyOptions partition_options_;
   size_t memory_budget_ = 0;
+  std::chrono::milliseconds write_stall_timeout_{60'000};
   std::string default_profile_;
   bool default_throttling_ = false;
   std::shared_ptr<Clock> clock_source_;
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;  // owned; destroyed in ~StoreState
   rocksdb::ColumnFamilyHandle* default_ = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> data_;  // owned; "d0", "d1", ...
 
   mutable std::mutex catalog_mu_;
   std::map<std::string, std::shared_ptr<TableData>> tables_;  // by lower-cased name
   uint32_t next_table_id_ = 1;
 
-  std::mutex etag_mu_;
-  std::atomic<uint64_t> next_etag_{1};
-  std::atomic<uint64_t> etag_limit_{0};  // versions below this are reserved on disk
-
-  std::atomic<int64_t> last_ticks_{0};
+  std::mutex clock_mu_;
+  std::atomic<int64_t> last_ticks_{0};     // the last tick issued
+  std::atomic<int64_t> ticks_limit_{0};    // ticks below this are reserved on disk
+  std::array<std::mutex, kLockStripes> stripes_;
   mutable ResumeCache resume_cache_;
   std::shared_ptr<RecoveryWatch> recovery_ = std::make_shared<RecoveryWatch>();
   std::function<int64_t()> clock_;  // null: the system clock

@@ -9,16 +9,10 @@ namespace partkv::engine {
 uint64_t HashPartitionKey(std::string_view pk) { return XXH3_64bits(pk.data(), pk.size()); }
 uint64_t HashBytes(std::string_view bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
-TableData::TableData(rocksdb::DB* db, TableRecord record, std::vector<PhysicalPartition> partitions)
-    : db_(db), record_(std::move(record)), partitions_(std::move(partitions)),
+TableData::TableData(TableRecord record, std::vector<PhysicalPartition> partitions)
+    : record_(std::move(record)), partitions_(std::move(partitions)),
       stats_(std::make_unique<TableStatsCollector>(partitions_.size())),
       acl_(record_.access_policies) {}
-
-TableData::~TableData() {
-  for (auto& p : partitions_) {
-    if (p.cf != nullptr) db_->DestroyColumnFamilyHandle(p.cf).PermitUncheckedError();
-  }
-}
 
 size_t TableData::PartitionIndexOfHash(uint64_t hash) const {
   auto it = std::upper_bound(partitions_.begin(), partitions_.end(), hash,

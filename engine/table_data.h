@@ -1,7 +1,9 @@
-// TableData: one open table's catalog record, its physical partitions (column family handles with
-// their hash ranges) and its row-lock stripes. Owned by StoreState's catalog and shared with every
-// TableState handle; the partition handles are destroyed with it, always before the database
-// closes (StoreState outlives every TableData reference holder).
+// TableData: one table's catalog record, its physical partitions (each a hash range of
+// PartitionKeys stored under a key prefix in one of the store's shared data column families),
+// its statistics and throttling. Owned by StoreState's catalog and shared with every TableState
+// handle. It owns no RocksDB handle: the data column families belong to StoreState, which
+// outlives every TableData reference holder. A table costs its catalog record, this object and
+// a few dozen bytes per physical partition, so a store holds many thousands.
 
 #ifndef PARTKV_ENGINE_TABLE_DATA_H_
 #define PARTKV_ENGINE_TABLE_DATA_H_
@@ -26,15 +28,15 @@
 namespace partkv::engine {
 
 struct PhysicalPartition {
-  rocksdb::ColumnFamilyHandle* cf = nullptr;
-  uint64_t lower_bound = 0;  // smallest XXH3 hash of a PartitionKey owned
+  rocksdb::ColumnFamilyHandle* cf = nullptr;  // the shared data column family (not owned)
+  uint64_t lower_bound = 0;                   // smallest XXH3 hash of a PartitionKey owned
+  // PartitionKeyPrefix(table id, index): the first bytes of every key of the partition.
+  std::string prefix;
 };
 
 class TableData {
  public:
-  // Takes ownership of the handles in `partitions`.
-  TableData(rocksdb::DB* db, TableRecord record, std::vector<PhysicalPartition> partitions);
-  ~TableData();
+  TableData(TableRecord record, std::vector<PhysicalPartition> partitions);
   TableData(const TableData&) = delete;
   TableData& operator=(const TableData&) = delete;
 
@@ -53,12 +55,6 @@ class TableData {
   // The physical partition owning PartitionKey `pk` (by its XXH3 hash).
   size_t PartitionIndexOf(std::string_view pk) const;
   size_t PartitionIndexOfHash(uint64_t hash) const;
-
-  // Row locks: writes to a row hold the stripe of the row's key hash. Batches lock their stripes
-  // in ascending index order, so lockers never deadlock.
-  static constexpr size_t kLockStripes = 1024;
-  std::mutex& Stripe(size_t index) { return stripes_[index]; }
-  static size_t StripeOf(uint64_t key_hash) { return key_hash % kLockStripes; }
 
   // The table's key scheme (TableOptions), parsed from the catalog record.
   const std::optional<KeyStrategy>& partition_key_scheme() const { return pk_scheme_; }
@@ -82,13 +78,11 @@ class TableData {
   void MarkDropped() { dropped_.store(true, std::memory_order_release); }
 
  private:
-  rocksdb::DB* db_;
   TableRecord record_;
   std::vector<PhysicalPartition> partitions_;
   ProfileSpec profile_{"azure-table", Limits::AzureTable(), {}};
   std::unique_ptr<Throttler> throttler_;
   std::unique_ptr<TableStatsCollector> stats_;
-  std::array<std::mutex, kLockStripes> stripes_;
   std::atomic<bool> dropped_{false};
   std::optional<KeyStrategy> pk_scheme_, rk_scheme_;
   mutable std::mutex acl_mu_;

@@ -18,15 +18,6 @@
 namespace partkv::engine {
 namespace {
 
-// Offset of the fixed64 timestamp in an encoded value (after the version byte).
-constexpr size_t kTimestampOffset = 1;
-
-void PatchTimestamp(std::string* value, int64_t ticks) {
-  for (int i = 0; i < 8; ++i) {
-    (*value)[kTimestampOffset + i] = static_cast<char>(static_cast<uint64_t>(ticks) >> (8 * i));
-  }
-}
-
 bool NeedsEntityValidation(OpType type) { return type != OpType::kDelete; }
 
 // What one operation will do to its row, decided under the row's lock.
@@ -71,9 +62,9 @@ Status Decide(OpType type, std::string_view pk, std::string_view rk, const Entit
     out->is_delete = true;
     return Status::OK();
   }
-  ValueHeader h = header;
-  // Timestamps never go backwards for one entity, whatever the wall clock does.
-  if (current && h.timestamp_ticks <= cur.timestamp_ticks) h.timestamp_ticks = cur.timestamp_ticks + 1;
+  // The header's tick (Timestamp and ETag version) is above every tick the store issued before
+  // (StoreState::IssueTicks), so above the current row's: Timestamps only grow, ETags never repeat.
+  const ValueHeader& h = header;
   bool merge = type == OpType::kMerge || type == OpType::kInsertOrMerge;
   if (merge && current) {
     Entity merged;
@@ -84,7 +75,6 @@ Status Decide(OpType type, std::string_view pk, std::string_view rk, const Entit
     EncodeValue(h, merged, &out->value);
   } else if (!encoded.empty()) {
     out->value = std::move(encoded);
-    if (h.timestamp_ticks != header.timestamp_ticks) PatchTimestamp(&out->value, h.timestamp_ticks);
   }
   out->header = h;
   out->result.etag = FormatEtag(h.etag_version);
@@ -158,22 +148,24 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, TableData& data,
 
   size_t writes = 0;
   for (const auto& op : ops) writes += op.type != OpType::kDelete;
-  uint64_t etag = 0;
+  int64_t tick = 0;
   if (writes > 0) {
-    PARTKV_ASSIGN_OR_RETURN(etag, store.NextEtagVersions(writes));
+    PARTKV_ASSIGN_OR_RETURN(tick, store.IssueTicks(writes));
   }
-  const int64_t now = store.NowTicks();
+  const std::string& prefix = data.partitions()[physical].prefix;
   std::vector<std::string> keys(ops.size());
   std::vector<ValueHeader> headers(ops.size());
   std::vector<std::string> encoded(ops.size());
   std::vector<size_t> stripes;
   stripes.reserve(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
-    keys[i] = EntityKey(pk, ops[i].row_key);
-    stripes.push_back(TableData::StripeOf(HashBytes(keys[i])));
+    keys[i].reserve(prefix.size() + pk.size() + ops[i].row_key.size() + 1);
+    keys[i] = prefix;
+    AppendEntityKey(pk, ops[i].row_key, &keys[i]);
+    stripes.push_back(StoreState::StripeOf(HashBytes(keys[i])));
     if (ops[i].type == OpType::kDelete) continue;
-    headers[i].etag_version = etag++;
-    headers[i].timestamp_ticks = now;
+    headers[i].timestamp_ticks = tick++;
+    headers[i].etag_version = static_cast<uint64_t>(headers[i].timestamp_ticks);
     if (ops[i].entity != nullptr) {
       encoded[i].reserve(64 + ops[i].entity->property_count() * 24);
       EncodeValue(headers[i], *ops[i].entity, &encoded[i]);
@@ -183,7 +175,7 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, TableData& data,
   stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
   std::vector<std::unique_lock<std::mutex>> locks;
   locks.reserve(stripes.size());
-  for (size_t s : stripes) locks.emplace_back(data.Stripe(s));
+  for (size_t s : stripes) locks.emplace_back(store.Stripe(s));
 
   rocksdb::ColumnFamilyHandle* cf = data.partitions()[physical].cf;
   std::vector<rocksdb::Slice> key_slices(keys.begin(), keys.end());
@@ -231,11 +223,7 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, TableData& data,
     if (!ws.ok()) return FromRocks(ws, "build batch").WithFailedOp(static_cast<int>(i));
     results[i] = std::move(p.result);
   }
-  rocksdb::WriteOptions wo;
-  wo.sync = options.sync;
-  store.resume_cache().OnWrite();
-  rocksdb::Status ws = store.db()->Write(wo, &wb);
-  if (!ws.ok()) return FromRocks(ws, "write batch");
+  PARTKV_RETURN_IF_ERROR(store.Write(options.sync, &wb, "write batch"));
   data.stats().RecordWrite(physical, pk, ops.size(), wb.GetDataSize());
   return results;
 }
@@ -322,9 +310,11 @@ Result<WriteResult> TableState::Write(OpType type, const Entity& given, const If
     PARTKV_RETURN_IF_ERROR(ValidateKey(entity.partition_key(), "PartitionKey", limits));
     PARTKV_RETURN_IF_ERROR(ValidateKey(entity.row_key(), "RowKey", limits));
   }
-  std::string key = EntityKey(entity.partition_key(), entity.row_key());
   const size_t physical = data_->PartitionIndexOf(entity.partition_key());
-  rocksdb::ColumnFamilyHandle* cf = data_->partitions()[physical].cf;
+  const PhysicalPartition& part = data_->partitions()[physical];
+  rocksdb::ColumnFamilyHandle* cf = part.cf;
+  std::string key = part.prefix;
+  AppendEntityKey(entity.partition_key(), entity.row_key(), &key);
   if (Throttler* t = data_->throttler()) {
     // Charged before anything is read or written: a throttled call changes nothing.
     Status ts = t->Charge(true, entity.partition_key(), physical, WriteCost(data_->profile(), entity));
@@ -338,14 +328,14 @@ Result<WriteResult> TableState::Write(OpType type, const Entity& given, const If
   ValueHeader header;
   std::string encoded;
   if (type != OpType::kDelete) {
-    PARTKV_ASSIGN_OR_RETURN(header.etag_version, store_->NextEtagVersion());
-    header.timestamp_ticks = store_->NowTicks();
+    PARTKV_ASSIGN_OR_RETURN(header.timestamp_ticks, store_->IssueTicks(1));
+    header.etag_version = static_cast<uint64_t>(header.timestamp_ticks);
     encoded.reserve(64 + entity.property_count() * 24);
     EncodeValue(header, entity, &encoded);
   }
 
   rocksdb::DB* db = store_->db();
-  std::lock_guard<std::mutex> lock(data_->Stripe(TableData::StripeOf(HashBytes(key))));
+  std::lock_guard<std::mutex> lock(store_->Stripe(StoreState::StripeOf(HashBytes(key))));
   rocksdb::PinnableSlice current;
   rocksdb::Status gs = db->Get(rocksdb::ReadOptions(), cf, key, &current);
   if (!gs.ok() && !gs.IsNotFound()) return FromRocks(gs, "read entity");
@@ -354,19 +344,21 @@ Result<WriteResult> TableState::Write(OpType type, const Entity& given, const If
   Prepared p;
   PARTKV_RETURN_IF_ERROR(Decide(type, entity.partition_key(), entity.row_key(), &entity, if_match,
                                 cur, header, std::move(encoded), &p));
-  rocksdb::WriteOptions wo;
-  wo.sync = options.sync;
-  rocksdb::Status ws = p.is_delete ? db->Delete(wo, cf, key) : db->Put(wo, cf, key, p.value);
+  rocksdb::WriteBatch wb;
+  rocksdb::Status ws = p.is_delete ? wb.Delete(cf, key) : wb.Put(cf, key, p.value);
   if (!ws.ok()) return FromRocks(ws, "write entity");
+  PARTKV_RETURN_IF_ERROR(store_->Write(options.sync, &wb, "write entity"));
   data_->stats().RecordWrite(physical, entity.partition_key(), 1, key.size() + p.value.size());
   return std::move(p.result);
 }
 
 Result<Entity> TableState::Get(std::string_view pk, std::string_view rk) const {
   PARTKV_RETURN_IF_ERROR(CheckLive());
-  std::string key = EntityKey(pk, rk);
   const size_t physical = data_->PartitionIndexOf(pk);
-  rocksdb::ColumnFamilyHandle* cf = data_->partitions()[physical].cf;
+  const PhysicalPartition& part = data_->partitions()[physical];
+  rocksdb::ColumnFamilyHandle* cf = part.cf;
+  std::string key = part.prefix;
+  AppendEntityKey(pk, rk, &key);
   Throttler* throttler = data_->throttler();
   const double min_cost = ReadCost(data_->profile(), 0);
   if (throttler != nullptr) {

@@ -1,9 +1,11 @@
 #include "bench/compare/disk.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
 
+#include "engine/cursor.h"
 #include "engine/key_codec.h"
 #include "engine/store_state.h"
 #include "engine/table_state.h"
@@ -23,9 +25,12 @@ Status FromRocks(const rocksdb::Status& s, const std::string& what) {
   return Status::IOError(what + ": " + s.ToString());
 }
 
+// The shared column families holding the table's physical partitions (each once).
 std::vector<rocksdb::ColumnFamilyHandle*> HandlesOf(const Table& table) {
   std::vector<rocksdb::ColumnFamilyHandle*> out;
-  for (const auto& p : table.state().data().partitions()) out.push_back(p.cf);
+  for (const auto& p : table.state().data().partitions()) {
+    if (std::find(out.begin(), out.end(), p.cf) == out.end()) out.push_back(p.cf);
+  }
   return out;
 }
 
@@ -80,7 +85,7 @@ struct RawDb::Rep {
 Result<std::unique_ptr<RawDb>> RawDb::Create(const std::string& path, const Store& store,
                                              uint32_t partitions) {
   const engine::StoreState& state = store.state();
-  rocksdb::ColumnFamilyOptions partition = state.PartitionOptions(partitions);
+  rocksdb::ColumnFamilyOptions partition = state.DataOptions(partitions);
   const auto* table = partition.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
   if (table == nullptr || table->block_cache == nullptr) {
     return Status::InvalidArgument("the store's partitions have no block-based table with a cache");
@@ -165,18 +170,32 @@ bool WaitForQuiet(const Store& store, double max_seconds) {
 }
 
 uint64_t TableSstBytes(const Store& store, const Table& table) {
-  return SumIntProperty(store.state().db(), HandlesOf(table),
-                        rocksdb::DB::Properties::kLiveSstFilesSize);
+  // The table's partitions are key ranges of shared column families: the SST bytes of each range.
+  rocksdb::SizeApproximationOptions so;
+  so.include_files = true;
+  so.include_memtables = false;
+  uint64_t total = 0;
+  for (const auto& p : table.state().data().partitions()) {
+    const std::string end = engine::PrefixEnd(p.prefix);
+    rocksdb::Range range(p.prefix, end);
+    uint64_t size = 0;
+    if (store.state().db()->GetApproximateSizes(so, p.cf, &range, 1, &size).ok()) total += size;
+  }
+  return total;
 }
 
 std::vector<uint64_t> CountEntitiesOnDisk(const Store& store, const Table& table) {
   std::vector<uint64_t> counts;
   rocksdb::ReadOptions ro;
   ro.fill_cache = false;  // a census, not a read the measured reads should profit from
-  for (auto* cf : HandlesOf(table)) {
-    std::unique_ptr<rocksdb::Iterator> it(store.state().db()->NewIterator(ro, cf));
+  for (const auto& p : table.state().data().partitions()) {
+    const std::string end = engine::PrefixEnd(p.prefix);
+    const rocksdb::Slice lower(p.prefix), upper(end);
+    ro.iterate_lower_bound = &lower;
+    ro.iterate_upper_bound = &upper;
+    std::unique_ptr<rocksdb::Iterator> it(store.state().db()->NewIterator(ro, p.cf));
     uint64_t n = 0;
-    for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
+    for (it->Seek(lower); it->Valid(); it->Next()) ++n;
     counts.push_back(it->status().ok() ? n : UINT64_MAX);
   }
   return counts;

@@ -80,7 +80,8 @@ TEST_F(StoreTest, UnknownFormatVersionIsRefused) {
     ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), dir_.Sub("store"), descs, &handles, &raw).ok());
     for (size_t i = 0; i < cfs.size(); ++i) {
       if (cfs[i] == engine::kMetaColumnFamily) {
-        ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[i], engine::kFormatKey, "2").ok());
+        ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[i], engine::kFormatKey,
+                             std::to_string(engine::kStoreFormatVersion + 1)).ok());
       }
     }
     for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
@@ -89,9 +90,10 @@ TEST_F(StoreTest, UnknownFormatVersionIsRefused) {
   auto s = Store::Open(dir_.Sub("store"));
   ASSERT_FALSE(s.ok());
   EXPECT_TRUE(s.status().IsInvalidArgument());
-  EXPECT_NE(s.status().message().find("format version 2"), std::string_view::npos)
+  EXPECT_NE(s.status().message().find("format version 3"), std::string_view::npos)
       << s.status().ToString();
-  EXPECT_NE(s.status().message().find("only format version 1"), std::string_view::npos);
+  EXPECT_NE(s.status().message().find("reads format versions 1 (migrated on open) and 2"),
+            std::string_view::npos);
 }
 
 TEST_F(StoreTest, DirectoryThatIsNotAStoreIsRefusedAndUntouched) {
@@ -166,13 +168,15 @@ TEST_F(StoreTest, EntitiesSpreadOverEveryPhysicalPartition) {
   rocksdb::DB* db = store_->state().db();
   size_t total = 0;
   for (size_t p = 0; p < data.partitions().size(); ++p) {
+    // Physical partition p: the keys of its prefix in its shared column family.
+    const std::string& prefix = data.partitions()[p].prefix;
     std::unique_ptr<rocksdb::Iterator> it(
         db->NewIterator(rocksdb::ReadOptions(), data.partitions()[p].cf));
     size_t n = 0;
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
       std::string pk, rk;
-      ASSERT_TRUE(engine::DecodeEntityKey(it->key().ToStringView(), &pk, &rk).ok());
-      EXPECT_EQ(data.PartitionIndexOf(pk), p) << pk << " stored in the wrong column family";
+      ASSERT_TRUE(engine::DecodeEntityKey(it->key().ToStringView().substr(prefix.size()), &pk, &rk).ok());
+      EXPECT_EQ(data.PartitionIndexOf(pk), p) << pk << " stored in the wrong physical partition";
       ++n;
     }
     EXPECT_GT(n, 20u) << "physical partition " << p << " got too few of 800 partition keys";

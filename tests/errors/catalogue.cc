@@ -427,12 +427,14 @@ std::vector<Case> Catalogue() {
                  return Store::Open(t.Sub("plain")).status();
                }});
   c.push_back({"D04", "NewerFormatVersion", Code::kInvalidArgument,
-               "has on-disk format version 2; this build of partkv reads only format version 1",
+               "has on-disk format version 3; this build of partkv reads format versions 1 "
+               "(migrated on open) and 2",
                [](ErrorsTest& t) {
                  t.Close();
-                 t.RawMetaPut(engine::kFormatKey, "2");
+                 t.RawMetaPut(engine::kFormatKey, std::to_string(engine::kStoreFormatVersion + 1));
                  Status s = t.Open();
-                 t.RawMetaPut(engine::kFormatKey, "1");  // back to this build's format
+                 // back to this build's format
+                 t.RawMetaPut(engine::kFormatKey, std::to_string(engine::kStoreFormatVersion));
                  return s;
                }});
   c.push_back({"D05", "StoreOpenInAnotherProcess", Code::kBusy,

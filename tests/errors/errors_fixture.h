@@ -113,11 +113,11 @@ class ErrorsTest : public ::testing::TestWithParam<Case> {
     for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
     delete raw;
   }
-  // The column family and encoded key of (pk, rk) in table Items.
+  // The column family and stored key of (pk, rk) in table Items.
   std::pair<std::string, std::string> Locate(const std::string& pk, const std::string& rk) {
     auto& data = table_->state().data();
-    return {engine::PartitionColumnFamilyName(data.record().id, data.PartitionIndexOf(pk)),
-            engine::EntityKey(pk, rk)};
+    const auto& part = data.partitions()[data.PartitionIndexOf(pk)];
+    return {part.cf->GetName(), part.prefix + engine::EntityKey(pk, rk)};
   }
 
   std::string skip_reason_;

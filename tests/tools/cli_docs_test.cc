@@ -5,7 +5,7 @@
 // `partkv` first on PATH and no $PARTKV_STORE, so the store is ./partkv-data.
 //
 // Output is compared line by line after masking what differs from run to run: Timestamps,
-// creation times and continuation tokens (ETags are deterministic in a fresh store). In an
+// creation times, ETags (the Timestamp of the write) and continuation tokens. In an
 // expected line, "..." matches anything (used for timings).
 
 #include <gtest/gtest.h>
@@ -72,9 +72,12 @@ std::string Masked(std::string s) {
   static const std::regex kTimestamp(R"re("Timestamp":"[0-9T:.Z-]+")re");
   static const std::regex kCreated(R"re("created":"[0-9T:.Z-]+")re");
   static const std::regex kToken(R"re("continuation":"[A-Za-z0-9_-]+")re");
+  // An ETag is the Timestamp of the write (docs/format.md "ETags").
+  static const std::regex kEtag(R"re(W/\\?"datetime'[0-9T%A:.Z-]+'\\?")re");
   s = std::regex_replace(s, kTimestamp, "\"Timestamp\":\"<time>\"");
   s = std::regex_replace(s, kCreated, "\"created\":\"<time>\"");
   s = std::regex_replace(s, kToken, "\"continuation\":\"<token>\"");
+  s = std::regex_replace(s, kEtag, "<etag>");
   while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.pop_back();
   return s;
 }

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/cursor.h"
 #include "engine/key_codec.h"
 #include "engine/store_state.h"
 #include "engine/table_state.h"
@@ -110,6 +111,11 @@ Status ScanPartition(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
   options.snapshot = snapshot;
   options.fill_cache = false;
   options.readahead_size = 2u << 20;
+  // The partition is the range of its prefix in a shared column family (docs/format.md).
+  const std::string begin = partition.prefix, end = engine::PrefixEnd(partition.prefix);
+  const rocksdb::Slice begin_slice(begin), end_slice(end);
+  options.iterate_lower_bound = &begin_slice;
+  options.iterate_upper_bound = &end_slice;
   std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options, partition.cf));
   std::string prefix;  // of the current logical partition
   LogicalStats current;
@@ -118,8 +124,7 @@ Status ScanPartition(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
     current = LogicalStats();
   };
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    rocksdb::Slice key = it->key();
-    std::string_view k(key.data(), key.size());
+    std::string_view k = it->key().ToStringView().substr(begin.size());
     size_t n = engine::PartitionPrefixLength(k);
     if (n == 0) return Status::Corruption("a malformed key in physical partition " +
                                           std::to_string(index));
@@ -131,7 +136,7 @@ Status ScanPartition(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
       current.physical = index;
       ++stats->logical;
     }
-    uint64_t bytes = key.size() + it->value().size();
+    uint64_t bytes = k.size() + it->value().size();
     ++stats->entities;
     stats->bytes += bytes;
     ++current.entities;

@@ -7,6 +7,7 @@
 #define PARTKV_OPTIONS_H_
 
 #include <cstddef>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -33,11 +34,16 @@ struct StoreOptions {
   bool throttling = false;
   // The time source of throughput budgets; null = the steady clock. Tests inject a ManualClock.
   std::shared_ptr<Clock> clock;
+  // The longest a write waits while the storage engine holds writes back for its flushes and
+  // compactions to catch up; past it the write fails with Busy (nothing written) instead of
+  // waiting on. A write delayed (slowed, not stopped) goes on at the delayed rate.
+  std::chrono::milliseconds write_stall_timeout{60'000};
 };
 
 struct TableOptions {
-  // Number of physical partitions (RocksDB column families), each owning one contiguous range of
-  // the 64-bit XXH3 hash space of PartitionKeys. Fixed at creation; 1..1024.
+  // Number of physical partitions, each owning one contiguous range of the 64-bit XXH3 hash space
+  // of PartitionKeys and stored as one contiguous key range of the store's shared column families
+  // (docs/format.md). Fixed at creation; 1..1024. Costs nothing while idle.
   uint32_t physical_partitions = 16;
   // Key scheme (docs/keys.md): when set, a written entity whose PartitionKey (RowKey) is empty
   // gets it computed from its own properties by this strategy, point reads can be asked by natural

@@ -60,7 +60,7 @@ class Store {
   // The service properties document (Azure's StorageServiceProperties XML, as `partkv serve`
   // keeps it): stored durably as given and returned unchanged; "" when never set.
   Result<std::string> ServiceProperties() const;
-  // Replaces the service properties document. InvalidArgument above 64 KiB.
+  // Replaces the service properties document. InvalidArgument above 256 KiB.
   Status SetServiceProperties(std::string_view document);
 
   // Flushes every memtable to disk (for benchmarks and tools; never needed for durability).
