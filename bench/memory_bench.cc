@@ -20,7 +20,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,17 +41,6 @@ constexpr char kTableName[] = "Memory";
 [[noreturn]] void Die(const std::string& what) {
   std::fprintf(stderr, "partkv-memory-bench: error: %s\n", what.c_str());
   std::exit(1);
-}
-
-// A field of /proc/self/status in KiB (VmRSS, VmHWM, ...).
-uint64_t StatusKiB(const char* field) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  std::string prefix = std::string(field) + ":";
-  while (std::getline(in, line)) {
-    if (line.rfind(prefix, 0) == 0) return std::stoull(line.substr(prefix.size()));
-  }
-  return 0;
 }
 
 double MiB(uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
@@ -104,17 +92,18 @@ class Child {
     out_["partitions"] = partitions_;
     out_["entities"] = n;
     out_["logical_data_mib"] = MiB(n * (size.key_bytes + size.value_bytes));
-    out_["peak_rss_mib"] = static_cast<double>(StatusKiB("VmHWM")) / 1024;
+    out_["peak_rss_mib"] = static_cast<double>(ProcStatusKiB("VmHWM")) / 1024;
     return out_;
   }
 
  private:
   void Phase(const char* name) {
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    out_["phases"].push_back({{"phase", name},
-                              {"seconds", seconds},
-                              {"rss_mib", static_cast<double>(StatusKiB("VmRSS")) / 1024},
-                              {"peak_rss_mib", static_cast<double>(StatusKiB("VmHWM")) / 1024}});
+    out_["phases"].push_back(
+        {{"phase", name},
+         {"seconds", seconds},
+         {"rss_mib", static_cast<double>(ProcStatusKiB("VmRSS")) / 1024},
+         {"peak_rss_mib", static_cast<double>(ProcStatusKiB("VmHWM")) / 1024}});
   }
 
   void RocksStats(const Store& store, const Table& table, const char* when) {
