@@ -181,4 +181,16 @@ std::string LowerCase(std::string_view s) {
 
 std::string TableKey(std::string_view name) { return kTablePrefix + LowerCase(name); }
 
+std::string DroppedKey(uint32_t table_id) {
+  std::string digits = std::to_string(table_id);
+  return kDroppedPrefix + std::string(10 - digits.size(), '0') + digits;
+}
+
+bool ParseDroppedKey(std::string_view key, uint32_t* table_id) {
+  std::string_view prefix = kDroppedPrefix;
+  if (!key.starts_with(prefix) || key.size() != prefix.size() + 10) return false;
+  auto r = std::from_chars(key.data() + prefix.size(), key.data() + key.size(), *table_id);
+  return r.ec == std::errc() && r.ptr == key.data() + key.size();
+}
+
 }  // namespace partkv::engine

@@ -8,6 +8,7 @@
 //   key "data_column_families"   value: decimal count of the shared data column families
 //   key "service_properties"     value: the service properties document, as given
 //   key "table/" + lower-cased name   value: a TableRecord as JSON
+//   key "dropped/" + id (10 digits)   value: empty; the table with that id was dropped
 //
 // Entities live in data column families "d<k>" shared by every table of the store. Physical
 // partition i of table t is the key range whose keys begin with PartitionKeyPrefix(t, i), inside
@@ -45,6 +46,7 @@ inline constexpr char kClockReservedKey[] = "clock_reserved";
 inline constexpr char kDataColumnFamiliesKey[] = "data_column_families";
 inline constexpr char kNextTableIdKey[] = "next_table_id";
 inline constexpr char kTablePrefix[] = "table/";
+inline constexpr char kDroppedPrefix[] = "dropped/";
 inline constexpr char kServicePropertiesKey[] = "service_properties";
 
 struct TableRecord {
@@ -92,7 +94,9 @@ std::string PartitionColumnFamilyName(uint32_t table_id, uint32_t index);
 // Parses "t<id>.p<index>"; false for other names.
 bool ParsePartitionColumnFamilyName(std::string_view name, uint32_t* table_id, uint32_t* index);
 
-std::string TableKey(std::string_view name);  // "table/" + lower-cased name
+std::string TableKey(std::string_view name);
+std::string DroppedKey(uint32_t table_id);  // "dropped/" + the id in 10 decimal digits
+bool ParseDroppedKey(std::string_view key, uint32_t* table_id);  // "table/" + lower-cased name
 std::string LowerCase(std::string_view s);
 
 }  // namespace partkv::engine

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/profile.h"
+#include "engine/dropped_tables.h"
 #include "engine/info_log.h"
 #include "engine/migration.h"
 #include "engine/rocks_status.h"
@@ -147,6 +148,7 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   cf.memtable_whole_key_filtering = true;
   cf.level_compaction_dynamic_level_bytes = true;
   cf.compression = ChooseCompression();
+  cf.compaction_filter_factory = DroppedTables::Factory(st->dropped_);
   st->partition_options_ = cf;
   st->memory_budget_ = options.memory_budget_bytes;
 
@@ -326,6 +328,13 @@ Status StoreState::CreateDataColumnFamilies(uint32_t count) {
 
 Status StoreState::LoadCatalog() {
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), meta_));
+  for (it->Seek(kDroppedPrefix); it->Valid() && it->key().starts_with(kDroppedPrefix); it->Next()) {
+    uint32_t id = 0;
+    if (!ParseDroppedKey(it->key().ToStringView(), &id)) {
+      return Status::Corruption("meta key '" + it->key().ToString() + "' is not a dropped table id");
+    }
+    dropped_->Add(id);
+  }
   for (it->Seek(kTablePrefix); it->Valid() && it->key().starts_with(kTablePrefix); it->Next()) {
     auto record = DecodeTableRecord(it->value().ToStringView());
     if (!record.ok()) return record.status();
@@ -453,26 +462,38 @@ rocksdb::ColumnFamilyOptions StoreState::DataOptions(uint32_t count) const {
 }
 
 Status StoreState::DropTable(std::string_view name) {
-  std::lock_guard<std::mutex> lock(catalog_mu_);
-  auto it = tables_.find(LowerCase(name));
-  if (it == tables_.end()) return Status::NotFound("table '" + std::string(name) + "' does not exist");
-  std::shared_ptr<TableData> data = it->second;
-  // One atomic write: the catalog record and a range deletion of the table's keys in every data
-  // column family holding a partition of it. The table is never half dropped; compaction
-  // reclaims the space.
-  rocksdb::WriteBatch wb;
-  wb.Delete(meta_, TableKey(name));
+  std::shared_ptr<TableData> data;
+  {
+    std::lock_guard<std::mutex> lock(catalog_mu_);
+    auto it = tables_.find(LowerCase(name));
+    if (it == tables_.end()) {
+      return Status::NotFound("table '" + std::string(name) + "' does not exist");
+    }
+    data = it->second;
+    // One atomic write: the catalog record goes and the id is recorded as dropped. The table is
+    // never half dropped; its keys, which no read reaches any more (ids are never reused), are
+    // removed below and by the compaction filter (engine/dropped_tables.h).
+    rocksdb::WriteBatch wb;
+    wb.Delete(meta_, TableKey(name));
+    wb.Put(meta_, DroppedKey(data->record().id), "");
+    PARTKV_RETURN_IF_ERROR(Write(/*sync=*/true, &wb, "drop table '" + std::string(name) + "'"));
+    dropped_->Add(data->record().id);
+    data->MarkDropped();
+    resume_cache_.Clear();  // no kept stream reads the dropped table
+    tables_.erase(it);
+  }
+  // The SST files wholly within the table's key range go at once (most of a large table's).
   const std::string begin = TablePrefix(data->record().id);
   const std::string end = TablePrefix(data->record().id + 1);
+  const rocksdb::Slice begin_slice(begin), end_slice(end);
   std::vector<rocksdb::ColumnFamilyHandle*> cfs;
   for (const auto& p : data->partitions()) {
     if (std::find(cfs.begin(), cfs.end(), p.cf) == cfs.end()) cfs.push_back(p.cf);
   }
-  for (auto* cf : cfs) wb.DeleteRange(cf, begin, end);
-  PARTKV_RETURN_IF_ERROR(Write(/*sync=*/true, &wb, "drop table '" + std::string(name) + "'"));
-  data->MarkDropped();
-  resume_cache_.Clear();  // no kept stream reads the dropped table
-  tables_.erase(it);
+  for (auto* cf : cfs) {
+    // Best effort: what is left, flushes and compactions leave out.
+    rocksdb::DeleteFilesInRange(db_.get(), cf, &begin_slice, &end_slice).PermitUncheckedError();
+  }
   return Status::OK();
 }
 

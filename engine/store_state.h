@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "engine/catalog.h"
+#include "engine/dropped_tables.h"
 #include "engine/recovery.h"
 #include "engine/resume_cache.h"
 #include "engine/table_data.h"
@@ -135,6 +136,7 @@ class StoreState {
   std::atomic<int64_t> ticks_limit_{0};    // ticks below this are reserved on disk
   std::array<std::mutex, kLockStripes> stripes_;
   mutable ResumeCache resume_cache_;
+  std::shared_ptr<DroppedTables> dropped_ = std::make_shared<DroppedTables>();
   std::shared_ptr<RecoveryWatch> recovery_ = std::make_shared<RecoveryWatch>();
   std::function<int64_t()> clock_;  // null: the system clock
 };
