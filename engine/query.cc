@@ -238,8 +238,13 @@ Status ReadPage(StoreState& store, const TableData& table, Stream& stream, const
   // after its key. A row the filter rejected without decoding it leaves its key in last_key.
   size_t last = SIZE_MAX;
   std::string last_key;
+  uint64_t examined_here = 0;  // rows examined by this page
   while (stream.Valid()) {
-    if (kept >= plan.page_size || examined >= plan.budget) break;
+    // A page examines at least one row: a wide query opens one cursor per physical partition,
+    // and opening them alone may use up a small budget (1,024 partitions, a page of 7), which
+    // would end the page with neither a row nor a key to resume after.
+    if (kept >= plan.page_size || (examined >= plan.budget && examined_here > 0)) break;
+    ++examined_here;
     std::string_view key = stream.key();
     std::string_view value = stream.value();
     auto& read = reads[stream.physical()];
