@@ -1,7 +1,7 @@
 // TableState: the engine side of a partkv::Table handle — entity reads, single writes and atomic
 // batches on one table, with the uniqueness, ETag and Timestamp rules of design.md "Semantics".
 //
-// Concurrency: a write locks the stripe of its row (TableData::Stripe), reads the current
+// Concurrency: a write locks the stripe of its row (StoreState::Stripe), reads the current
 // version with a whole-key-bloom-filtered Get, checks its condition and writes, all under the
 // lock; so exactly one of N racing inserts of a key succeeds. A batch locks all its stripes in
 // ascending order, reads every row with one MultiGet, checks every operation, then commits one

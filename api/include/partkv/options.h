@@ -23,9 +23,10 @@ struct StoreOptions {
   bool create_if_missing = true;
   // Fail with AlreadyExists when `path` already holds a store.
   bool error_if_exists = false;
-  // The one memory budget of the store, in bytes: the shared block cache plus every physical
-  // partition's memtables. RocksDB's own fixed overheads (about 70 KB per physical partition,
-  // table readers of open files) come on top. Split half to the block cache, half to memtables.
+  // The one memory budget of the store, in bytes: the shared block cache plus the memtables of
+  // its 16 shared column families (every table's partitions live in them). RocksDB's own fixed
+  // overheads (table readers of open files) and a few hundred bytes per table for the catalog
+  // come on top. Split half to the block cache, half to memtables.
   size_t memory_budget_bytes = 64u << 20;
   // The cloud profile of tables created without one (partkv/profile.h): its validation limits
   // and, with throttling on, its per-partition throughput budgets.

@@ -45,7 +45,7 @@ struct WriteResult {
 // Catalog facts about a table.
 struct TableInfo {
   std::string name;               // as created (names compare case-insensitively)
-  uint32_t id = 0;                // internal id: column families are named t<id>.p<i>
+  uint32_t id = 0;                // internal id, never reused: the prefix of the table's keys
   uint32_t physical_partitions = 0;
   DateTime created;
   std::string partition_key_scheme;  // strategy text forms; empty = none
