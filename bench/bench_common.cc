@@ -1,5 +1,7 @@
 #include "bench/bench_common.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -220,6 +222,12 @@ double Quantile(std::vector<double> v, double q) {
   double rank = std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size()));
   size_t index = rank < 1 ? 0 : static_cast<size_t>(rank) - 1;
   return v[std::min(index, v.size() - 1)];
+}
+
+double ThisThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
 uint64_t ProcStatusKiB(std::string_view field) {

@@ -113,6 +113,10 @@ double Median(std::vector<double> v);
 // 0 when `v` is empty.
 double Quantile(std::vector<double> v, double q);
 
+// The calling thread's CPU time, user and system, in seconds (CLOCK_THREAD_CPUTIME_ID): what the
+// benchmark's own thread spent, steadier than the wall clock when other processes share the cores.
+double ThisThreadCpuSeconds();
+
 // A field of /proc/self/status in KiB ("VmHWM" for the process's peak resident memory, "VmRSS"
 // for the current); 0 when the file or the field cannot be read.
 uint64_t ProcStatusKiB(std::string_view field);
