@@ -106,7 +106,7 @@ class Child {
          {"peak_rss_mib", static_cast<double>(ProcStatusKiB("VmHWM")) / 1024}});
   }
 
-  void RocksStats(const Store& store, const Table& table, const char* when) {
+  void RocksStats(const Store& store, const Table& /*table*/, const char* when) {
     rocksdb::DB* db = store.state().db();
     const auto& parts = store.state().data_column_families();
     auto sum = [&](const char* property) {
