@@ -153,15 +153,29 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, TableData& data,
     PARTKV_ASSIGN_OR_RETURN(tick, store.IssueTicks(writes));
   }
   const std::string& prefix = data.partitions()[physical].prefix;
-  std::vector<std::string> keys(ops.size());
+  // Every operation's full key, in one buffer (one allocation for the batch, not one per row).
+  std::string key_buffer;
+  {
+    size_t total = 0;
+    for (const auto& op : ops) total += prefix.size() + pk.size() + op.row_key.size() + 1;
+    key_buffer.reserve(total + pk.size());  // (escaping may lengthen pk a little)
+  }
+  std::vector<size_t> key_end(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    key_buffer += prefix;
+    AppendEntityKey(pk, ops[i].row_key, &key_buffer);
+    key_end[i] = key_buffer.size();
+  }
+  std::vector<std::string_view> keys(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const size_t begin = i == 0 ? 0 : key_end[i - 1];
+    keys[i] = std::string_view(key_buffer).substr(begin, key_end[i] - begin);
+  }
   std::vector<ValueHeader> headers(ops.size());
   std::vector<std::string> encoded(ops.size());
   std::vector<size_t> stripes;
   stripes.reserve(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
-    keys[i].reserve(prefix.size() + pk.size() + ops[i].row_key.size() + 1);
-    keys[i] = prefix;
-    AppendEntityKey(pk, ops[i].row_key, &keys[i]);
     stripes.push_back(StoreState::StripeOf(HashBytes(keys[i])));
     if (ops[i].type == OpType::kDelete) continue;
     headers[i].timestamp_ticks = tick++;
@@ -178,7 +192,8 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, TableData& data,
   for (size_t s : stripes) locks.emplace_back(store.Stripe(s));
 
   rocksdb::ColumnFamilyHandle* cf = data.partitions()[physical].cf;
-  std::vector<rocksdb::Slice> key_slices(keys.begin(), keys.end());
+  std::vector<rocksdb::Slice> key_slices(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) key_slices[i] = rocksdb::Slice(keys[i].data(), keys[i].size());
   // MultiGet in key order with sorted_input, so RocksDB need not sort (rows of a batch usually
   // arrive sorted already); at[i] is where operation i's row sits in that order.
   std::vector<size_t> order(ops.size()), at(ops.size());
