@@ -13,10 +13,11 @@
 #include <system_error>
 #include <thread>
 
+#include "api/front/front_access.h"
 #include "engine/key_codec.h"
 #include "engine/store_state.h"
-#include "engine/table_data.h"
-#include "engine/table_state.h"
+#include "engine/shared_table.h"
+#include "engine/table_handle.h"
 #include "engine/value_codec.h"
 #include "fmt/format.h"
 #include "rocksdb/db.h"
@@ -166,7 +167,7 @@ uint64_t StoreFilesAtLevel(rocksdb::DB* db, int level) {
 }
 
 std::string LsmShape(const Table& table) {
-  const engine::TableState& state = table.state();
+  const engine::TableHandle& state = FrontAccess::Of(table);
   rocksdb::DB* db = state.store().db();
   std::string out;
   for (int level = 0; level < 7; ++level) {

@@ -24,9 +24,10 @@
 #include <string>
 #include <vector>
 
+#include "api/front/front_access.h"
 #include "CLI/CLI.hpp"
 #include "bench/bench_common.h"
-#include "engine/table_state.h"
+#include "engine/table_handle.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "partkv/store.h"
@@ -107,8 +108,8 @@ class Child {
   }
 
   void RocksStats(const Store& store, const Table& /*table*/, const char* when) {
-    rocksdb::DB* db = store.state().db();
-    const auto& parts = store.state().data_column_families();
+    rocksdb::DB* db = FrontAccess::Of(store).db();
+    const auto& parts = FrontAccess::Of(store).data_column_families();
     auto sum = [&](const char* property) {
       uint64_t total = 0;
       for (auto* cf : parts) {

@@ -16,9 +16,10 @@
 #include <utility>
 #include <vector>
 
+#include "api/front/front_access.h"
 #include "bench/bench_common.h"
 #include "engine/store_state.h"
-#include "engine/table_state.h"
+#include "engine/table_handle.h"
 #include "partkv/store.h"
 #include "rocksdb/db.h"
 
@@ -55,8 +56,8 @@ struct BenchStore {
   uint64_t entities = 0;
 
   BenchStore();
-  rocksdb::DB* db() const { return store->state().db(); }
-  engine::TableData& data() const { return table->state().data(); }
+  rocksdb::DB* db() const { return FrontAccess::Of(*store).db(); }
+  engine::SharedTable& data() const { return FrontAccess::Of(*table).data(); }
   // The physical partition of `pk`: a key prefix in a shared column family.
   const engine::PhysicalPartition& PartOf(std::string_view pk) const {
     return data().partitions()[data().PartitionIndexOf(pk)];

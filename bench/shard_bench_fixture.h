@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "api/front/front_access.h"
 #include "bench/bench_common.h"
 #include "engine/store_state.h"
 #include "partkv/keys.h"
@@ -69,7 +70,7 @@ struct Fixture {
   BenchTable single;
   std::vector<BenchTable> sharded;  // in kShardCounts order
 
-  rocksdb::DB* db() const { return store->state().db(); }
+  rocksdb::DB* db() const { return FrontAccess::Of(*store).db(); }
 };
 
 // Opens the store of `f` and creates its tables: OnePartition, then Sharded<N> for each of

@@ -44,12 +44,13 @@
 #include <utility>
 #include <vector>
 
+#include "api/front/front_access.h"
 #include "CLI/CLI.hpp"
 #include "bench/bench_common.h"
 #include "bench/bench_report.h"
 #include "bench/shard_bench_fixture.h"
 #include "bench/shard_bench_reads.h"
-#include "engine/table_state.h"
+#include "engine/table_handle.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 
@@ -89,7 +90,7 @@ std::vector<std::pair<std::string, std::string>> FixtureFacts(
   {
     // The cache is shared by the whole store; memtables are charged to it too.
     uint64_t capacity = 0, usage = 0, pinned = 0;
-    auto cf = f.single.table->state().data().partitions()[0].cf;
+    auto cf = FrontAccess::Of(*f.single.table).data().partitions()[0].cf;
     f.db()->GetIntProperty(cf, rocksdb::DB::Properties::kBlockCacheCapacity, &capacity);
     f.db()->GetIntProperty(cf, rocksdb::DB::Properties::kBlockCacheUsage, &usage);
     f.db()->GetIntProperty(cf, rocksdb::DB::Properties::kBlockCachePinnedUsage, &pinned);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "api/front/front_access.h"
 #include "bench/bench_common.h"
 #include "bench/store_bench_fixture.h"
 #include "engine/key_codec.h"
@@ -175,7 +176,7 @@ void BM_PartkvGet(benchmark::State& state) {
 
 void BM_RawGet(benchmark::State& state) {
   const auto& keys = g_fixture->raw_get_keys;
-  rocksdb::DB* db = g_fixture->store->state().db();
+  rocksdb::DB* db = FrontAccess::Of(*g_fixture->store).db();
   rocksdb::ReadOptions ro;
   rocksdb::PinnableSlice value;
   uint64_t done = 0;

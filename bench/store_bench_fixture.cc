@@ -6,6 +6,7 @@
 #include <memory>
 #include <thread>
 
+#include "api/front/front_access.h"
 #include "engine/key_codec.h"
 #include "engine/store_state.h"
 #include "fmt/format.h"
@@ -73,7 +74,7 @@ RawOptions OptionsLike(const engine::StoreState& store) {
   return o;
 }
 
-uint64_t SumProperty(rocksdb::DB* db, const engine::TableData& data, const std::string& name) {
+uint64_t SumProperty(rocksdb::DB* db, const engine::SharedTable& data, const std::string& name) {
   uint64_t total = 0;
   (void)data;  // the table's partitions live in the store's shared column families
   (void)total;
@@ -81,7 +82,7 @@ uint64_t SumProperty(rocksdb::DB* db, const engine::TableData& data, const std::
 }
 
 // "rocksdb.num-files-at-level<N>" is a string property, not an int one.
-uint64_t SumFilesAtLevel(rocksdb::DB* db, const engine::TableData& data, int level) {
+uint64_t SumFilesAtLevel(rocksdb::DB* db, const engine::SharedTable& data, int level) {
   uint64_t total = 0;
   (void)data;
   (void)total;
@@ -90,7 +91,7 @@ uint64_t SumFilesAtLevel(rocksdb::DB* db, const engine::TableData& data, int lev
 
 // Waits (up to a minute) until no flush or compaction is pending or running, so the read
 // benchmarks see a settled LSM tree.
-void WaitForQuiet(rocksdb::DB* db, const engine::TableData& data) {
+void WaitForQuiet(rocksdb::DB* db, const engine::SharedTable& data) {
   for (int i = 0; i < 600; ++i) {
     uint64_t busy = SumProperty(db, data, rocksdb::DB::Properties::kCompactionPending) +
                     SumProperty(db, data, rocksdb::DB::Properties::kMemTableFlushPending);
@@ -138,7 +139,7 @@ FreshTable::FreshTable() { OpenStoreWithTable(dir.Sub("store"), &store, &table);
 
 void BuildFixture(Fixture* f) {
   OpenStoreWithTable(f->dir.Sub("store"), &f->store, &f->table);
-  f->raw_options = OptionsLike(f->store->state());
+  f->raw_options = OptionsLike(FrontAccess::Of(*f->store));
 
   uint64_t batches = g_config.read_entities / kEntitiesPerPartitionKey;
   uint64_t flushed_batches = batches * 9 / 10;
@@ -151,7 +152,7 @@ void BuildFixture(Fixture* f) {
     auto r = f->table->Submit(MakeInsertBatch(b));
     if (!r.ok()) Die("populate: " + r.status().ToString());
   }
-  rocksdb::DB* db = f->store->state().db();
+  rocksdb::DB* db = FrontAccess::Of(*f->store).db();
   WaitForQuiet(db, f->data());
 
   uint64_t n = batches * kEntitiesPerPartitionKey;
@@ -177,7 +178,7 @@ void BuildFixture(Fixture* f) {
 }
 
 std::vector<std::pair<std::string, std::string>> FixtureFacts(const Fixture& f) {
-  rocksdb::DB* db = f.store->state().db();
+  rocksdb::DB* db = FrontAccess::Of(*f.store).db();
   const auto& data = f.data();
   uint64_t ssts = SumFilesAtLevel(db, data, 0);
   uint64_t deeper = 0;

@@ -16,8 +16,9 @@
 #include <utility>
 #include <vector>
 
+#include "api/front/front_access.h"
 #include "bench/bench_common.h"
-#include "engine/table_state.h"
+#include "engine/table_handle.h"
 #include "partkv/store.h"
 #include "rocksdb/db.h"
 
@@ -82,9 +83,9 @@ struct Fixture {
   std::vector<RawKey> raw_get_keys;
 
   size_t PartitionOf(std::string_view pk) const {
-    return table->state().data().PartitionIndexOf(pk);
+    return FrontAccess::Of(*table).data().PartitionIndexOf(pk);
   }
-  engine::TableData& data() const { return table->state().data(); }
+  engine::SharedTable& data() const { return FrontAccess::Of(*table).data(); }
 };
 extern Fixture* g_fixture;
 

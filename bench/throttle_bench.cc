@@ -24,7 +24,7 @@
 
 #include "CLI/CLI.hpp"
 #include "bench/bench_common.h"
-#include "engine/table_data.h"
+#include "engine/shared_table.h"
 #include "engine/stats.h"
 #include "partkv/partkv.h"
 
@@ -72,7 +72,7 @@ double OffPathSeconds(const std::vector<Entity>& entities, size_t physical_parti
     bytes[i] = SizeOfEntity(i).key_bytes + SizeOfEntity(i).value_bytes;
   }
   engine::TableStatsCollector stats(physical_partitions);
-  const void* volatile throttler = nullptr;  // what TableData::throttler() returns when off
+  const void* volatile throttler = nullptr;  // what SharedTable::throttler() returns when off
   uint64_t charged = 0;
   double start = ThreadSeconds();
   for (size_t i = 0; i < entities.size(); ++i) {

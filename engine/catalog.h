@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "partkv/result.h"
-#include "partkv/table.h"
+#include "partkv/table_info.h"
 
 namespace partkv::engine {
 

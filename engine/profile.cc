@@ -1,41 +1,8 @@
 #include "engine/profile.h"
 
-#include <chrono>
 #include <cmath>
-#include <thread>
 
-#include "partkv/analyzer.h"
 #include "partkv/profile.h"
-
-namespace partkv {
-
-std::vector<std::string> ProfileNames() { return {"azure-table", "cosmos", "dynamodb", "none"}; }
-
-Status CheckProfileName(std::string_view name) {
-  for (const auto& n : ProfileNames()) {
-    if (n == name) return Status::OK();
-  }
-  return Status::InvalidArgument("unknown profile '" + std::string(name) +
-                                 "': use azure-table, cosmos, dynamodb or none");
-}
-
-std::shared_ptr<Clock> Clock::Steady() {
-  class SteadyClock : public Clock {
-   public:
-    int64_t NowMicros() override {
-      return std::chrono::duration_cast<std::chrono::microseconds>(
-                 std::chrono::steady_clock::now().time_since_epoch())
-          .count();
-    }
-    void SleepMicros(int64_t micros) override {
-      if (micros > 0) std::this_thread::sleep_for(std::chrono::microseconds(micros));
-    }
-  };
-  static const std::shared_ptr<Clock> clock = std::make_shared<SteadyClock>();
-  return clock;
-}
-
-}  // namespace partkv
 
 namespace partkv::engine {
 

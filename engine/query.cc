@@ -82,7 +82,7 @@ struct Plan {
   uint8_t flags = 0;
 };
 
-Result<Plan> MakePlan(const TableData& table, const Query& q, bool shards,
+Result<Plan> MakePlan(const SharedTable& table, const Query& q, bool shards,
                       const std::vector<std::string>& shard_keys) {
   Plan p;
   if (q.page_size < 1 || q.page_size > Query::kMaxPageSize) {
@@ -223,7 +223,7 @@ class CursorStream {
 
 // Drains a stream (CursorStream, MergedStream or ShardStream) into one page.
 template <typename Stream>
-Status ReadPage(StoreState& store, const TableData& table, Stream& stream, const Plan& plan,
+Status ReadPage(StoreState& store, const SharedTable& table, Stream& stream, const Plan& plan,
                 uint64_t examined, const std::string* single_pk, Page* out) {
   // Entities and bytes read per physical partition, for statistics and read budgets.
   std::vector<std::pair<uint64_t, uint64_t>> reads(table.partitions().size());
@@ -344,7 +344,7 @@ struct ShardRead {  // a sharded read
 // The previous page's read of query `q`, when nothing has been written since it was read: its
 // stream stands on this page's first row, so nothing needs opening or seeking again. Else null.
 template <typename Read>
-std::shared_ptr<Read> TakeKept(StoreState& store, const TableData& table, const Query& q) {
+std::shared_ptr<Read> TakeKept(StoreState& store, const SharedTable& table, const Query& q) {
   if (q.continuation.empty()) return nullptr;
   return store.resume_cache().Take<Read>(&table, q.continuation,
                                          store.db()->GetLatestSequenceNumber());
@@ -353,7 +353,7 @@ std::shared_ptr<Read> TakeKept(StoreState& store, const TableData& table, const 
 // Reads one page from `read`'s stream and, when more may follow, keeps the read under the page's
 // token for the next page.
 template <typename Read>
-Status ReadPageAndKeep(StoreState& store, const TableData& table, std::shared_ptr<Read> read,
+Status ReadPageAndKeep(StoreState& store, const SharedTable& table, std::shared_ptr<Read> read,
                        const Plan& plan, uint64_t examined, const std::string* single_pk,
                        Page* out) {
   PARTKV_RETURN_IF_ERROR(ReadPage(store, table, read->stream, plan, examined, single_pk, out));
@@ -365,7 +365,7 @@ Status ReadPageAndKeep(StoreState& store, const TableData& table, std::shared_pt
 }
 
 // The shards of a sharded read, within the query's ranges and after its resume point.
-Status AddShards(const TableData& table, const std::vector<std::string>& partition_keys,
+Status AddShards(const SharedTable& table, const std::vector<std::string>& partition_keys,
                  const Plan& plan, const std::optional<std::string>& resume_pk,
                  const std::optional<std::string>& resume_rk, ShardStream* stream) {
   for (const auto& pk : partition_keys) {
@@ -410,7 +410,7 @@ Status AddShards(const TableData& table, const std::vector<std::string>& partiti
 
 }  // namespace
 
-Status RunQuery(StoreState& store, const TableData& table, const Query& q, Page* out) {
+Status RunQuery(StoreState& store, const SharedTable& table, const Query& q, Page* out) {
   if (table.dropped()) return Status::NotFound("table '" + table.record().name + "' has been dropped");
   PARTKV_ASSIGN_OR_RETURN(Plan plan, MakePlan(table, q, false, {}));
   std::optional<std::string> resume;
@@ -473,7 +473,7 @@ Status RunQuery(StoreState& store, const TableData& table, const Query& q, Page*
   return ReadPageAndKeep(store, table, std::move(read), plan, examined, nullptr, out);
 }
 
-Status RunShardQuery(StoreState& store, const TableData& table,
+Status RunShardQuery(StoreState& store, const SharedTable& table,
                      const std::vector<std::string>& partition_keys, const Query& q, Page* out) {
   if (table.dropped()) return Status::NotFound("table '" + table.record().name + "' has been dropped");
   if (q.partition_key || q.partition_lower || q.partition_upper) {

@@ -12,18 +12,18 @@
 #include <vector>
 
 #include "engine/store_state.h"
-#include "engine/table_data.h"
+#include "engine/shared_table.h"
 #include "partkv/query.h"
 
 namespace partkv::engine {
 
 // One page of `query` into *out, reusing its entities' storage (Table::QueryEntities).
-Status RunQuery(StoreState& store, const TableData& table, const Query& query, Page* out);
+Status RunQuery(StoreState& store, const SharedTable& table, const Query& query, Page* out);
 
 // Reads the union of the given PartitionKeys (the shards of one logical key), merged by RowKey
 // then PartitionKey, applying the query's RowKey range, filter, select, page size, order and
 // token. REQUIRES: query.partition_key / partition ranges unset.
-Status RunShardQuery(StoreState& store, const TableData& table,
+Status RunShardQuery(StoreState& store, const SharedTable& table,
                      const std::vector<std::string>& partition_keys, const Query& query, Page* out);
 
 }  // namespace partkv::engine

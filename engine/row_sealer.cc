@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "engine/profile.h"
-#include "engine/table_state.h"
+#include "engine/table_handle.h"
 #include "engine/validation.h"
 #include "xxhash.h"
 
@@ -91,7 +91,7 @@ Status RowSealer::Seal(const Entity& given, std::string* out) const {
   std::optional<Entity> computed;
   PARTKV_ASSIGN_OR_RETURN(const Entity* keyed, table_->WithSchemeKeys(type_, given, &computed));
   const Entity& entity = *keyed;
-  const TableData& data = table_->data();
+  const SharedTable& data = table_->data();
   size_t size = 0;
   PARTKV_RETURN_IF_ERROR(ValidateEntity(entity, data.limits(), &size));
   const double cost = WriteCost(data.profile(), entity);

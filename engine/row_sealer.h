@@ -7,7 +7,7 @@
 // properties, and a seal — XXH3-64 of all of it, seeded with a random number only this sealer
 // knows. Parse() reads a sealed row back and checks its seal: a row damaged in between (sealed
 // rows usually wait in a spill file on disk) or made by another sealer is Corruption. Only Parse
-// makes a SealedRow, and TableState::SubmitSealed takes only SealedRows parsed by the sealer it is
+// makes a SealedRow, and TableHandle::SubmitSealed takes only SealedRows parsed by the sealer it is
 // given, itself made for the same table; it writes them as one atomic batch without rebuilding,
 // re-checking or re-encoding the entities. The seal guards against damage and misuse, not
 // against an attacker who can read the process's memory.
@@ -24,7 +24,7 @@
 // header with the write's Timestamp and ETag.
 //
 // Thread-safety: a RowSealer is immutable; Seal and Parse may run on any number of threads.
-// REQUIRES: the TableState that made it outlives it.
+// REQUIRES: the TableHandle that made it outlives it.
 
 #ifndef PARTKV_ENGINE_ROW_SEALER_H_
 #define PARTKV_ENGINE_ROW_SEALER_H_
@@ -40,7 +40,7 @@
 
 namespace partkv::engine {
 
-class TableState;
+class TableHandle;
 
 // One sealed row as parsed and checked by RowSealer::Parse: views into the bytes given to it,
 // valid as long as they are (and unchanged).
@@ -81,15 +81,15 @@ class RowSealer {
   // Whether `row` was parsed by this sealer (or a copy of it).
   bool Parsed(const SealedRow& row) const { return row.sealer_ == seed_; }
 
-  const TableState& table() const { return *table_; }
+  const TableHandle& table() const { return *table_; }
 
  private:
-  friend class TableState;
+  friend class TableHandle;
   // The seed is odd, so that no default SealedRow passes for parsed.
-  RowSealer(const TableState* table, OpType type, uint64_t seed)
+  RowSealer(const TableHandle* table, OpType type, uint64_t seed)
       : table_(table), type_(type), seed_(seed | 1) {}
 
-  const TableState* table_;
+  const TableHandle* table_;
   OpType type_;
   uint64_t seed_;
 };

@@ -340,7 +340,7 @@ Status StoreState::LoadCatalog() {
     }
     std::string key = LowerCase(record->name);
     auto parts = PartitionsOf(*record);
-    auto data = std::make_shared<TableData>(std::move(*record), std::move(parts));
+    auto data = std::make_shared<SharedTable>(std::move(*record), std::move(parts));
     data->set_schemes(std::move(pk_scheme), std::move(rk_scheme));
     PARTKV_RETURN_IF_ERROR(ConfigureTable(data.get()));
     tables_[key] = std::move(data);
@@ -420,14 +420,14 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
   PARTKV_RETURN_IF_ERROR(Write(/*sync=*/true, &wb, "create table '" + std::string(name) + "'"));
   ++next_table_id_;
   auto parts = PartitionsOf(record);
-  auto data = std::make_shared<TableData>(std::move(record), std::move(parts));
+  auto data = std::make_shared<SharedTable>(std::move(record), std::move(parts));
   data->set_schemes(options.partition_key_scheme, options.row_key_scheme);
   PARTKV_RETURN_IF_ERROR(ConfigureTable(data.get()));
   tables_[key] = std::move(data);
   return Status::OK();
 }
 
-Status StoreState::ConfigureTable(TableData* data) {
+Status StoreState::ConfigureTable(SharedTable* data) {
   const TableRecord& r = data->record();
   const std::string& name = r.profile.empty() ? default_profile_ : r.profile;
   auto profile = GetProfile(name);
@@ -451,7 +451,7 @@ rocksdb::ColumnFamilyOptions StoreState::DataOptions(uint32_t count) const {
 }
 
 Status StoreState::DropTable(std::string_view name) {
-  std::shared_ptr<TableData> data;
+  std::shared_ptr<SharedTable> data;
   {
     std::lock_guard<std::mutex> lock(catalog_mu_);
     auto it = tables_.find(LowerCase(name));
@@ -498,14 +498,14 @@ std::vector<TableInfo> StoreState::ListTables() const {
   return out;
 }
 
-Result<std::shared_ptr<TableData>> StoreState::FindTable(std::string_view name) const {
+Result<std::shared_ptr<SharedTable>> StoreState::FindTable(std::string_view name) const {
   std::lock_guard<std::mutex> lock(catalog_mu_);
   auto it = tables_.find(LowerCase(name));
   if (it == tables_.end()) return Status::NotFound("table '" + std::string(name) + "' does not exist");
   return it->second;
 }
 
-Status StoreState::SetAccessPolicies(TableData* table, std::vector<AccessPolicy> policies) {
+Status StoreState::SetAccessPolicies(SharedTable* table, std::vector<AccessPolicy> policies) {
   PARTKV_RETURN_IF_ERROR(ValidateAccessPolicies(policies));
   std::lock_guard<std::mutex> lock(catalog_mu_);
   if (table->dropped()) {

@@ -1,6 +1,6 @@
 // StoreState: the open RocksDB database behind a Store, its catalog of tables, the row locks, the
 // store's clock (which issues every Timestamp and ETag) and the bounded write path. Shared
-// (std::shared_ptr) by the Store handle and every TableState, so the database closes when the
+// (std::shared_ptr) by the Store handle and every TableHandle, so the database closes when the
 // last of them goes.
 //
 // Ownership: StoreState owns the rocksdb::DB and every column family handle (`meta` and the
@@ -26,10 +26,10 @@
 #include "engine/dropped_tables.h"
 #include "engine/recovery.h"
 #include "engine/resume_cache.h"
-#include "engine/table_data.h"
+#include "engine/shared_table.h"
 #include "partkv/options.h"
 #include "partkv/result.h"
-#include "partkv/table.h"
+#include "partkv/table_info.h"
 #include "rocksdb/db.h"
 
 namespace partkv::engine {
@@ -49,9 +49,9 @@ class StoreState {
   Status CreateTable(std::string_view name, const TableOptions& options);
   Status DropTable(std::string_view name);
   std::vector<TableInfo> ListTables() const;
-  Result<std::shared_ptr<TableData>> FindTable(std::string_view name) const;
+  Result<std::shared_ptr<SharedTable>> FindTable(std::string_view name) const;
   // Table::SetAccessPolicies: rewrites the table's catalog record with `policies`.
-  Status SetAccessPolicies(TableData* table, std::vector<AccessPolicy> policies);
+  Status SetAccessPolicies(SharedTable* table, std::vector<AccessPolicy> policies);
   // Store::ServiceProperties / SetServiceProperties.
   Result<std::string> ServiceProperties() const;
   Status SetServiceProperties(std::string_view document);
@@ -112,7 +112,7 @@ class StoreState {
   Status CreateDataColumnFamilies(uint32_t count);
   Status ReserveTicks(int64_t needed);
   // Resolves a table's profile and throttling (its own, else the store's) and applies them.
-  Status ConfigureTable(TableData* data);
+  Status ConfigureTable(SharedTable* data);
 
   std::string path_;
   std::string secret_;
@@ -128,7 +128,7 @@ class StoreState {
   std::vector<rocksdb::ColumnFamilyHandle*> data_;  // owned; "d0", "d1", ...
 
   mutable std::mutex catalog_mu_;
-  std::map<std::string, std::shared_ptr<TableData>> tables_;  // by lower-cased name
+  std::map<std::string, std::shared_ptr<SharedTable>> tables_;  // by lower-cased name
   uint32_t next_table_id_ = 1;
 
   std::mutex clock_mu_;

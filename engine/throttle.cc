@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/table_data.h"
+#include "engine/shared_table.h"
 
 namespace partkv::engine {
 

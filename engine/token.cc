@@ -4,7 +4,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "engine/base64.h"
+#include "partkv/base64.h"
 
 namespace partkv::engine {
 namespace {

@@ -12,6 +12,6 @@ cd "$(dirname "$0")/.."
 build=${PARTKV_FUZZ_BUILD_DIR:-build-fuzz}
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_FLAGS=-gline-tables-only -DPARTKV_SANITIZE=address,undefined \
-  -DPARTKV_BUILD_BENCH=OFF -DPARTKV_BUILD_TOOLS=OFF
+  -DPARTKV_BUILD_BENCH=OFF -DPARTKV_BUILD_TOOLS=OFF -DPARTKV_FUZZ_COVERAGE=ON
 cmake --build "$build" -j2 --target partkv_fuzz
 bash tests/fuzz/run.sh "$build" "${PARTKV_FUZZ_SECONDS:-25}"

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "api/src/json_internal.h"
-#include "engine/base64.h"
+#include "partkv/base64.h"
 #include "partkv/json.h"
 
 #if PARTKV_HAVE_SIMDJSON
@@ -212,7 +212,7 @@ bool AppendTyped(Type type, const Member& m, Entity* entity) {
     }
     case Type::kBinary: {
       if (m.kind != Kind::kString) return false;
-      auto bytes = engine::Base64Decode(m.text);
+      auto bytes = Base64Decode(m.text);
       return bytes.ok() && append(Value::Binary(std::move(*bytes)));
     }
   }

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "api/src/json_internal.h"
-#include "engine/base64.h"
+#include "partkv/base64.h"
 #include "partkv/json.h"
 
 namespace partkv {
@@ -403,7 +403,7 @@ Result<Value> ToType(std::string_view name, Type type, Scalar& v) {
     }
     case Type::kBinary: {
       if (!is_string) return Mismatch(name, "Edm.Binary value must be a base64 string", v);
-      auto bytes = engine::Base64Decode(v.text);
+      auto bytes = Base64Decode(v.text);
       if (!bytes.ok()) return bytes.status().WithContext("property '" + std::string(name) + "'");
       return Value::Binary(std::move(*bytes));
     }

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "api/src/json_internal.h"
-#include "engine/base64.h"
+#include "partkv/base64.h"
 #include "partkv/json.h"
 
 namespace partkv {
@@ -77,7 +77,7 @@ void WriteValue(ObjectWriter& w, const std::string& name, const Value& v) {
     case Type::kString:
       return w.String(name, v.as_string());
     case Type::kBinary:
-      return w.String(name, engine::Base64Encode(v.as_binary()));
+      return w.String(name, Base64Encode(v.as_binary()));
     case Type::kBoolean:
       return w.Raw(name, v.as_bool() ? "true" : "false");
     case Type::kDateTime:

@@ -5,10 +5,11 @@
 #include <cstdlib>
 #include <thread>
 
+#include "api/front/front_access.h"
 #include "engine/cursor.h"
 #include "engine/key_codec.h"
 #include "engine/store_state.h"
-#include "engine/table_state.h"
+#include "engine/table_handle.h"
 #include "engine/value_codec.h"
 #include "fmt/format.h"
 #include "rocksdb/cache.h"
@@ -28,7 +29,7 @@ Status FromRocks(const rocksdb::Status& s, const std::string& what) {
 // The shared column families holding the table's physical partitions (each once).
 std::vector<rocksdb::ColumnFamilyHandle*> HandlesOf(const Table& table) {
   std::vector<rocksdb::ColumnFamilyHandle*> out;
-  for (const auto& p : table.state().data().partitions()) {
+  for (const auto& p : FrontAccess::Of(table).data().partitions()) {
     if (std::find(out.begin(), out.end(), p.cf) == out.end()) out.push_back(p.cf);
   }
   return out;
@@ -84,7 +85,7 @@ struct RawDb::Rep {
 
 Result<std::unique_ptr<RawDb>> RawDb::Create(const std::string& path, const Store& store,
                                              uint32_t partitions) {
-  const engine::StoreState& state = store.state();
+  const engine::StoreState& state = FrontAccess::Of(store);
   rocksdb::ColumnFamilyOptions partition = state.DataOptions(partitions);
   const auto* table = partition.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
   if (table == nullptr || table->block_cache == nullptr) {
@@ -162,11 +163,11 @@ RawWrite EncodeForRaw(const Entity& entity, int64_t timestamp_ticks, uint64_t et
 }
 
 size_t PartitionIndexOf(const Table& table, std::string_view pk) {
-  return table.state().data().PartitionIndexOf(pk);
+  return FrontAccess::Of(table).data().PartitionIndexOf(pk);
 }
 
 bool WaitForQuiet(const Store& store, double max_seconds) {
-  return WaitForQuietDb(store.state().db(), max_seconds);
+  return WaitForQuietDb(FrontAccess::Of(store).db(), max_seconds);
 }
 
 uint64_t TableSstBytes(const Store& store, const Table& table) {
@@ -175,11 +176,11 @@ uint64_t TableSstBytes(const Store& store, const Table& table) {
   so.include_files = true;
   so.include_memtables = false;
   uint64_t total = 0;
-  for (const auto& p : table.state().data().partitions()) {
+  for (const auto& p : FrontAccess::Of(table).data().partitions()) {
     const std::string end = engine::PrefixEnd(p.prefix);
     rocksdb::Range range(p.prefix, end);
     uint64_t size = 0;
-    if (store.state().db()->GetApproximateSizes(so, p.cf, &range, 1, &size).ok()) total += size;
+    if (FrontAccess::Of(store).db()->GetApproximateSizes(so, p.cf, &range, 1, &size).ok()) total += size;
   }
   return total;
 }
@@ -188,12 +189,12 @@ std::vector<uint64_t> CountEntitiesOnDisk(const Store& store, const Table& table
   std::vector<uint64_t> counts;
   rocksdb::ReadOptions ro;
   ro.fill_cache = false;  // a census, not a read the measured reads should profit from
-  for (const auto& p : table.state().data().partitions()) {
+  for (const auto& p : FrontAccess::Of(table).data().partitions()) {
     const std::string end = engine::PrefixEnd(p.prefix);
     const rocksdb::Slice lower(p.prefix), upper(end);
     ro.iterate_lower_bound = &lower;
     ro.iterate_upper_bound = &upper;
-    std::unique_ptr<rocksdb::Iterator> it(store.state().db()->NewIterator(ro, p.cf));
+    std::unique_ptr<rocksdb::Iterator> it(FrontAccess::Of(store).db()->NewIterator(ro, p.cf));
     uint64_t n = 0;
     for (it->Seek(lower); it->Valid(); it->Next()) ++n;
     counts.push_back(it->status().ok() ? n : UINT64_MAX);
@@ -208,7 +209,7 @@ std::string LsmShape(const Store& store, const Table& table) {
     for (auto* cf : HandlesOf(table)) {
       // A string property: GetIntProperty does not serve it.
       std::string v;
-      if (store.state().db()->GetProperty(
+      if (FrontAccess::Of(store).db()->GetProperty(
               cf, rocksdb::DB::Properties::kNumFilesAtLevelPrefix + std::to_string(level), &v)) {
         files += std::strtoull(v.c_str(), nullptr, 10);
       }

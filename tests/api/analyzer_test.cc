@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "engine/catalog.h"
-#include "engine/table_data.h"
+#include "engine/shared_table.h"
 
 namespace partkv {
 namespace {

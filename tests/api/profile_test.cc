@@ -1,12 +1,13 @@
 // Cloud profiles: validation limits per service, deterministic throttling emulation (injected
 // clock, no sleeps), retry with back-off, and hot-partition statistics.
 
+#include "api/front/front_access.h"
 #include "partkv/profile.h"
 
 #include <algorithm>
 
 #include "engine/profile.h"
-#include "engine/table_state.h"
+#include "engine/table_handle.h"
 #include "partkv/analyzer.h"
 #include "partkv/keys.h"
 #include "tests/testing/store_fixture.h"
@@ -64,7 +65,7 @@ int Offer(Table& t, ManualClock& clock, int ms, int per_ms, KeyFn key, int* thro
 
 TEST_F(ProfileTest, DynamoDbHotPartitionIsHeldTo1000WcuPerSecondAfterItsBurst) {
   Open("dynamodb", true);
-  ASSERT_EQ(engine::WriteCost(table_->state().data().profile(), Item("hot", "r")), 1);
+  ASSERT_EQ(engine::WriteCost(FrontAccess::Of(*table_).data().profile(), Item("hot", "r")), 1);
   int throttled = 0;
   // 2,000 writes/s offered for 10 s to one partition key.
   int ok = Offer(*table_, *clock_, 10000, 2, [](int) { return std::string("hot"); }, &throttled);
@@ -107,7 +108,7 @@ TEST_F(ProfileTest, SameLoadSpreadByHashSuffixIsNotThrottled) {
 
 TEST_F(ProfileTest, CosmosPhysicalPartitionIsHeldTo10000RuPerSecond) {
   Open("cosmos", true);
-  engine::TableData& data = table_->state().data();
+  engine::SharedTable& data = FrontAccess::Of(*table_).data();
   // Many logical partitions, all in physical partition 0: they share its budget.
   std::vector<std::string> keys;
   for (int i = 0; keys.size() < 50; ++i) {

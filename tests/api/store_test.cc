@@ -1,6 +1,7 @@
 // Store lifecycle: tables in the catalog, reopening, the format version, refusing what is not a
 // store, and physical partitions as hash ranges.
 
+#include "api/front/front_access.h"
 #include "partkv/store.h"
 
 #include <filesystem>
@@ -9,8 +10,8 @@
 #include "engine/catalog.h"
 #include "engine/key_codec.h"
 #include "engine/store_state.h"
-#include "engine/table_data.h"
-#include "engine/table_state.h"
+#include "engine/shared_table.h"
+#include "engine/table_handle.h"
 #include "rocksdb/db.h"
 #include "tests/testing/store_fixture.h"
 
@@ -164,8 +165,8 @@ TEST_F(StoreTest, EntitiesSpreadOverEveryPhysicalPartition) {
   for (int i = 0; i < 800; ++i) {
     ASSERT_TRUE(table_->Insert(Make("device-" + std::to_string(i), "r", i)).ok());
   }
-  engine::TableData& data = table_->state().data();
-  rocksdb::DB* db = store_->state().db();
+  engine::SharedTable& data = FrontAccess::Of(*table_).data();
+  rocksdb::DB* db = FrontAccess::Of(*store_).db();
   size_t total = 0;
   for (size_t p = 0; p < data.partitions().size(); ++p) {
     // Physical partition p: the keys of its prefix in its shared column family.

@@ -1,6 +1,7 @@
 // Entity semantics of a table (design.md "Semantics"): unique keys under racing writers, ETag
 // preconditions, upserts, merges, deletes, Timestamps.
 
+#include "api/front/front_access.h"
 #include "partkv/table.h"
 
 #include <atomic>
@@ -136,7 +137,7 @@ TEST_F(TableTest, EtagsNeverRepeatForAKeyAcrossRestartsAndClockSteps) {
       EXPECT_TRUE(seen.insert(w->etag).second) << "repeated ETag " << w->etag;
     }
   };
-  store_->state().SetClockForTesting([&] { return fake_now; });
+  FrontAccess::Of(*store_).SetClockForTesting([&] { return fake_now; });
   write_some();
   auto before = table_->Get("p", "r");
   ASSERT_TRUE(before.ok());
@@ -144,7 +145,7 @@ TEST_F(TableTest, EtagsNeverRepeatForAKeyAcrossRestartsAndClockSteps) {
     Reopen();
     OpenTable();
     fake_now -= 10'000'000'000LL;  // the wall clock steps back 1000 s at every restart
-    store_->state().SetClockForTesting([&] { return fake_now; });
+    FrontAccess::Of(*store_).SetClockForTesting([&] { return fake_now; });
     write_some();
   }
   auto after = table_->Get("p", "r");

@@ -2,6 +2,7 @@
 // files of its range at once, the rest as flushes and compactions pass (engine/dropped_tables.h),
 // also after a reopen; no other table loses a key.
 
+#include "api/front/front_access.h"
 #include "engine/dropped_tables.h"
 
 #include <memory>
@@ -10,8 +11,8 @@
 #include "engine/catalog.h"
 #include "engine/cursor.h"
 #include "engine/store_state.h"
-#include "engine/table_data.h"
-#include "engine/table_state.h"
+#include "engine/shared_table.h"
+#include "engine/table_handle.h"
 #include "gtest/gtest.h"
 #include "partkv/partkv.h"
 #include "rocksdb/db.h"
@@ -28,9 +29,9 @@ struct Census {
 
 Census CensusOf(const Store& store, uint32_t id) {
   Census c;
-  rocksdb::DB* db = store.state().db();
+  rocksdb::DB* db = FrontAccess::Of(store).db();
   const std::string begin = TablePrefix(id), end = TablePrefix(id + 1);
-  for (auto* cf : store.state().data_column_families()) {
+  for (auto* cf : FrontAccess::Of(store).data_column_families()) {
     rocksdb::ReadOptions ro;
     const rocksdb::Slice lower(begin), upper(end);
     ro.iterate_lower_bound = &lower;
@@ -71,8 +72,8 @@ TEST(DroppedTablesTest, KeysOfADroppedTableLeaveWithoutTombstonesAndOthersStay) 
   EXPECT_EQ(CensusOf(*store, gone_id).range_deletions, 0u);
   // Flushes and a full compaction leave the dropped table's keys out.
   ASSERT_TRUE(store->Flush().ok());
-  for (auto* cf : store->state().data_column_families()) {
-    ASSERT_TRUE(store->state().db()->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr,
+  for (auto* cf : FrontAccess::Of(*store).data_column_families()) {
+    ASSERT_TRUE(FrontAccess::Of(*store).db()->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr,
                                                   nullptr).ok());
   }
   EXPECT_EQ(CensusOf(*store, gone_id).keys, 0u);
@@ -100,8 +101,8 @@ TEST(DroppedTablesTest, DroppedIdsSurviveReopenAndStillFilter) {
   ASSERT_TRUE(store.ok());
   EXPECT_TRUE(store->OpenTable("Gone").status().IsNotFound());
   ASSERT_TRUE(store->Flush().ok());
-  for (auto* cf : store->state().data_column_families()) {
-    ASSERT_TRUE(store->state().db()->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr,
+  for (auto* cf : FrontAccess::Of(*store).data_column_families()) {
+    ASSERT_TRUE(FrontAccess::Of(*store).db()->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr,
                                                   nullptr).ok());
   }
   EXPECT_EQ(CensusOf(*store, id).keys, 0u);

@@ -2,12 +2,13 @@
 // the same result as Table::Submit; and nothing that did not pass the table's validation gets
 // in — not a damaged row, not a row of another sealer, not a row for another table.
 
+#include "api/front/front_access.h"
 #include "engine/row_sealer.h"
 
 #include <string>
 #include <vector>
 
-#include "engine/table_state.h"
+#include "engine/table_handle.h"
 #include "engine/value_codec.h"
 #include "tests/testing/store_fixture.h"
 
@@ -16,7 +17,7 @@ namespace {
 
 class RowSealerTest : public testing::StoreFixture {
  protected:
-  TableState& state() { return table_->state(); }
+  TableHandle& state() { return FrontAccess::Of(*table_); }
 
   RowSealer Sealer(OpType type = OpType::kInsert) {
     auto sealer = state().NewRowSealer(type);
@@ -176,7 +177,7 @@ TEST_F(RowSealerTest, RowsOfAnotherSealerOrTableAreRefused) {
   ASSERT_TRUE(store_->CreateTable("Others").ok());
   auto others = store_->OpenTable("Others");
   ASSERT_TRUE(others.ok());
-  auto foreign = others->state().NewRowSealer(OpType::kInsert);
+  auto foreign = FrontAccess::Of(*others).NewRowSealer(OpType::kInsert);
   ASSERT_TRUE(foreign.ok());
   rows = Seal(*foreign, {Make("p", "a", 1)});
   s = Submit(*foreign, rows);
@@ -190,7 +191,7 @@ TEST_F(RowSealerTest, RowsOfAnotherSealerOrTableAreRefused) {
   rows = Seal(other, {Make("p", "a", 1)});
   std::vector<SealedRow> sealed(1);
   ASSERT_TRUE(other.Parse(rows[0], &sealed[0]).ok());
-  EXPECT_TRUE(again->state().SubmitSealed(other, sealed, {}).ok());
+  EXPECT_TRUE(FrontAccess::Of(*again).SubmitSealed(other, sealed, {}).ok());
   EXPECT_EQ(Get("p", "a"), "{n=1}");
 }
 

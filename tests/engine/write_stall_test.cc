@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "api/front/front_access.h"
 #include "engine/store_state.h"
 #include "gtest/gtest.h"
 #include "partkv/partkv.h"
@@ -24,7 +25,7 @@ TEST(WriteStallTest, AStallBeyondTheBoundFailsWithBusyAndWritesNothing) {
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   ASSERT_TRUE(store->CreateTable("Stalled", {.physical_partitions = 1}).ok());
   auto table = *store->OpenTable("Stalled");
-  ASSERT_TRUE(store->state().db()->PauseBackgroundWork().ok());
+  ASSERT_TRUE(FrontAccess::Of(*store).db()->PauseBackgroundWork().ok());
 
   const std::string payload(2000, 'x');
   Status failed;
@@ -46,7 +47,7 @@ TEST(WriteStallTest, AStallBeyondTheBoundFailsWithBusyAndWritesNothing) {
   // The refused write left nothing behind.
   EXPECT_TRUE(table.Get("p", "r" + std::to_string(written)).status().IsNotFound());
 
-  ASSERT_TRUE(store->state().db()->ContinueBackgroundWork().ok());
+  ASSERT_TRUE(FrontAccess::Of(*store).db()->ContinueBackgroundWork().ok());
   Entity again("p", "r" + std::to_string(written));
   again.Set("payload", Value::String(payload));
   auto w = table.Insert(again);

@@ -16,10 +16,11 @@
 #include <utility>
 #include <vector>
 
+#include "api/front/front_access.h"
 #include "engine/catalog.h"
 #include "engine/key_codec.h"
-#include "engine/table_data.h"
-#include "engine/table_state.h"
+#include "engine/shared_table.h"
+#include "engine/table_handle.h"
 #include "gtest/gtest.h"
 #include "partkv/partkv.h"
 #include "rocksdb/db.h"
@@ -115,7 +116,7 @@ class ErrorsTest : public ::testing::TestWithParam<Case> {
   }
   // The column family and stored key of (pk, rk) in table Items.
   std::pair<std::string, std::string> Locate(const std::string& pk, const std::string& rk) {
-    auto& data = table_->state().data();
+    auto& data = FrontAccess::Of(*table_).data();
     const auto& part = data.partitions()[data.PartitionIndexOf(pk)];
     return {part.cf->GetName(), part.prefix + engine::EntityKey(pk, rk)};
   }

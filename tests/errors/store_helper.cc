@@ -122,17 +122,17 @@ Entity Acknowledged(int i) {
   auto store = Store::Open(path, options);
   if (!store.ok()) Say("ERR open: " + store.status().ToString()), std::_Exit(1);
   if (Status s = store->CreateTable("Items"); !s.ok()) Say("ERR " + s.ToString()), std::_Exit(1);
-  Table table = *store->OpenTable("Items");
+  std::optional<Table> table = *store->OpenTable("Items");
   int n = 0;
   for (; n < kKnown; ++n) {
-    if (!table.Insert(Acknowledged(n), {.sync = true}).ok()) Say("ERR known write"), std::_Exit(1);
+    if (!table->Insert(Acknowledged(n), {.sync = true}).ok()) Say("ERR known write"), std::_Exit(1);
     ack(n + 1);
   }
   Say("KNOWN " + std::to_string(kKnown));
   arm();
   Status failure;
   for (; n < kKnown + 4096 && failure.ok(); ++n) {
-    auto w = table.InsertOrReplace(Acknowledged(n), {.sync = true});
+    auto w = table->InsertOrReplace(Acknowledged(n), {.sync = true});
     if (w.ok()) {
       ack(n + 1);
     } else {
@@ -143,8 +143,8 @@ Entity Acknowledged(int i) {
   Say("FAILED " + std::string(Status::CodeName(failure.code())) + " " +
       std::string(failure.message()));
   // Out of space, the store refuses writes and still serves reads.
-  Say("AGAIN " + table.InsertOrReplace(Row("after", 0, 10), {.sync = true}).status().ToString());
-  Say("READ " + table.Get("disk", "known-0").status().ToString());
+  Say("AGAIN " + table->InsertOrReplace(Row("after", 0, 10), {.sync = true}).status().ToString());
+  Say("READ " + table->Get("disk", "known-0").status().ToString());
   // And says so without waiting.
   Say("STOPPED " + store->AwaitWritable(std::chrono::milliseconds(0)).ToString());
   if (free_space) {
@@ -155,12 +155,12 @@ Entity Acknowledged(int i) {
     Say("WRITABLE " + resumed.ToString());
     // The write that failed, retried: a write that returns an error may still have been
     // applied, so the model counts it only once it is acknowledged.
-    if (resumed.ok()) resumed = table.InsertOrReplace(Acknowledged(n - 1), {.sync = true}).status();
+    if (resumed.ok()) resumed = table->InsertOrReplace(Acknowledged(n - 1), {.sync = true}).status();
     if (resumed.ok()) ack(n);
     Say("RESUMED " + resumed.ToString());
   }
   store = Status::Busy("closing");  // closes the store (the table handle goes next)
-  table = Table(nullptr);
+  table.reset();
   Say("CLOSED");
   std::_Exit(0);
 }

@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/table_state.h"
+#include "api/front/front_access.h"
+#include "engine/table_handle.h"
 #include "nlohmann/json.hpp"
 #include "partkv/json.h"
 #include "tools/cli/cli.h"
@@ -47,7 +48,7 @@ Result<IfMatch> ParseIfMatch(const std::string& text, std::string_view where) {
 
 // Keys must be in the JSON unless the table computes them with a key scheme.
 JsonReadOptions ReadOptionsFor(const Table& table) {
-  const engine::TableData& data = table.state().data();
+  const engine::SharedTable& data = FrontAccess::Of(table).data();
   return JsonReadOptions{.require_keys =
                              !data.partition_key_scheme() && !data.row_key_scheme()};
 }
@@ -83,7 +84,7 @@ Status WriteEntity(const Context& ctx, const WriteArgs& args, OpType type) {
   // Compute scheme keys here, so that the printed entity carries the keys that were written.
   std::optional<Entity> computed;
   PARTKV_ASSIGN_OR_RETURN(const Entity* keyed,
-                          table.state().WithSchemeKeys(type, entity, &computed));
+                          FrontAccess::Of(table).WithSchemeKeys(type, entity, &computed));
   PARTKV_ASSIGN_OR_RETURN(WriteResult written, Apply(table, type, *keyed, if_match));
   Entity out = *keyed;
   out.set_etag(written.etag);

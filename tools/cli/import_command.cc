@@ -11,7 +11,7 @@
 // Pass 2 reads the spill file back on a producer thread that groups consecutive rows of one
 // PartitionKey into batches (at most the table's batch limits, 100 operations and 4 MiB by
 // Azure's size formula by default, and never two operations on one row), while the main thread
-// submits them in file order (TableState::SubmitSealed: the store writes them without decoding,
+// submits them in file order (TableHandle::SubmitSealed: the store writes them without decoding,
 // checking or encoding them a second time). Each batch is atomic; the file as a whole cannot be:
 // when a batch fails (in insert mode, a row that exists), the error names the line and how many
 // rows were written — exactly those on the lines before the failing batch. A batch refused by the
@@ -34,8 +34,9 @@
 #include <thread>
 #include <vector>
 
+#include "api/front/front_access.h"
 #include "engine/row_sealer.h"
-#include "engine/table_state.h"
+#include "engine/table_handle.h"
 #include "partkv/clock.h"
 #include "partkv/json.h"
 #include "partkv/profile.h"
@@ -62,7 +63,7 @@ double Seconds(SteadyClock::duration d) { return std::chrono::duration<double>(d
 // random source are thread-local).
 class RowValidator {
  public:
-  RowValidator(const engine::TableState& state, const engine::RowSealer& sealer)
+  RowValidator(const engine::TableHandle& state, const engine::RowSealer& sealer)
       : sealer_(sealer),
         read_options_{.require_keys =
                           !state.data().partition_key_scheme() && !state.data().row_key_scheme()} {}
@@ -268,7 +269,7 @@ struct PendingBatch {
     lines.push_back(line);
     size += row.size();
   }
-  // Reads the rows of the complete batch into `sealed`, for TableState::SubmitSealed (here, on
+  // Reads the rows of the complete batch into `sealed`, for TableHandle::SubmitSealed (here, on
   // the producer thread, rather than on the writer's).
   Status Complete(const engine::RowSealer& sealer) {
     sealed.resize(rows());
@@ -401,7 +402,7 @@ struct WriteTotals {
   int64_t waited_micros = 0;
 };
 
-Status WriteAll(engine::TableState& state, const engine::RowSealer& sealer, SpillFile& spill,
+Status WriteAll(engine::TableHandle& state, const engine::RowSealer& sealer, SpillFile& spill,
                 uint64_t total_rows, Progress& progress, WriteTotals* totals) {
   PARTKV_RETURN_IF_ERROR(spill.Rewind());
   BatchQueue queue(kQueueBytes);
@@ -465,7 +466,7 @@ Status RunImport(const Context& ctx, const ImportArgs& args) {
   const std::string& name = table.name();
 
   SteadyClock::time_point start = SteadyClock::now();
-  engine::TableState& state = table.state();
+  engine::TableHandle& state = FrontAccess::Of(table);
   PARTKV_ASSIGN_OR_RETURN(engine::RowSealer sealer, state.NewRowSealer(type));
   RowValidator validator(state, sealer);
   uint64_t rows = 0;

@@ -18,10 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "api/front/front_access.h"
 #include "engine/cursor.h"
 #include "engine/key_codec.h"
 #include "engine/store_state.h"
-#include "engine/table_state.h"
+#include "engine/table_handle.h"
 #include "nlohmann/json.hpp"
 #include "partkv/analyzer.h"
 #include "partkv/json.h"
@@ -196,8 +197,8 @@ void PrintStatsChart(const std::string& table, const std::vector<PhysicalStats>&
 Status RunStats(const Context& ctx, const StatsArgs& args) {
   PARTKV_ASSIGN_OR_RETURN(Store store, OpenStore(ctx));
   PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
-  rocksdb::DB* db = store.state().db();
-  const auto& partitions = table.state().data().partitions();
+  rocksdb::DB* db = FrontAccess::Of(store).db();
+  const auto& partitions = FrontAccess::Of(table).data().partitions();
   const rocksdb::Snapshot* snapshot = db->GetSnapshot();
   std::vector<PhysicalStats> physical(partitions.size());
   TopPartitions top(args.top);

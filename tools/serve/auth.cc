@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <ctime>
 
-#include "engine/base64.h"
+#include "partkv/base64.h"
 
 namespace partkv::serve {
 namespace {
@@ -36,7 +36,7 @@ Status Accounts::Add(std::string_view name, std::string_view base64_key) {
   if (Find(name) != nullptr) {
     return Status::InvalidArgument("account '" + std::string(name) + "' is given twice");
   }
-  auto key = engine::Base64Decode(base64_key);
+  auto key = Base64Decode(base64_key);
   if (!key.ok() || key->empty()) {
     return Status::InvalidArgument("the key of account '" + std::string(name) +
                                    "' is not base64 (standard alphabet, padded)");
@@ -86,7 +86,7 @@ std::string Account::Sign(std::string_view message) const {
       EVP_MAC_final(ctx.get(), digest, &length, sizeof digest) != 1) {
     return HmacSha256Base64(key_, message);  // the slow path gives the same signature
   }
-  return engine::Base64Encode(std::string_view(reinterpret_cast<const char*>(digest), length));
+  return Base64Encode(std::string_view(reinterpret_cast<const char*>(digest), length));
 }
 
 std::string HmacSha256Base64(std::string_view key, std::string_view message) {
@@ -94,7 +94,7 @@ std::string HmacSha256Base64(std::string_view key, std::string_view message) {
   unsigned int length = 0;
   HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
        reinterpret_cast<const unsigned char*>(message.data()), message.size(), digest, &length);
-  return engine::Base64Encode(std::string_view(reinterpret_cast<const char*>(digest), length));
+  return Base64Encode(std::string_view(reinterpret_cast<const char*>(digest), length));
 }
 
 bool SignaturesEqual(std::string_view a, std::string_view b) {

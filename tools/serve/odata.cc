@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/base64.h"
+#include "partkv/base64.h"
 #include "tools/serve/uri.h"
 
 namespace partkv::serve {
@@ -183,7 +183,7 @@ void AppendInt(std::string& out, Int v) {
 void AppendValue(std::string& out, const Value& v) {
   switch (v.type()) {
     case Type::kString: return AppendQuoted(out, v.as_string());
-    case Type::kBinary: return AppendQuoted(out, engine::Base64Encode(v.as_binary()));
+    case Type::kBinary: return AppendQuoted(out, Base64Encode(v.as_binary()));
     case Type::kBoolean: out += v.as_bool() ? "true" : "false"; return;
     case Type::kDateTime: return AppendDateTime(out, v.as_datetime(), /*trim=*/true);
     case Type::kDouble: return AppendDouble(out, v.as_double());

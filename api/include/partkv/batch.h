@@ -19,6 +19,9 @@
 #include "partkv/entity.h"
 #include "partkv/if_match.h"
 
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
 namespace partkv {
 
 enum class OpType : uint8_t {
@@ -70,5 +73,6 @@ class Batch {
 };
 
 }  // namespace partkv
+#pragma GCC visibility pop
 
 #endif  // PARTKV_BATCH_H_

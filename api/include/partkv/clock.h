@@ -11,6 +11,9 @@
 #include <cstdint>
 #include <memory>
 
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
 namespace partkv {
 
 class Clock {
@@ -38,5 +41,6 @@ class ManualClock : public Clock {
 };
 
 }  // namespace partkv
+#pragma GCC visibility pop
 
 #endif  // PARTKV_CLOCK_H_

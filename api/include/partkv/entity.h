@@ -19,6 +19,9 @@
 
 #include "partkv/value.h"
 
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
 namespace partkv {
 
 class Entity {
@@ -82,5 +85,6 @@ class Entity {
 };
 
 }  // namespace partkv
+#pragma GCC visibility pop
 
 #endif  // PARTKV_ENTITY_H_

@@ -9,6 +9,9 @@
 #include <string>
 #include <string_view>
 
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
 namespace partkv {
 
 class IfMatch {
@@ -31,5 +34,6 @@ class IfMatch {
 };
 
 }  // namespace partkv
+#pragma GCC visibility pop
 
 #endif  // PARTKV_IF_MATCH_H_

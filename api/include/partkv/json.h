@@ -34,6 +34,9 @@
 #include "partkv/entity.h"
 #include "partkv/result.h"
 
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
 namespace partkv {
 
 // How much type metadata EntityToJson writes, after the OData "odata=" Accept parameter.
@@ -80,5 +83,6 @@ std::string EntityToJson(const Entity& entity, const JsonWriteOptions& options =
 bool JsonNeedsAnnotation(const Value& value, JsonMetadata metadata);
 
 }  // namespace partkv
+#pragma GCC visibility pop
 
 #endif  // PARTKV_JSON_H_

@@ -45,6 +45,9 @@
 #include "partkv/status.h"
 #include "partkv/value.h"
 
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
 namespace partkv {
 
 // How HashSuffix turns its source value into a suffix 1..N. The text names ("xxh3", "md5",
@@ -144,7 +147,7 @@ class KeyStrategy {
   // entity may have. Errors as for Compute().
   Result<std::string> ComputeBase(const Entity& entity) const;
 
-  friend bool operator==(const KeyStrategy& a, const KeyStrategy& b);
+  friend __attribute__((visibility("default"))) bool operator==(const KeyStrategy& a, const KeyStrategy& b);
   friend bool operator!=(const KeyStrategy& a, const KeyStrategy& b) { return !(a == b); }
 
  private:
@@ -198,5 +201,6 @@ uint32_t CodepointProductSuffix(std::string_view utf8, uint32_t n);
 std::string UniqueRowSuffix(size_t length = 8);
 
 }  // namespace partkv
+#pragma GCC visibility pop
 
 #endif  // PARTKV_KEYS_H_

@@ -16,6 +16,9 @@
 #include "partkv/clock.h"
 #include "partkv/keys.h"
 
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
 namespace partkv {
 
 struct StoreOptions {
@@ -66,5 +69,6 @@ struct WriteOptions {
 };
 
 }  // namespace partkv
+#pragma GCC visibility pop
 
 #endif  // PARTKV_OPTIONS_H_

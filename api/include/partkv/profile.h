@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -28,7 +29,30 @@
 #include "partkv/clock.h"
 #include "partkv/result.h"
 
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
 namespace partkv {
+
+// Per-partition write limits of the cloud profiles (docs/profiles.md); the sources are in
+// docs/analyzer.md.
+// Azure Table: up to 2,000 entities/s per table partition (scalability targets, 1 KiB entities).
+inline constexpr double kAzureTableEntitiesPerSecond = 2000;
+// DynamoDB: 1,000 WCU/s per partition; a partition key's items share one partition.
+inline constexpr double kDynamoDbWcuPerSecond = 1000;
+// Cosmos DB: 10,000 RU/s per physical partition.
+inline constexpr double kCosmosRuPerSecond = 10000;
+
+// The write capacity units DynamoDB charges for writing an item of `bytes` bytes: one per
+// started KB (1 KB = 1024 bytes), so ceil(bytes / 1024); an empty item costs 1.
+uint64_t DynamoDbWriteUnits(uint64_t bytes);
+
+// The request units Cosmos DB charges for creating a document of `bytes` bytes with
+// `indexed_terms` indexed terms: the "Write Operation" column of Microsoft's document-size table
+// (4.95 RU at 1 KB ... 1,250 RU at 2,048 KB), linear between its rows, 4.95 for anything up to
+// 1 KB and proportional beyond 2,048 KB, plus 0.2 RU per indexed term. docs/analyzer.md has the
+// table and its source.
+double CosmosWriteRequestUnits(uint64_t bytes, uint64_t indexed_terms);
 
 // The profile names accepted by TableOptions::profile and StoreOptions::profile.
 std::vector<std::string> ProfileNames();
@@ -88,5 +112,6 @@ auto RetryThrottled(Op&& op, Clock& clock, const RetryPolicy& policy = {},
 }
 
 }  // namespace partkv
+#pragma GCC visibility pop
 
 #endif  // PARTKV_PROFILE_H_

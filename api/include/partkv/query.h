@@ -27,6 +27,9 @@
 
 #include "partkv/entity.h"
 
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
 namespace partkv {
 
 // One end of a key range.
@@ -76,5 +79,6 @@ struct Page {
 };
 
 }  // namespace partkv
+#pragma GCC visibility pop
 
 #endif  // PARTKV_QUERY_H_

@@ -21,6 +21,9 @@
 
 #include "partkv/status.h"
 
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
 namespace partkv {
 
 template <typename T>
@@ -72,6 +75,7 @@ class [[nodiscard]] Result {
 };
 
 }  // namespace partkv
+#pragma GCC visibility pop
 
 #define PARTKV_CONCAT_INNER_(a, b) a##b
 #define PARTKV_CONCAT_(a, b) PARTKV_CONCAT_INNER_(a, b)

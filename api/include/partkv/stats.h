@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
 namespace partkv {
 
 struct PartitionStats {
@@ -36,5 +39,6 @@ struct TableStats {
 };
 
 }  // namespace partkv
+#pragma GCC visibility pop
 
 #endif  // PARTKV_STATS_H_

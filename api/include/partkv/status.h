@@ -23,6 +23,9 @@
 #include <string>
 #include <string_view>
 
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
 namespace partkv {
 
 class [[nodiscard]] Status {
@@ -104,5 +107,6 @@ class [[nodiscard]] Status {
 };
 
 }  // namespace partkv
+#pragma GCC visibility pop
 
 #endif  // PARTKV_STATUS_H_

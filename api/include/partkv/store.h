@@ -27,11 +27,16 @@
 #include "partkv/result.h"
 #include "partkv/table.h"
 
+namespace partkv::engine {
+class StoreState;
+}  // namespace partkv::engine
+
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
 namespace partkv {
 
-namespace engine {
-class StoreState;
-}  // namespace engine
+class FrontAccess;
 
 class Store {
  public:
@@ -75,14 +80,14 @@ class Store {
   // applied: retry it after this returns OK.
   Status AwaitWritable(std::chrono::milliseconds timeout);
 
-  // For the engine.
-  engine::StoreState& state() const { return *state_; }
-
  private:
-  explicit Store(std::shared_ptr<engine::StoreState> state);
+  friend class FrontAccess;
+  // Hidden: no engine type is part of the library's ABI.
+  __attribute__((visibility("hidden"))) explicit Store(std::shared_ptr<engine::StoreState> state);
   std::shared_ptr<engine::StoreState> state_;
 };
 
 }  // namespace partkv
+#pragma GCC visibility pop
 
 #endif  // PARTKV_STORE_H_

@@ -27,46 +27,18 @@
 #include "partkv/if_match.h"
 #include "partkv/options.h"
 #include "partkv/query.h"
-#include "partkv/stats.h"
 #include "partkv/result.h"
+#include "partkv/stats.h"
+#include "partkv/table_info.h"
 
+namespace partkv::engine {
+class TableHandle;
+}  // namespace partkv::engine
+
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
 namespace partkv {
-
-namespace engine {
-class TableState;
-}  // namespace engine
-
-// What a successful write assigned to the entity.
-struct WriteResult {
-  std::string etag;
-  DateTime timestamp;
-};
-
-// Catalog facts about a table.
-struct TableInfo {
-  std::string name;               // as created (names compare case-insensitively)
-  uint32_t id = 0;                // internal id, never reused: the prefix of the table's keys
-  uint32_t physical_partitions = 0;
-  DateTime created;
-  std::string partition_key_scheme;  // strategy text forms; empty = none
-  std::string row_key_scheme;
-  std::string profile;      // the profile in force (the table's own or the store's)
-  bool throttling = false;  // whether throttling emulation is on for the table
-};
-
-// A stored access policy of a table (Azure's SignedIdentifier). A shared access signature that
-// names one with si= takes its start, expiry and permissions from it, so changing or removing the
-// policy changes or revokes every signature that names it.
-struct AccessPolicy {
-  std::string id;                 // 1..64 characters, unique within the table
-  std::optional<DateTime> start;  // absent: none from the policy
-  std::optional<DateTime> expiry;
-  std::string permission;  // letters of "raud" (query, add, update, delete), each at most once
-  friend bool operator==(const AccessPolicy&, const AccessPolicy&) = default;
-};
-
-// Azure's limit on the stored access policies of one table.
-inline constexpr size_t kMaxAccessPolicies = 5;
 
 class Table {
  public:
@@ -138,14 +110,13 @@ class Table {
   // dropped. The policies are dropped with the table.
   Status SetAccessPolicies(const std::vector<AccessPolicy>& policies);
 
-  // For the engine: a handle on the shared table state.
-  explicit Table(std::shared_ptr<engine::TableState> state) : state_(std::move(state)) {}
-  engine::TableState& state() const { return *state_; }
-
  private:
-  std::shared_ptr<engine::TableState> state_;
+  friend class FrontAccess;
+  explicit Table(std::shared_ptr<engine::TableHandle> handle) : handle_(std::move(handle)) {}
+  std::shared_ptr<engine::TableHandle> handle_;
 };
 
 }  // namespace partkv
+#pragma GCC visibility pop
 
 #endif  // PARTKV_TABLE_H_

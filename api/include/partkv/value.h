@@ -23,6 +23,13 @@
 
 #include "partkv/result.h"
 
+namespace partkv::engine {
+class ValueCodecAccess;  // the value decoder builds values in place (engine/value_codec.cc)
+}  // namespace partkv::engine
+
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
 namespace partkv {
 
 // The property types. The numbers are persisted on disk (docs/format.md): never renumber them.
@@ -91,10 +98,6 @@ struct Bytes {
   friend bool operator<(const Bytes& a, const Bytes& b) { return a.data < b.data; }
 };
 
-namespace engine {
-class ValueCodecAccess;  // the value decoder builds values in place (engine/value_codec.cc)
-}  // namespace engine
-
 class Value {
  public:
   // An empty String.
@@ -158,7 +161,7 @@ class Value {
 
   // Equal when the types are equal and the values are equal (Doubles compare bitwise, so a NaN
   // equals the same NaN: this is value identity, not filter semantics).
-  friend bool operator==(const Value& a, const Value& b);
+  friend __attribute__((visibility("default"))) bool operator==(const Value& a, const Value& b);
   friend bool operator!=(const Value& a, const Value& b) { return !(a == b); }
 
  private:
@@ -192,5 +195,6 @@ class Value {
 };
 
 }  // namespace partkv
+#pragma GCC visibility pop
 
 #endif  // PARTKV_VALUE_H_

@@ -1,4 +1,4 @@
-#include "engine/table_data.h"
+#include "engine/shared_table.h"
 
 #include <algorithm>
 
@@ -9,18 +9,18 @@ namespace partkv::engine {
 uint64_t HashPartitionKey(std::string_view pk) { return XXH3_64bits(pk.data(), pk.size()); }
 uint64_t HashBytes(std::string_view bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
-TableData::TableData(TableRecord record, std::vector<PhysicalPartition> partitions)
+SharedTable::SharedTable(TableRecord record, std::vector<PhysicalPartition> partitions)
     : record_(std::move(record)), partitions_(std::move(partitions)),
       stats_(std::make_unique<TableStatsCollector>(partitions_.size())),
       acl_(record_.access_policies) {}
 
-size_t TableData::PartitionIndexOfHash(uint64_t hash) const {
+size_t SharedTable::PartitionIndexOfHash(uint64_t hash) const {
   auto it = std::upper_bound(partitions_.begin(), partitions_.end(), hash,
                              [](uint64_t h, const PhysicalPartition& p) { return h < p.lower_bound; });
   return static_cast<size_t>(it - partitions_.begin()) - 1;
 }
 
-size_t TableData::PartitionIndexOf(std::string_view pk) const {
+size_t SharedTable::PartitionIndexOf(std::string_view pk) const {
   return PartitionIndexOfHash(HashPartitionKey(pk));
 }
 

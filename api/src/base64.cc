@@ -1,11 +1,11 @@
 // Base64 encoding and strict decoding for the two RFC 4648 alphabets.
 
-#include "engine/base64.h"
+#include "partkv/base64.h"
 
 #include <array>
 #include <cstdint>
 
-namespace partkv::engine {
+namespace partkv {
 namespace {
 
 constexpr std::string_view kStdAlphabet =
@@ -100,4 +100,4 @@ Result<std::string> Base64UrlDecode(std::string_view text) {
   return DecodeUnpadded(text, kUrlDecode);
 }
 
-}  // namespace partkv::engine
+}  // namespace partkv

@@ -1,9 +1,9 @@
-// Table and Batch: the public facade over engine::TableState.
+// Table and Batch: the public facade over engine::TableHandle.
 
 #include "partkv/table.h"
 
 #include "engine/query.h"
-#include "engine/table_state.h"
+#include "engine/table_handle.h"
 
 namespace partkv {
 
@@ -19,60 +19,60 @@ std::string_view OpTypeName(OpType type) {
   return "unknown";
 }
 
-const std::string& Table::name() const { return state_->data().record().name; }
+const std::string& Table::name() const { return handle_->data().record().name; }
 
 Result<std::vector<AccessPolicy>> Table::AccessPolicies() const {
-  PARTKV_RETURN_IF_ERROR(state_->CheckLive());
-  return state_->data().access_policies();
+  PARTKV_RETURN_IF_ERROR(handle_->CheckLive());
+  return handle_->data().access_policies();
 }
 
 Status Table::SetAccessPolicies(const std::vector<AccessPolicy>& policies) {
-  return state_->store().SetAccessPolicies(&state_->data(), policies);
+  return handle_->store().SetAccessPolicies(&handle_->data(), policies);
 }
 
 TableInfo Table::info() const {
-  const auto& r = state_->data().record();
+  const auto& r = handle_->data().record();
   return TableInfo{r.name, r.id, static_cast<uint32_t>(r.lower_bounds.size()),
                    DateTime{r.created_ticks}, r.pk_scheme, r.rk_scheme,
-                   state_->data().profile().name, state_->data().throttler() != nullptr};
+                   handle_->data().profile().name, handle_->data().throttler() != nullptr};
 }
 
 Result<WriteResult> Table::Insert(const Entity& entity, const WriteOptions& options) {
-  return state_->Write(OpType::kInsert, entity, IfMatch::Any(), options);
+  return handle_->Write(OpType::kInsert, entity, IfMatch::Any(), options);
 }
 
 Result<WriteResult> Table::Replace(const Entity& entity, const IfMatch& if_match,
                                    const WriteOptions& options) {
-  return state_->Write(OpType::kReplace, entity, if_match, options);
+  return handle_->Write(OpType::kReplace, entity, if_match, options);
 }
 
 Result<WriteResult> Table::Merge(const Entity& entity, const IfMatch& if_match,
                                  const WriteOptions& options) {
-  return state_->Write(OpType::kMerge, entity, if_match, options);
+  return handle_->Write(OpType::kMerge, entity, if_match, options);
 }
 
 Result<WriteResult> Table::InsertOrReplace(const Entity& entity, const WriteOptions& options) {
-  return state_->Write(OpType::kInsertOrReplace, entity, IfMatch::Any(), options);
+  return handle_->Write(OpType::kInsertOrReplace, entity, IfMatch::Any(), options);
 }
 
 Result<WriteResult> Table::InsertOrMerge(const Entity& entity, const WriteOptions& options) {
-  return state_->Write(OpType::kInsertOrMerge, entity, IfMatch::Any(), options);
+  return handle_->Write(OpType::kInsertOrMerge, entity, IfMatch::Any(), options);
 }
 
 Status Table::Delete(std::string_view partition_key, std::string_view row_key,
                      const IfMatch& if_match, const WriteOptions& options) {
-  return state_
+  return handle_
       ->Write(OpType::kDelete, Entity(std::string(partition_key), std::string(row_key)), if_match,
               options)
       .status();
 }
 
 Result<Entity> Table::Get(std::string_view partition_key, std::string_view row_key) const {
-  return state_->Get(partition_key, row_key);
+  return handle_->Get(partition_key, row_key);
 }
 
 Result<std::vector<WriteResult>> Table::Submit(const Batch& batch, const WriteOptions& options) {
-  return state_->Submit(batch, options);
+  return handle_->Submit(batch, options);
 }
 
 }  // namespace partkv
@@ -86,7 +86,7 @@ Result<Page> Table::QueryEntities(const Query& query) const {
 }
 
 Status Table::QueryEntities(const Query& query, Page* page) const {
-  return engine::RunQuery(state_->store(), state_->data(), query, page);
+  return engine::RunQuery(handle_->store(), handle_->data(), query, page);
 }
 
 }  // namespace partkv
@@ -94,7 +94,7 @@ Status Table::QueryEntities(const Query& query, Page* page) const {
 namespace partkv {
 
 Result<Entity> Table::GetByAttributes(const Entity& attributes) const {
-  return state_->GetByAttributes(attributes);
+  return handle_->GetByAttributes(attributes);
 }
 
 Result<Page> Table::QueryShards(std::string_view base, const Query& query) const {
@@ -111,7 +111,7 @@ Result<Page> Table::QueryShards(const KeyStrategy& strategy, std::string_view ba
 }
 
 Status Table::QueryShards(std::string_view base, const Query& query, Page* page) const {
-  const auto& scheme = state_->data().partition_key_scheme();
+  const auto& scheme = handle_->data().partition_key_scheme();
   if (!scheme || !scheme->is_sharded()) {
     return Status::InvalidArgument("table '" + name() +
                                    "' has no sharded PartitionKey scheme; pass the strategy");
@@ -126,7 +126,7 @@ Status Table::QueryShards(const KeyStrategy& strategy, std::string_view base, co
     return Status::InvalidArgument("strategy " + strategy.ToString() +
                                    " is not sharded (random-suffix or hash-suffix)");
   }
-  return engine::RunShardQuery(state_->store(), state_->data(), strategy.ShardKeys(base), query,
+  return engine::RunShardQuery(handle_->store(), handle_->data(), strategy.ShardKeys(base), query,
                                page);
 }
 
@@ -134,6 +134,6 @@ Status Table::QueryShards(const KeyStrategy& strategy, std::string_view base, co
 
 namespace partkv {
 
-TableStats Table::Statistics(size_t top) const { return state_->data().stats().Snapshot(top); }
+TableStats Table::Statistics(size_t top) const { return handle_->data().stats().Snapshot(top); }
 
 }  // namespace partkv

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "engine/catalog.h"
-#include "engine/table_data.h"
+#include "engine/shared_table.h"
 #include "engine/validation.h"
 
 namespace partkv {
@@ -19,29 +19,6 @@ namespace {
 // Members in the order written here (the field order of the structs).
 using Json = nlohmann::ordered_json;
 
-// Cosmos DB write cost by document size: "Understand request units consumption in Azure Cosmos
-// DB", table "Document size" (learn.microsoft.com/azure/cosmos-db/understand-request-unit-
-// consumption, ms.date 2026-04-21), column "Write Operation". Microsoft calls the values
-// illustrative; its worked example adds 0.2 RU per indexed term.
-struct RuPoint {
-  double kb;
-  double ru;
-};
-constexpr std::array<RuPoint, 12> kCosmosWriteRu = {{
-    {1, 4.95},
-    {2, 6.29},
-    {4, 6.67},
-    {8, 7.04},
-    {16, 9.52},
-    {32, 11.23},
-    {64, 22.67},
-    {128, 48.19},
-    {256, 98.29},
-    {512, 184.57},
-    {1024, 625.00},
-    {2048, 1250.00},
-}};
-constexpr double kCosmosRuPerIndexedTerm = 0.2;
 
 SkewStats Stats(const std::vector<uint64_t>& counts) {
   SkewStats s;
@@ -96,28 +73,6 @@ Json StatsJson(const SkewStats& s) {
 
 }  // namespace
 
-uint64_t DynamoDbWriteUnits(uint64_t bytes) {
-  // "1 WCU = 1 write per second of an item up to 1 KB" (DynamoDB Constraints); larger items cost
-  // one WCU per started KB.
-  return bytes == 0 ? 1 : bytes / 1024 + (bytes % 1024 != 0 ? 1 : 0);
-}
-
-double CosmosWriteRequestUnits(uint64_t bytes, uint64_t indexed_terms) {
-  double kb = static_cast<double>(bytes) / 1024.0;
-  double ru;
-  if (kb <= kCosmosWriteRu.front().kb) {
-    ru = kCosmosWriteRu.front().ru;
-  } else if (kb >= kCosmosWriteRu.back().kb) {
-    ru = kCosmosWriteRu.back().ru * kb / kCosmosWriteRu.back().kb;
-  } else {
-    size_t i = 1;
-    while (kCosmosWriteRu[i].kb < kb) ++i;
-    const RuPoint& lo = kCosmosWriteRu[i - 1];
-    const RuPoint& hi = kCosmosWriteRu[i];
-    ru = lo.ru + (hi.ru - lo.ru) * (kb - lo.kb) / (hi.kb - lo.kb);
-  }
-  return ru + kCosmosRuPerIndexedTerm * static_cast<double>(indexed_terms);
-}
 
 Result<Analyzer> Analyzer::Create(KeyStrategy strategy, AnalyzerOptions options) {
   Status valid = strategy.Validate();

@@ -2,8 +2,7 @@
 
 #include "partkv/store.h"
 
-#include "engine/store_state.h"
-#include "engine/table_state.h"
+#include "api/front/front_access.h"
 
 namespace partkv {
 
@@ -27,7 +26,7 @@ Result<std::vector<TableInfo>> Store::ListTables() const { return state_->ListTa
 
 Result<Table> Store::OpenTable(std::string_view name) const {
   PARTKV_ASSIGN_OR_RETURN(auto data, state_->FindTable(name));
-  return Table(std::make_shared<engine::TableState>(state_, std::move(data)));
+  return FrontAccess::MakeTable(std::make_shared<engine::TableHandle>(state_, std::move(data)));
 }
 
 Result<std::string> Store::ServiceProperties() const { return state_->ServiceProperties(); }

@@ -1,12 +1,12 @@
-// TableData: one table's catalog record, its physical partitions (each a hash range of
+// SharedTable: one table's catalog record, its physical partitions (each a hash range of
 // PartitionKeys stored under a key prefix in one of the store's shared data column families),
-// its statistics and throttling. Owned by StoreState's catalog and shared with every TableState
+// its statistics and throttling. Owned by StoreState's catalog and shared with every TableHandle
 // handle. It owns no RocksDB handle: the data column families belong to StoreState, which
-// outlives every TableData reference holder. A table costs its catalog record, this object and
+// outlives every SharedTable reference holder. A table costs its catalog record, this object and
 // a few dozen bytes per physical partition, so a store holds many thousands.
 
-#ifndef PARTKV_ENGINE_TABLE_DATA_H_
-#define PARTKV_ENGINE_TABLE_DATA_H_
+#ifndef PARTKV_ENGINE_SHARED_TABLE_H_
+#define PARTKV_ENGINE_SHARED_TABLE_H_
 
 #include <array>
 #include <atomic>
@@ -34,11 +34,11 @@ struct PhysicalPartition {
   std::string prefix;
 };
 
-class TableData {
+class SharedTable {
  public:
-  TableData(TableRecord record, std::vector<PhysicalPartition> partitions);
-  TableData(const TableData&) = delete;
-  TableData& operator=(const TableData&) = delete;
+  SharedTable(TableRecord record, std::vector<PhysicalPartition> partitions);
+  SharedTable(const SharedTable&) = delete;
+  SharedTable& operator=(const SharedTable&) = delete;
 
   const TableRecord& record() const { return record_; }
   const std::vector<PhysicalPartition>& partitions() const { return partitions_; }
@@ -94,4 +94,4 @@ uint64_t HashBytes(std::string_view bytes);
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_TABLE_DATA_H_
+#endif  // PARTKV_ENGINE_SHARED_TABLE_H_

@@ -1,4 +1,4 @@
-#include "engine/table_state.h"
+#include "engine/table_handle.h"
 
 #include <algorithm>
 #include <cstring>
@@ -134,7 +134,7 @@ struct CommitOp {
 // What Submit and SubmitSealed share once every operation is checked: the throughput charge
 // (`cost` units), one ETag step and one clock reading for the batch, the row locks in stripe
 // order, one MultiGet, each operation's condition, and one RocksDB WriteBatch.
-Result<std::vector<WriteResult>> CommitBatch(StoreState& store, TableData& data,
+Result<std::vector<WriteResult>> CommitBatch(StoreState& store, SharedTable& data,
                                              std::string_view pk, const std::vector<CommitOp>& ops,
                                              double cost, const WriteOptions& options) {
   const size_t physical = data.PartitionIndexOf(pk);
@@ -245,7 +245,7 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, TableData& data,
 
 }  // namespace
 
-Result<const Entity*> TableState::WithSchemeKeys(OpType type, const Entity& entity,
+Result<const Entity*> TableHandle::WithSchemeKeys(OpType type, const Entity& entity,
                                                  std::optional<Entity>* computed) const {
   const auto& pk_scheme = data_->partition_key_scheme();
   const auto& rk_scheme = data_->row_key_scheme();
@@ -275,7 +275,7 @@ Result<const Entity*> TableState::WithSchemeKeys(OpType type, const Entity& enti
   return &**computed;
 }
 
-Result<Entity> TableState::GetByAttributes(const Entity& attributes) const {
+Result<Entity> TableHandle::GetByAttributes(const Entity& attributes) const {
   PARTKV_RETURN_IF_ERROR(CheckLive());
   const auto& pk_scheme = data_->partition_key_scheme();
   const auto& rk_scheme = data_->row_key_scheme();
@@ -305,14 +305,14 @@ Result<Entity> TableState::GetByAttributes(const Entity& attributes) const {
   return Get(pk, rk);
 }
 
-Status TableState::CheckLive() const {
+Status TableHandle::CheckLive() const {
   if (data_->dropped()) {
     return Status::NotFound("table '" + data_->record().name + "' has been dropped");
   }
   return Status::OK();
 }
 
-Result<WriteResult> TableState::Write(OpType type, const Entity& given, const IfMatch& if_match,
+Result<WriteResult> TableHandle::Write(OpType type, const Entity& given, const IfMatch& if_match,
                                       const WriteOptions& options) {
   PARTKV_RETURN_IF_ERROR(CheckLive());
   std::optional<Entity> computed;
@@ -367,7 +367,7 @@ Result<WriteResult> TableState::Write(OpType type, const Entity& given, const If
   return std::move(p.result);
 }
 
-Result<Entity> TableState::Get(std::string_view pk, std::string_view rk) const {
+Result<Entity> TableHandle::Get(std::string_view pk, std::string_view rk) const {
   PARTKV_RETURN_IF_ERROR(CheckLive());
   const size_t physical = data_->PartitionIndexOf(pk);
   const PhysicalPartition& part = data_->partitions()[physical];
@@ -403,7 +403,7 @@ Result<Entity> TableState::Get(std::string_view pk, std::string_view rk) const {
   return e;
 }
 
-Result<std::vector<WriteResult>> TableState::Submit(const Batch& batch,
+Result<std::vector<WriteResult>> TableHandle::Submit(const Batch& batch,
                                                     const WriteOptions& options) {
   PARTKV_RETURN_IF_ERROR(CheckLive());
   if (data_->partition_key_scheme() || data_->row_key_scheme()) {
@@ -421,7 +421,7 @@ Result<std::vector<WriteResult>> TableState::Submit(const Batch& batch,
   return SubmitKeyed(batch, options);
 }
 
-Result<std::vector<WriteResult>> TableState::SubmitKeyed(const Batch& batch,
+Result<std::vector<WriteResult>> TableHandle::SubmitKeyed(const Batch& batch,
                                                          const WriteOptions& options) {
   const auto& ops = batch.ops();
   const Limits& limits = data_->limits();
@@ -463,7 +463,7 @@ Result<std::vector<WriteResult>> TableState::SubmitKeyed(const Batch& batch,
   return CommitBatch(*store_, *data_, pk, commit, cost, options);
 }
 
-Result<RowSealer> TableState::NewRowSealer(OpType type) const {
+Result<RowSealer> TableHandle::NewRowSealer(OpType type) const {
   PARTKV_RETURN_IF_ERROR(CheckLive());
   if (type != OpType::kInsert && type != OpType::kInsertOrReplace) {
     return Status::InvalidArgument("rows can be sealed for Insert and InsertOrReplace, not " +
@@ -475,7 +475,7 @@ Result<RowSealer> TableState::NewRowSealer(OpType type) const {
   return RowSealer(this, type, seed);
 }
 
-Status TableState::SubmitSealed(const RowSealer& sealer, const std::vector<SealedRow>& rows,
+Status TableHandle::SubmitSealed(const RowSealer& sealer, const std::vector<SealedRow>& rows,
                                 const WriteOptions& options) {
   PARTKV_RETURN_IF_ERROR(CheckLive());
   if (&sealer.table().data() != data_.get()) {

@@ -1,12 +1,12 @@
 // Base64: RFC 4648 §10 test vectors, both alphabets, round trips, and strict rejection.
 
-#include "engine/base64.h"
+#include "partkv/base64.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace partkv::engine {
+namespace partkv {
 namespace {
 
 // The decoded bytes, or "ERROR: <message>" so failures read in assertions.
@@ -110,4 +110,4 @@ TEST(Base64Test, DecodeErrorsAreInvalidArgument) {
 }
 
 }  // namespace
-}  // namespace partkv::engine
+}  // namespace partkv

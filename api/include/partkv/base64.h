@@ -9,15 +9,18 @@
 //
 // All functions are pure and thread-safe.
 
-#ifndef PARTKV_ENGINE_BASE64_H_
-#define PARTKV_ENGINE_BASE64_H_
+#ifndef PARTKV_BASE64_H_
+#define PARTKV_BASE64_H_
 
 #include <string>
 #include <string_view>
 
 #include "partkv/result.h"
 
-namespace partkv::engine {
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
+namespace partkv {
 
 // Standard alphabet (A-Z a-z 0-9 + /), padded with '=' to a multiple of 4 characters.
 std::string Base64Encode(std::string_view bytes);
@@ -29,6 +32,7 @@ std::string Base64UrlEncode(std::string_view bytes);
 // The bytes of an unpadded URL-safe encoding; '=' is rejected like any other foreign character.
 Result<std::string> Base64UrlDecode(std::string_view text);
 
-}  // namespace partkv::engine
+}  // namespace partkv
+#pragma GCC visibility pop
 
-#endif  // PARTKV_ENGINE_BASE64_H_
+#endif  // PARTKV_BASE64_H_

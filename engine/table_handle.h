@@ -1,4 +1,4 @@
-// TableState: the engine side of a partkv::Table handle — entity reads, single writes and atomic
+// TableHandle: the engine side of a partkv::Table handle — entity reads, single writes and atomic
 // batches on one table, with the uniqueness, ETag and Timestamp rules of design.md "Semantics".
 //
 // Concurrency: a write locks the stripe of its row (StoreState::Stripe), reads the current
@@ -7,8 +7,8 @@
 // ascending order, reads every row with one MultiGet, checks every operation, then commits one
 // RocksDB WriteBatch: all or nothing.
 
-#ifndef PARTKV_ENGINE_TABLE_STATE_H_
-#define PARTKV_ENGINE_TABLE_STATE_H_
+#ifndef PARTKV_ENGINE_TABLE_HANDLE_H_
+#define PARTKV_ENGINE_TABLE_HANDLE_H_
 
 #include <memory>
 #include <optional>
@@ -18,19 +18,21 @@
 
 #include "engine/row_sealer.h"
 #include "engine/store_state.h"
-#include "engine/table_data.h"
+#include "engine/shared_table.h"
 #include "partkv/batch.h"
-#include "partkv/table.h"
+#include "partkv/if_match.h"
+#include "partkv/options.h"
+#include "partkv/table_info.h"
 
 namespace partkv::engine {
 
-class TableState {
+class TableHandle {
  public:
-  TableState(std::shared_ptr<StoreState> store, std::shared_ptr<TableData> data)
+  TableHandle(std::shared_ptr<StoreState> store, std::shared_ptr<SharedTable> data)
       : store_(std::move(store)), data_(std::move(data)) {}
 
   StoreState& store() const { return *store_; }
-  TableData& data() const { return *data_; }
+  SharedTable& data() const { return *data_; }
   const std::shared_ptr<StoreState>& store_ptr() const { return store_; }
 
   // One write of any kind (a one-operation batch, without the batch's bookkeeping).
@@ -64,9 +66,9 @@ class TableState {
 
  private:
   std::shared_ptr<StoreState> store_;
-  std::shared_ptr<TableData> data_;
+  std::shared_ptr<SharedTable> data_;
 };
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_TABLE_STATE_H_
+#endif  // PARTKV_ENGINE_TABLE_HANDLE_H_

@@ -1,0 +1,55 @@
+// The vocabulary of tables: what a write assigned (WriteResult), a table's catalog facts
+// (TableInfo) and its stored access policies (AccessPolicy). Plain values, shared by the front
+// classes (partkv/store.h, partkv/table.h) and the engine beneath them.
+
+#ifndef PARTKV_TABLE_INFO_H_
+#define PARTKV_TABLE_INFO_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "partkv/value.h"
+
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
+namespace partkv {
+
+// What a successful write assigned to the entity.
+struct WriteResult {
+  std::string etag;
+  DateTime timestamp;
+};
+
+// Catalog facts about a table.
+struct TableInfo {
+  std::string name;               // as created (names compare case-insensitively)
+  uint32_t id = 0;                // internal id, never reused: the prefix of the table's keys
+  uint32_t physical_partitions = 0;
+  DateTime created;
+  std::string partition_key_scheme;  // strategy text forms; empty = none
+  std::string row_key_scheme;
+  std::string profile;      // the profile in force (the table's own or the store's)
+  bool throttling = false;  // whether throttling emulation is on for the table
+};
+
+// A stored access policy of a table (Azure's SignedIdentifier). A shared access signature that
+// names one with si= takes its start, expiry and permissions from it, so changing or removing the
+// policy changes or revokes every signature that names it.
+struct AccessPolicy {
+  std::string id;                 // 1..64 characters, unique within the table
+  std::optional<DateTime> start;  // absent: none from the policy
+  std::optional<DateTime> expiry;
+  std::string permission;  // letters of "raud" (query, add, update, delete), each at most once
+  friend bool operator==(const AccessPolicy&, const AccessPolicy&) = default;
+};
+
+// Azure's limit on the stored access policies of one table.
+inline constexpr size_t kMaxAccessPolicies = 5;
+
+}  // namespace partkv
+#pragma GCC visibility pop
+
+#endif  // PARTKV_TABLE_INFO_H_
