@@ -6,30 +6,10 @@
 
 namespace partkv::engine {
 
-bool RowRange::Contains(std::string_view rk) const {
-  if (lower) {
-    int c = rk.compare(lower->value);
-    if (c < 0 || (c == 0 && !lower->inclusive)) return false;
-  }
-  if (upper) {
-    int c = rk.compare(upper->value);
-    if (c > 0 || (c == 0 && !upper->inclusive)) return false;
-  }
-  return true;
-}
-
-std::string PrefixEnd(std::string_view p) {
-  std::string out(p);
-  while (!out.empty() && static_cast<unsigned char>(out.back()) == 0xFF) out.pop_back();
-  if (out.empty()) return out;
-  out.back() = static_cast<char>(static_cast<unsigned char>(out.back()) + 1);
-  return out;
-}
-
 PartitionCursor::PartitionCursor(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
                                  std::string_view prefix, const rocksdb::Snapshot* snap,
                                  std::string_view lower, std::string_view upper, bool descending,
-                                 std::optional<RowRange> rows)
+                                 std::optional<KeyRange> rows)
     : prefix_(prefix), descending_(descending), rows_(std::move(rows)) {
   lower_ = prefix_;
   lower_.append(lower.data(), lower.size());
@@ -98,11 +78,11 @@ uint64_t PartitionCursor::Settle() {
     if (rows_->Contains(rk)) return seeks;
     std::string prefix(key().substr(0, prefix_len_));
     ++seeks;
-    bool below = rows_->lower && (rk < rows_->lower->value ||
-                                  (rk == rows_->lower->value && !rows_->lower->inclusive));
+    bool below = rows_->lower && (rk < rows_->lower->key ||
+                                  (rk == rows_->lower->key && !rows_->lower->inclusive));
     if (!descending_) {
       if (below) {
-        std::string target = prefix + rows_->lower->value;
+        std::string target = prefix + rows_->lower->key;
         if (!rows_->lower->inclusive) target.push_back('\0');
         Seek(target);
       } else {  // above the upper bound: on to the next PartitionKey
@@ -115,7 +95,7 @@ uint64_t PartitionCursor::Settle() {
         SeekForPrev(prefix);
         if (it_->Valid() && Stripped() == prefix) it_->Prev();
       } else {
-        std::string target = prefix + rows_->upper->value;
+        std::string target = prefix + rows_->upper->key;
         SeekForPrev(target);
         if (!rows_->upper->inclusive && it_->Valid() && Stripped() == target) {
           it_->Prev();

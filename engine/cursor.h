@@ -27,17 +27,12 @@
 #include <vector>
 
 #include "engine/filter.h"
+#include "engine/key_range.h"
 #include "rocksdb/db.h"
 
 namespace partkv::engine {
 
 enum class MergeOrder { kByKey, kByRowKey };
-
-// A RowKey range applied to every PartitionKey a cursor walks (skip-scan).
-struct RowRange {
-  std::optional<KeyBound> lower, upper;
-  bool Contains(std::string_view rk) const;
-};
 
 class PartitionCursor {
  public:
@@ -47,7 +42,7 @@ class PartitionCursor {
   // the next candidate in the same or next PartitionKey; each seek counts as one examined step.
   PartitionCursor(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, std::string_view prefix,
                   const rocksdb::Snapshot* snap, std::string_view lower, std::string_view upper,
-                  bool descending, std::optional<RowRange> rows);
+                  bool descending, std::optional<KeyRange> rows);
 
   // Positions at the first entry; returns the number of steps examined to get there.
   uint64_t Start();
@@ -92,7 +87,7 @@ class PartitionCursor {
   std::string seek_;           // the buffer of Seek / SeekForPrev
   rocksdb::Slice lower_slice_, upper_slice_;
   bool descending_;
-  std::optional<RowRange> rows_;
+  std::optional<KeyRange> rows_;
   std::unique_ptr<rocksdb::Iterator> it_;
   std::string_view key_;
   size_t prefix_len_ = 0;
@@ -153,15 +148,6 @@ inline int CompareKeys(std::string_view a, std::string_view b) {
   return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
 }
 
-// The immediate successor of `s` in byte order: s + 0x00.
-inline std::string Successor(std::string_view s) {
-  std::string out(s);
-  out.push_back('\0');
-  return out;
-}
-
-// The smallest string greater than every string with prefix `p`, or "" when there is none.
-std::string PrefixEnd(std::string_view p);
 
 }  // namespace partkv::engine
 

@@ -219,39 +219,12 @@ std::vector<std::string> Filter::PropertyNames() const {
   return names;
 }
 
-namespace {
-
-// Keeps the tighter lower bound: the larger value; at equal values, exclusive beats inclusive.
-void TightenLower(std::optional<KeyBound>* bound, const std::string& value, bool inclusive) {
-  if (!*bound || value > (*bound)->value) {
-    *bound = KeyBound{value, inclusive};
-  } else if (value == (*bound)->value) {
-    (*bound)->inclusive = (*bound)->inclusive && inclusive;
-  }
-}
-
-void TightenUpper(std::optional<KeyBound>* bound, const std::string& value, bool inclusive) {
-  if (!*bound || value < (*bound)->value) {
-    *bound = KeyBound{value, inclusive};
-  } else if (value == (*bound)->value) {
-    (*bound)->inclusive = (*bound)->inclusive && inclusive;
-  }
-}
-
-bool EmptyRange(const std::optional<KeyBound>& lower, const std::optional<KeyBound>& upper) {
-  if (!lower || !upper) return false;
-  return lower->value > upper->value ||
-         (lower->value == upper->value && !(lower->inclusive && upper->inclusive));
-}
-
-}  // namespace
-
 void Filter::ComputeKeyConditions() {
   key_conditions_ = KeyConditions();
   if (nodes_.empty()) return;
   AddKeyConditions(root_);
   KeyConditions& k = key_conditions_;
-  if (EmptyRange(k.pk_lower, k.pk_upper) || EmptyRange(k.rk_lower, k.rk_upper)) {
+  if (k.pk.Empty() || k.rk.Empty()) {
     k.unsatisfiable = true;
   }
 }
@@ -274,25 +247,24 @@ void Filter::AddKeyConditions(int32_t index) {
     return;
   }
   const bool pk = c.field == Field::kPartitionKey;
-  std::optional<KeyBound>* lower = pk ? &key_conditions_.pk_lower : &key_conditions_.rk_lower;
-  std::optional<KeyBound>* upper = pk ? &key_conditions_.pk_upper : &key_conditions_.rk_upper;
+  KeyRange& range = pk ? key_conditions_.pk : key_conditions_.rk;
   const std::string& value = c.literal.as_string();
   switch (c.op) {
     case CompareOp::kEq:
-      TightenLower(lower, value, true);
-      TightenUpper(upper, value, true);
+      range.TightenLower(Bound::Inclusive(value));
+      range.TightenUpper(Bound::Inclusive(value));
       break;
     case CompareOp::kGt:
-      TightenLower(lower, value, false);
+      range.TightenLower(Bound::Exclusive(value));
       break;
     case CompareOp::kGe:
-      TightenLower(lower, value, true);
+      range.TightenLower(Bound::Inclusive(value));
       break;
     case CompareOp::kLt:
-      TightenUpper(upper, value, false);
+      range.TightenUpper(Bound::Exclusive(value));
       break;
     case CompareOp::kLe:
-      TightenUpper(upper, value, true);
+      range.TightenUpper(Bound::Inclusive(value));
       break;
     case CompareOp::kNe:
       break;  // a hole, not a range

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/key_range.h"
 #include "partkv/entity.h"
 #include "partkv/result.h"
 #include "partkv/value.h"
@@ -36,17 +37,11 @@ class EncodedRow;
 // The comparison operators of the grammar, in the order eq ne gt ge lt le.
 enum class CompareOp : uint8_t { kEq, kNe, kGt, kGe, kLt, kLe };
 
-struct KeyBound {
-  std::string value;
-  bool inclusive = true;
-};
-
 // Bounds on PartitionKey and RowKey implied by the filter's top-level conjunction. An absent
 // bound is unbounded on that side.
 struct KeyConditions {
   // `PartitionKey eq 'x'` sets both pk bounds to {'x', inclusive}.
-  std::optional<KeyBound> pk_lower, pk_upper;
-  std::optional<KeyBound> rk_lower, rk_upper;
+  KeyRange pk, rk;
   // The conjunction provably matches nothing (e.g. PK eq 'a' and PK eq 'b', lower > upper, or a
   // key compared with a non-String literal). The bounds are then meaningless.
   bool unsatisfiable = false;

@@ -26,52 +26,18 @@ constexpr size_t kMaxSelect = 255;
 constexpr uint8_t kFlagDescending = 1;
 constexpr uint8_t kFlagShards = 2;
 
-struct Range {
-  std::optional<KeyBound> lower, upper;
-};
-
-// Keeps the tighter of two lower bounds.
-void TightenLower(std::optional<KeyBound>* cur, const KeyBound& b) {
-  if (!*cur) {
-    *cur = b;
-    return;
-  }
-  int c = b.value.compare((*cur)->value);
-  if (c > 0 || (c == 0 && !b.inclusive)) *cur = b;
-}
-
-void TightenUpper(std::optional<KeyBound>* cur, const KeyBound& b) {
-  if (!*cur) {
-    *cur = b;
-    return;
-  }
-  int c = b.value.compare((*cur)->value);
-  if (c < 0 || (c == 0 && !b.inclusive)) *cur = b;
-}
-
-bool IsEmpty(const Range& r) {
-  if (!r.lower || !r.upper) return false;
-  int c = r.lower->value.compare(r.upper->value);
-  return c > 0 || (c == 0 && !(r.lower->inclusive && r.upper->inclusive));
-}
-
-std::optional<KeyBound> ToKeyBound(const std::optional<Bound>& b) {
-  if (!b) return std::nullopt;
-  return KeyBound{b->key, b->inclusive};
-}
-
-void AppendBound(std::string* out, const char* tag, const std::optional<KeyBound>& b) {
+void AppendBound(std::string* out, const char* tag, const std::optional<Bound>& b) {
   if (!b) return;
   *out += tag;
   *out += b->inclusive ? "=" : ":";
-  *out += std::to_string(b->value.size());
+  *out += std::to_string(b->key.size());
   *out += ':';
-  *out += b->value;
+  *out += b->key;
 }
 
 // Everything a page needs, resolved and validated once.
 struct Plan {
-  Range pk, rk;
+  KeyRange pk, rk;
   bool empty = false;
   Filter filter;
   std::vector<std::string> select;
@@ -111,24 +77,22 @@ Result<Plan> MakePlan(const SharedTable& table, const Query& q, bool shards,
   p.budget = q.scan_budget != 0 ? q.scan_budget : kDefaultBudgetPerRow * q.page_size;
 
   if (q.partition_key) {
-    p.pk.lower = p.pk.upper = KeyBound{*q.partition_key, true};
+    p.pk.lower = p.pk.upper = Bound::Inclusive(*q.partition_key);
   } else {
-    p.pk.lower = ToKeyBound(q.partition_lower);
-    p.pk.upper = ToKeyBound(q.partition_upper);
+    p.pk.lower = q.partition_lower;
+    p.pk.upper = q.partition_upper;
   }
-  p.rk.lower = ToKeyBound(q.row_lower);
-  p.rk.upper = ToKeyBound(q.row_upper);
+  p.rk.lower = q.row_lower;
+  p.rk.upper = q.row_upper;
   if (q.row_prefix) {
-    TightenLower(&p.rk.lower, KeyBound{*q.row_prefix, true});
+    p.rk.TightenLower(Bound::Inclusive(*q.row_prefix));
     std::string end = PrefixEnd(*q.row_prefix);
-    if (!end.empty()) TightenUpper(&p.rk.upper, KeyBound{end, false});
+    if (!end.empty()) p.rk.TightenUpper(Bound::Exclusive(std::move(end)));
   }
   const KeyConditions& kc = p.filter.key_conditions();
-  if (kc.pk_lower) TightenLower(&p.pk.lower, *kc.pk_lower);
-  if (kc.pk_upper) TightenUpper(&p.pk.upper, *kc.pk_upper);
-  if (kc.rk_lower) TightenLower(&p.rk.lower, *kc.rk_lower);
-  if (kc.rk_upper) TightenUpper(&p.rk.upper, *kc.rk_upper);
-  p.empty = kc.unsatisfiable || IsEmpty(p.pk) || IsEmpty(p.rk);
+  p.pk.Intersect(kc.pk);
+  p.rk.Intersect(kc.rk);
+  p.empty = kc.unsatisfiable || p.pk.Empty() || p.rk.Empty();
 
   // The query's identity, which its tokens are bound to. The resolved ranges cover the explicit
   // conditions; the canonical filter covers what the filter adds beyond its key bounds.
@@ -151,36 +115,36 @@ Result<Plan> MakePlan(const SharedTable& table, const Query& q, bool shards,
 }
 
 // Encoded-key bounds [lower, upper) of a PartitionKey range ("" = unbounded).
-void PartitionBounds(const Range& pk, std::string* lower, std::string* upper) {
+void PartitionBounds(const KeyRange& pk, std::string* lower, std::string* upper) {
   lower->clear();
   upper->clear();
   if (pk.lower) {
     if (pk.lower->inclusive) {
-      AppendPartitionPrefix(pk.lower->value, lower);
+      AppendPartitionPrefix(pk.lower->key, lower);
     } else {
-      *lower = PartitionEnd(pk.lower->value);
+      *lower = PartitionEnd(pk.lower->key);
     }
   }
   if (pk.upper) {
     if (pk.upper->inclusive) {
-      *upper = PartitionEnd(pk.upper->value);
+      *upper = PartitionEnd(pk.upper->key);
     } else {
-      AppendPartitionPrefix(pk.upper->value, upper);
+      AppendPartitionPrefix(pk.upper->key, upper);
     }
   }
 }
 
 // Encoded-key bounds of one PartitionKey with a RowKey range.
-void RowBounds(std::string_view pk, const Range& rk, std::string* lower, std::string* upper) {
+void RowBounds(std::string_view pk, const KeyRange& rk, std::string* lower, std::string* upper) {
   lower->clear();
   AppendPartitionPrefix(pk, lower);
   std::string prefix = *lower;
   if (rk.lower) {
-    *lower += rk.lower->value;
+    *lower += rk.lower->key;
     if (!rk.lower->inclusive) lower->push_back('\0');
   }
   if (rk.upper) {
-    *upper = prefix + rk.upper->value;
+    *upper = prefix + rk.upper->key;
     if (rk.upper->inclusive) upper->push_back('\0');
   } else {
     *upper = PartitionEnd(pk);
@@ -370,27 +334,18 @@ Status AddShards(const SharedTable& table, const std::vector<std::string>& parti
                  const std::optional<std::string>& resume_rk, ShardStream* stream) {
   for (const auto& pk : partition_keys) {
     // The filter's PartitionKey conditions still apply to each shard.
-    bool in_range = true;
-    if (plan.pk.lower) {
-      int c = pk.compare(plan.pk.lower->value);
-      in_range = c > 0 || (c == 0 && plan.pk.lower->inclusive);
-    }
-    if (in_range && plan.pk.upper) {
-      int c = pk.compare(plan.pk.upper->value);
-      in_range = c < 0 || (c == 0 && plan.pk.upper->inclusive);
-    }
-    if (!in_range) continue;
-    Range rows = plan.rk;
+    if (!plan.pk.Contains(pk)) continue;
+    KeyRange rows = plan.rk;
     if (resume_rk) {
       // Resume after (resume_rk, resume_pk) in (RowKey, PartitionKey) order.
       bool after_in_tie = plan.descending ? pk < *resume_pk : pk > *resume_pk;
-      KeyBound b{*resume_rk, after_in_tie};
+      Bound b{*resume_rk, after_in_tie};
       if (plan.descending) {
-        TightenUpper(&rows.upper, b);
+        rows.TightenUpper(b);
       } else {
-        TightenLower(&rows.lower, b);
+        rows.TightenLower(b);
       }
-      if (IsEmpty(rows)) continue;
+      if (rows.Empty()) continue;
     }
     std::string lower, upper;
     RowBounds(pk, rows, &lower, &upper);
@@ -423,11 +378,11 @@ Status RunQuery(StoreState& store, const SharedTable& table, const Query& q, Pag
   rocksdb::DB* db = store.db();
   uint64_t examined = 0;
   bool single = plan.pk.lower && plan.pk.upper && plan.pk.lower->inclusive &&
-                plan.pk.upper->inclusive && plan.pk.lower->value == plan.pk.upper->value;
+                plan.pk.upper->inclusive && plan.pk.lower->key == plan.pk.upper->key;
   std::string lower, upper;
   if (single) {
     // One PartitionKey: one physical partition, exact bounds, no skipping, nothing to merge.
-    const std::string& pk = plan.pk.lower->value;
+    const std::string& pk = plan.pk.lower->key;
     size_t physical = table.PartitionIndexOf(pk);
     if (Throttler* t = table.throttler()) {
       Status ts = t->Charge(false, pk, physical, ReadCost(table.profile(), 0));
@@ -459,8 +414,8 @@ Status RunQuery(StoreState& store, const SharedTable& table, const Query& q, Pag
   auto read = std::make_shared<MergedRead>(db, plan.descending);
   PartitionBounds(plan.pk, &lower, &upper);
   if (resume) ApplyResume(*resume, plan.descending, &lower, &upper);
-  std::optional<RowRange> rows;
-  if (plan.rk.lower || plan.rk.upper) rows = RowRange{plan.rk.lower, plan.rk.upper};
+  std::optional<KeyRange> rows;
+  if (plan.rk.lower || plan.rk.upper) rows = plan.rk;
   if (!RangeEmpty(lower, upper)) {
     for (size_t i = 0; i < table.partitions().size(); ++i) {
       const PhysicalPartition& part = table.partitions()[i];

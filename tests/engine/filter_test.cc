@@ -88,12 +88,13 @@ std::string ParseError(std::string_view text) {
   return std::string(filter.status().message());
 }
 
-std::string RenderRange(const std::optional<KeyBound>& lower,
-                        const std::optional<KeyBound>& upper) {
+std::string RenderRange(const KeyRange& range) {
+  const std::optional<Bound>& lower = range.lower;
+  const std::optional<Bound>& upper = range.upper;
   std::string out;
-  out += lower ? (lower->inclusive ? "['" : "('") + lower->value + "'" : "(*";
+  out += lower ? (lower->inclusive ? "['" : "('") + lower->key + "'" : "(*";
   out += ",";
-  out += upper ? "'" + upper->value + (upper->inclusive ? "']" : "')") : "*)";
+  out += upper ? "'" + upper->key + (upper->inclusive ? "']" : "')") : "*)";
   return out;
 }
 
@@ -103,7 +104,7 @@ std::string Keys(std::string_view text) {
   if (!filter.ok()) return "error: " + std::string(filter.status().message());
   const KeyConditions& k = filter->key_conditions();
   if (k.unsatisfiable) return "unsatisfiable";
-  return "pk:" + RenderRange(k.pk_lower, k.pk_upper) + " rk:" + RenderRange(k.rk_lower, k.rk_upper);
+  return "pk:" + RenderRange(k.pk) + " rk:" + RenderRange(k.rk);
 }
 
 std::string Canonical(std::string_view text) {
@@ -526,8 +527,8 @@ TEST(FilterTest, CopiesAndMovesAreIndependent) {
     EXPECT_TRUE(f->Matches(Sample()));
     EXPECT_FALSE(f->Matches(Entity("pk1", "rk5")));
     EXPECT_EQ(f->Canonical(), "((Name eq 'Alice') and (RowKey ge 'rk'))");
-    ASSERT_TRUE(f->key_conditions().rk_lower.has_value());
-    EXPECT_EQ(f->key_conditions().rk_lower->value, "rk");
+    ASSERT_TRUE(f->key_conditions().rk.lower.has_value());
+    EXPECT_EQ(f->key_conditions().rk.lower->key, "rk");
   }
 }
 
