@@ -1,5 +1,5 @@
 // partkv::engine::Filter — a parsed OData `$filter` expression with Azure Table's semantics
-// (docs/filter.md; shared/reference/azure-table-semantics.md §3).
+// (docs/filter.md; Microsoft's "Querying tables and entities").
 //
 // Filter::Parse turns the text into a compact tree (a vector of nodes addressed by index, plus a
 // vector of comparisons). From it the query engine takes three things:

@@ -1,5 +1,5 @@
 // TableHandle: the engine side of a partkv::Table handle — entity reads, single writes and atomic
-// batches on one table, with the uniqueness, ETag and Timestamp rules of design.md "Semantics".
+// batches on one table, with the uniqueness, ETag and Timestamp rules of docs/design.md "Semantics".
 //
 // Concurrency: a write locks the stripe of its row (StoreState::Stripe), reads the current
 // version with a whole-key-bloom-filtered Get, checks its condition and writes, all under the

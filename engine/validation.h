@@ -1,6 +1,7 @@
-// Validation of table names, keys and entities against a set of limits (design.md "Semantics").
+// Validation of table names, keys and entities against a set of limits (docs/design.md "Semantics").
 //
-// The default limits are Azure Table's (shared/reference/azure-table-semantics.md §1, §4):
+// The default limits are Azure Table's ("Understanding the Table service data model",
+// "Performing entity group transactions"):
 //   - PartitionKey / RowKey: valid UTF-8, at most 1 KiB as the service stores them (UTF-16, so
 //     512 BMP characters), none of / \ # ? and no control characters U+0000–U+001F, U+007F–U+009F;
 //   - at most 252 custom properties; names follow C# identifier rules, at most 255 characters,

@@ -42,7 +42,7 @@ Entity Order(std::string date, std::string order_id) {
 }
 
 // The physical partition of `key` computed independently of the engine: XXH3_64bits of the
-// PartitionKey's bytes, then floor(h * n / 2^64) — the even split of design.md.
+// PartitionKey's bytes, then floor(h * n / 2^64) — the even split of docs/design.md.
 uint32_t PhysicalIndex(std::string_view key, uint32_t n) {
   uint64_t h = XXH3_64bits(key.data(), key.size());
   return static_cast<uint32_t>((static_cast<unsigned __int128>(h) * n) >> 64);

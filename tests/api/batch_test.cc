@@ -1,4 +1,4 @@
-// Atomic batches (design.md "Semantics": Batch): all or nothing, checked before anything is
+// Atomic batches (docs/design.md "Semantics": Batch): all or nothing, checked before anything is
 // written, and the error names the failing operation's 0-based index.
 
 #include "partkv/batch.h"

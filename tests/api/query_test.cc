@@ -1,4 +1,4 @@
-// Queries (design.md "Queries"): order, paging, merging physical partitions, key pushdown, the
+// Queries (docs/design.md "Queries"): order, paging, merging physical partitions, key pushdown, the
 // scan budget, $select and continuation tokens.
 
 #include "partkv/query.h"

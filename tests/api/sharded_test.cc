@@ -1,4 +1,4 @@
-// Key schemes on tables and sharded (scatter-gather) reads (design.md "Key strategies and
+// Key schemes on tables and sharded (scatter-gather) reads (docs/design.md "Key strategies and
 // sharded reads").
 
 #include <algorithm>

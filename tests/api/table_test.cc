@@ -1,4 +1,4 @@
-// Entity semantics of a table (design.md "Semantics"): unique keys under racing writers, ETag
+// Entity semantics of a table (docs/design.md "Semantics"): unique keys under racing writers, ETag
 // preconditions, upserts, merges, deletes, Timestamps.
 
 #include "api/front/front_access.h"

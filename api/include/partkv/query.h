@@ -1,4 +1,4 @@
-// partkv::Query and partkv::Page — one page of a table query (design.md "Queries").
+// partkv::Query and partkv::Page — one page of a table query (docs/design.md "Queries").
 //
 // A Query names any of: a PartitionKey condition (one key, a range, or none), a RowKey range
 // (bounds and/or a prefix), an OData $filter (Azure's grammar), a $select list, a page size

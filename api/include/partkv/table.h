@@ -5,7 +5,7 @@
 // handles concurrently. A handle keeps the store's engine alive, so it may outlive the Store
 // object it came from; after the table is dropped every method returns NotFound.
 //
-// Semantics follow Azure Table (design.md "Semantics"): (PartitionKey, RowKey) is unique and
+// Semantics follow Azure Table (docs/design.md "Semantics"): (PartitionKey, RowKey) is unique and
 // Insert is atomic under any number of concurrent writers; Replace/Merge/Delete take an IfMatch
 // condition; every write gives the entity a new ETag that never repeats for that key (also across
 // restarts and wall-clock steps backwards) and a new Timestamp (the store's clock, never going
