@@ -1,0 +1,22 @@
+# Every repository path a maintainer's document names exists: DOC's words that look like paths
+# (a folder, a slash, a file with an extension or a folder ending in a slash) are checked against
+# SOURCE_DIR. Usage: cmake -DSOURCE_DIR=<repository> -DDOC=docs/design.md -P check_doc_paths.cmake
+file(READ ${SOURCE_DIR}/${DOC} text)
+string(REGEX MATCHALL "(api|engine|tests|bench|tools|docs|cmake)/[A-Za-z0-9_./-]*" paths "${text}")
+list(REMOVE_DUPLICATES paths)
+set(missing "")
+set(checked 0)
+foreach(p ${paths})
+  string(REGEX REPLACE "[.,:;)]+$" "" p "${p}")
+  if(p MATCHES "\\*")
+    continue()
+  endif()
+  math(EXPR checked "${checked} + 1")
+  if(NOT EXISTS ${SOURCE_DIR}/${p})
+    string(APPEND missing "\n  ${p}")
+  endif()
+endforeach()
+if(missing)
+  message(FATAL_ERROR "${DOC} names paths that do not exist:${missing}")
+endif()
+message(STATUS "${DOC}: ${checked} paths, all present")
