@@ -1,7 +1,7 @@
-// SharedTable: one table's catalog record, its physical partitions (each a hash range of
-// PartitionKeys stored under a key prefix in one of the store's shared data column families),
-// its statistics and throttling. Owned by StoreState's catalog and shared with every TableHandle
-// handle. It owns no RocksDB handle: the data column families belong to StoreState, which
+// SharedTable: the one engine object per table — its catalog record, its physical partitions
+// (each a hash range of PartitionKeys stored under a key prefix in one of the store's shared data
+// column families), its statistics and throttling. Owned by StoreState's catalog and shared by
+// every TableHandle (the per-handle object, engine/table_handle.h). It owns no RocksDB handle: the data column families belong to StoreState, which
 // outlives every SharedTable reference holder. A table costs its catalog record, this object and
 // a few dozen bytes per physical partition, so a store holds many thousands.
 
