@@ -3,6 +3,7 @@
 #include "partkv/store.h"
 
 #include "api/front/front_access.h"
+#include "engine/background_work.h"
 
 namespace partkv {
 
@@ -22,7 +23,23 @@ Status Store::CreateTable(std::string_view name, const TableOptions& options) {
 
 Status Store::DropTable(std::string_view name) { return state_->DropTable(name); }
 
-Result<std::vector<TableInfo>> Store::ListTables() const { return state_->ListTables(); }
+Result<std::vector<TableInfo>> Store::ListTables() const {
+  std::vector<TableInfo> tables = state_->ListTables();
+  // The catalog holds the schemes as text; each parsed when the store loaded it, so it parses.
+  for (TableInfo& t : tables) {
+    for (auto [text, parsed] : {std::pair{&t.partition_key_scheme, &t.partition_key_strategy},
+                                std::pair{&t.row_key_scheme, &t.row_key_strategy}}) {
+      if (text->empty()) continue;
+      auto strategy = KeyStrategy::Parse(*text);
+      if (!strategy.ok()) {
+        return Status::Corruption("table '" + t.name + "' has an unreadable key scheme: " +
+                                  strategy.status().ToString());
+      }
+      *parsed = std::move(*strategy);
+    }
+  }
+  return tables;
+}
 
 Result<Table> Store::OpenTable(std::string_view name) const {
   PARTKV_ASSIGN_OR_RETURN(auto data, state_->FindTable(name));
@@ -35,6 +52,9 @@ Status Store::SetServiceProperties(std::string_view document) {
 }
 
 Status Store::Flush() { return state_->Flush(); }
+Status Store::AwaitBackgroundWork(std::chrono::milliseconds timeout) {
+  return engine::AwaitBackgroundWork(state_->db(), timeout);
+}
 Status Store::AwaitWritable(std::chrono::milliseconds timeout) {
   return state_->AwaitWritable(timeout);
 }

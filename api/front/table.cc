@@ -2,6 +2,7 @@
 
 #include "partkv/table.h"
 
+#include "engine/census.h"
 #include "engine/query.h"
 #include "engine/table_handle.h"
 
@@ -32,9 +33,27 @@ Status Table::SetAccessPolicies(const std::vector<AccessPolicy>& policies) {
 
 TableInfo Table::info() const {
   const auto& r = handle_->data().record();
-  return TableInfo{r.name, r.id, static_cast<uint32_t>(r.lower_bounds.size()),
-                   DateTime{r.created_ticks}, r.pk_scheme, r.rk_scheme,
-                   handle_->data().profile().name, handle_->data().throttler() != nullptr};
+  return TableInfo{r.name,
+                   r.id,
+                   static_cast<uint32_t>(r.lower_bounds.size()),
+                   DateTime{r.created_ticks},
+                   r.pk_scheme,
+                   r.rk_scheme,
+                   handle_->data().profile().name,
+                   handle_->data().throttler() != nullptr,
+                   handle_->data().partition_key_scheme(),
+                   handle_->data().row_key_scheme()};
+}
+
+Result<Entity> Table::ComputeKeys(const Entity& entity, OpType type) const {
+  std::optional<Entity> computed;
+  PARTKV_ASSIGN_OR_RETURN(const Entity* keyed, handle_->WithSchemeKeys(type, entity, &computed));
+  if (computed) return std::move(*computed);
+  return *keyed;
+}
+
+uint32_t Table::PhysicalPartitionOf(std::string_view partition_key) const {
+  return static_cast<uint32_t>(handle_->data().PartitionIndexOf(partition_key));
 }
 
 Result<WriteResult> Table::Insert(const Entity& entity, const WriteOptions& options) {
@@ -135,5 +154,10 @@ Status Table::QueryShards(const KeyStrategy& strategy, std::string_view base, co
 namespace partkv {
 
 TableStats Table::Statistics(size_t top) const { return handle_->data().stats().Snapshot(top); }
+
+Result<TableCensus> Table::Census(const CensusOptions& options) const {
+  PARTKV_RETURN_IF_ERROR(handle_->CheckLive());
+  return engine::TakeCensus(handle_->store(), handle_->data(), options);
+}
 
 }  // namespace partkv

@@ -5,10 +5,15 @@
 #define PARTKV_PARTKV_H_
 
 #include "partkv/analyzer.h"
+#include "partkv/base64.h"
 #include "partkv/batch.h"
+#include "partkv/census.h"
 #include "partkv/clock.h"
 #include "partkv/entity.h"
+#include "partkv/filter.h"
 #include "partkv/if_match.h"
+#include "partkv/json.h"
+#include "partkv/keys.h"
 #include "partkv/options.h"
 #include "partkv/profile.h"
 #include "partkv/query.h"
@@ -16,7 +21,9 @@
 #include "partkv/stats.h"
 #include "partkv/status.h"
 #include "partkv/store.h"
+#include "partkv/stored_entity.h"
 #include "partkv/table.h"
+#include "partkv/table_info.h"
 #include "partkv/value.h"
 
 #endif  // PARTKV_PARTKV_H_

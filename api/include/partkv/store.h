@@ -70,6 +70,12 @@ class Store {
 
   // Flushes every memtable to disk (for benchmarks and tools; never needed for durability).
   Status Flush();
+  // Waits until no flush or compaction is pending or running in the store, or `timeout` passes:
+  // for benchmarks and tools that measure a settled store (sizes on disk, LSM shape, reads
+  // without compactions beside them); never needed for correctness. Polls RocksDB's counters
+  // every 10 ms, so it returns up to 10 ms after the work ends. OK once the store is quiet; Busy
+  // when `timeout` passed first (writes meanwhile make more work, so it may never be quiet).
+  Status AwaitBackgroundWork(std::chrono::milliseconds timeout);
   const std::string& path() const;
 
   // After a write failed with IOError because the storage engine stopped taking writes (a full

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "partkv/batch.h"
+#include "partkv/census.h"
 #include "partkv/entity.h"
 #include "partkv/if_match.h"
 #include "partkv/options.h"
@@ -79,6 +80,23 @@ class Table {
   // holds unspecified entities.
   Status QueryEntities(const Query& query, Page* page) const;
 
+  // `entity` with the keys the table's key scheme computes (TableInfo::partition_key_strategy,
+  // row_key_strategy): a key left empty by `entity` is computed from its properties when the
+  // table has a scheme for it; a key given is kept. A random-suffix scheme draws a new suffix on
+  // every call. This is what every write does before it writes, so a caller can learn the keys
+  // a write will use (and print them, or route by them) and pass the result on: its keys are
+  // no longer empty, so the write computes nothing again.
+  // InvalidArgument naming the key and the cause when a property the scheme reads is absent or
+  // cannot form a key (KeyStrategy::Compute), or when a random-suffix key would be drawn for `type` kReplace,
+  // kMerge or kDelete (those address an existing entity, whose key must be given). A table
+  // without schemes returns `entity` unchanged. Cost: one copy of the entity.
+  Result<Entity> ComputeKeys(const Entity& entity, OpType type) const;
+
+  // The physical partition (0 .. info().physical_partitions - 1) that stores PartitionKey
+  // `partition_key`: the one whose hash range holds the key's XXH3 hash (docs/format.md
+  // "Physical partitions"; TableCensus::partitions lists the ranges). A hash and a binary search.
+  uint32_t PhysicalPartitionOf(std::string_view partition_key) const;
+
   // A point read by natural attributes: the keys are computed from `attributes` with the table's
   // key scheme (a RandomSuffix PartitionKey is looked up in every shard). InvalidArgument when
   // the table has no scheme or an attribute the scheme needs is missing; NotFound when absent.
@@ -100,6 +118,18 @@ class Table {
   // What the table has served since the store opened (partkv/stats.h), with the `top` hottest
   // logical partitions.
   TableStats Statistics(size_t top = 10) const;
+
+  // What the table stores (partkv/census.h): entities, bytes and logical partitions per physical
+  // partition and the options.top largest logical partitions, counted by reading every stored
+  // row of the table once from one snapshot, so the figures are consistent with each other
+  // whatever is written meanwhile; the SST figures are RocksDB's estimates at the time of the
+  // call. Cost: reads the whole table (I/O and CPU in proportion to its stored bytes; the block
+  // cache is not filled, so other readers keep their cached blocks) and holds the snapshot,
+  // which keeps compactions from dropping the versions it sees, until it returns; memory is
+  // O(options.top) beside the result. Writers are not blocked.
+  // NotFound when the table has been dropped; IOError naming the table and the physical
+  // partition when reading fails; Corruption when a stored key is malformed.
+  Result<TableCensus> Census(const CensusOptions& options = {}) const;
 
   // The table's stored access policies, in the order they were set (at most kMaxAccessPolicies).
   // NotFound when the table has been dropped.

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "partkv/keys.h"
 #include "partkv/value.h"
 
 // Everything declared below is part of libpartkv's ABI (the library is built with hidden
@@ -33,6 +34,10 @@ struct TableInfo {
   std::string row_key_scheme;
   std::string profile;      // the profile in force (the table's own or the store's)
   bool throttling = false;  // whether throttling emulation is on for the table
+  // The key schemes above, parsed (TableOptions::partition_key_scheme, row_key_scheme); nullopt
+  // for none. Table::ComputeKeys applies them.
+  std::optional<KeyStrategy> partition_key_strategy = std::nullopt;
+  std::optional<KeyStrategy> row_key_strategy = std::nullopt;
 };
 
 // A stored access policy of a table (Azure's SignedIdentifier). A shared access signature that
