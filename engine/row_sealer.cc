@@ -12,14 +12,6 @@
 namespace partkv::engine {
 namespace {
 
-void PutVarint(uint64_t v, std::string* out) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
 void PutFixed64(uint64_t v, std::string* out) {
   char buf[8];
   for (int i = 0; i < 8; ++i) buf[i] = static_cast<char>(v >> (8 * i));
@@ -32,21 +24,7 @@ void PutBytes(std::string_view bytes, std::string* out) {
 }
 
 // Reading: kPartial when the data ends inside the field, kBad when it cannot be a field.
-enum class Read { kOk, kPartial, kBad };
-
-Read GetVarint(std::string_view data, size_t* pos, uint64_t* v) {
-  uint64_t result = 0;
-  for (int shift = 0; shift <= 63; shift += 7) {
-    if (*pos >= data.size()) return Read::kPartial;
-    auto byte = static_cast<uint8_t>(data[(*pos)++]);
-    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) {
-      *v = result;
-      return Read::kOk;
-    }
-  }
-  return Read::kBad;
-}
+using Read = VarintRead;
 
 Read GetFixed64(std::string_view data, size_t* pos, uint64_t* v) {
   if (data.size() - *pos < 8) return Read::kPartial;
@@ -80,6 +58,28 @@ const std::string& ZeroHeader() {
 }
 
 }  // namespace
+
+void PutVarint(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+VarintRead GetVarint(std::string_view data, size_t* pos, uint64_t* v) {
+  uint64_t result = 0;
+  for (int shift = 0; shift <= 63; shift += 7) {
+    if (*pos >= data.size()) return VarintRead::kPartial;
+    auto byte = static_cast<uint8_t>(data[(*pos)++]);
+    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *v = result;
+      return VarintRead::kOk;
+    }
+  }
+  return VarintRead::kBad;
+}
 
 void AppendValueHeader(const ValueHeader& header, std::string* out) {
   out->push_back(static_cast<char>(kValueFormatV1));

@@ -44,7 +44,7 @@ Status Decide(OpType type, std::string_view pk, std::string_view rk, const Entit
   if (current) PARTKV_RETURN_IF_ERROR(DecodeValueHeader(*current, &cur));
   bool conditional = type == OpType::kReplace || type == OpType::kMerge || type == OpType::kDelete;
   if (type == OpType::kInsert && current) {
-    return Status::AlreadyExists("entity " + RowDescription(pk, rk) + " already exists");
+    return EntityExists(pk, rk);
   }
   if (conditional) {
     if (!current) return Status::NotFound("entity " + RowDescription(pk, rk) + " does not exist");
@@ -244,6 +244,10 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, SharedTable& dat
 }
 
 }  // namespace
+
+Status EntityExists(std::string_view pk, std::string_view rk) {
+  return Status::AlreadyExists("entity " + RowDescription(pk, rk) + " already exists");
+}
 
 Result<const Entity*> TableHandle::WithSchemeKeys(OpType type, const Entity& entity,
                                                  std::optional<Entity>* computed) const {

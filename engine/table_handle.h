@@ -69,6 +69,9 @@ class TableHandle {
   std::shared_ptr<SharedTable> data_;
 };
 
+// The AlreadyExists of an Insert of the existing row (pk, rk), as every write reports it.
+Status EntityExists(std::string_view pk, std::string_view rk);
+
 }  // namespace partkv::engine
 
 #endif  // PARTKV_ENGINE_TABLE_HANDLE_H_

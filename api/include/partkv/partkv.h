@@ -7,6 +7,7 @@
 #include "partkv/analyzer.h"
 #include "partkv/base64.h"
 #include "partkv/batch.h"
+#include "partkv/bulk_writer.h"
 #include "partkv/census.h"
 #include "partkv/clock.h"
 #include "partkv/entity.h"

@@ -1,4 +1,4 @@
-#include "tools/cli/import_spill.h"
+#include "engine/bulk_spill.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -9,47 +9,53 @@
 #include <filesystem>
 #include <system_error>
 
-namespace partkv::cli {
+namespace partkv::engine {
 namespace {
 
 constexpr size_t kReadChunk = 1u << 20;
 
-void PutVarint(uint64_t v, std::string* out) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
-// Reads a varint at data[*pos]; false when it is truncated or too long.
-bool GetVarint(std::string_view data, size_t* pos, uint64_t* v) {
-  uint64_t result = 0;
-  for (int shift = 0; shift <= 63 && *pos < data.size(); shift += 7) {
-    auto byte = static_cast<uint8_t>(data[(*pos)++]);
-    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) {
-      *v = result;
-      return true;
-    }
-  }
-  return false;
+size_t VarintLength(uint64_t v) {
+  size_t n = 1;
+  for (; v >= 0x80; v >>= 7) ++n;
+  return n;
 }
 
 }  // namespace
 
-Status AppendSpillRecord(const engine::RowSealer& sealer, uint64_t line, const Entity& entity,
-                         std::string* out) {
+Status AppendRecord(const RowSealer& sealer, const Entity& entity, uint64_t line,
+                    std::string* out) {
   PARTKV_RETURN_IF_ERROR(sealer.Seal(entity, out));
   PutVarint(line, out);
   return Status::OK();
 }
 
-Result<SpillFile> SpillFile::Create() {
-  std::error_code ec;
-  std::string dir = std::filesystem::temp_directory_path(ec).string();
-  if (ec) dir = "/tmp";
-  std::string path = dir + "/partkv-import-XXXXXX";
+Result<bool> ParseRecord(const RowSealer& sealer, std::string_view data, SpillRecord* record) {
+  PARTKV_ASSIGN_OR_RETURN(bool whole, sealer.Parse(data, &record->row));
+  if (!whole) return false;
+  size_t pos = record->row.bytes().size();
+  switch (GetVarint(data, &pos, &record->line)) {
+    case VarintRead::kOk:
+      return true;
+    case VarintRead::kPartial:
+      return false;
+    case VarintRead::kBad:
+      break;
+  }
+  return Status::Corruption("a bulk write's record has a malformed line number");
+}
+
+size_t RecordSize(const SpillRecord& record) {
+  return record.row.bytes().size() + VarintLength(record.line);
+}
+
+Result<SpillFile> SpillFile::Create(const std::string& directory) {
+  std::string dir = directory;
+  if (dir.empty()) {
+    std::error_code ec;
+    dir = std::filesystem::temp_directory_path(ec).string();
+    if (ec) dir = "/tmp";
+  }
+  std::string path = dir + "/partkv-bulk-XXXXXX";
   int fd = ::mkostemp(path.data(), O_CLOEXEC);
   if (fd < 0) {
     return Status::IOError("creating a spill file in " + dir + ": " + std::strerror(errno));
@@ -77,9 +83,9 @@ Status SpillFile::Append(std::string_view records) {
     ssize_t n = ::write(fd_, records.data(), records.size());
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      return Status::IOError("writing the import's spill file in " + directory_ + ": " +
+      return Status::IOError("writing the bulk write's spill file in " + directory_ + ": " +
                              std::strerror(n < 0 ? errno : ENOSPC) +
-                             " (it needs about the input's size; set TMPDIR elsewhere)");
+                             " (it needs about the rows' encoded size; set TMPDIR elsewhere)");
     }
     records.remove_prefix(static_cast<size_t>(n));
     bytes_ += static_cast<uint64_t>(n);
@@ -89,7 +95,7 @@ Status SpillFile::Append(std::string_view records) {
 
 Status SpillFile::Rewind() {
   if (::lseek(fd_, 0, SEEK_SET) != 0) {
-    return Status::IOError("rewinding the import's spill file: " +
+    return Status::IOError("rewinding the bulk write's spill file: " +
                            std::string(std::strerror(errno)));
   }
   ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -110,29 +116,28 @@ Status SpillFile::Refill() {
   } while (n < 0 && errno == EINTR);
   buffer_.resize(old + static_cast<size_t>(n > 0 ? n : 0));
   if (n < 0) {
-    return Status::IOError("reading the import's spill file: " +
+    return Status::IOError("reading the bulk write's spill file: " +
                            std::string(std::strerror(errno)));
   }
   if (n == 0) eof_ = true;
   return Status::OK();
 }
 
-Result<bool> SpillFile::Next(const engine::RowSealer& sealer, SpillRecord* record) {
+Result<bool> SpillFile::Next(const RowSealer& sealer, SpillRecord* record) {
   while (true) {
     std::string_view data = std::string_view(buffer_).substr(pos_);
-    PARTKV_ASSIGN_OR_RETURN(bool whole, sealer.Parse(data, &record->row));
-    size_t pos = record->row.bytes().size();
-    if (whole && GetVarint(data, &pos, &record->line)) {
-      pos_ += pos;
+    PARTKV_ASSIGN_OR_RETURN(bool whole, ParseRecord(sealer, data, record));
+    if (whole) {
+      pos_ += RecordSize(*record);
       return true;
     }
     // An incomplete record: read more, unless the file has ended.
     if (eof_) {
       if (pos_ == buffer_.size()) return false;
-      return Status::Corruption("the import's spill file ends inside a record");
+      return Status::Corruption("the bulk write's spill file ends inside a record");
     }
     PARTKV_RETURN_IF_ERROR(Refill());
   }
 }
 
-}  // namespace partkv::cli
+}  // namespace partkv::engine

@@ -1,0 +1,299 @@
+// BulkWriter: the front of a bulk write — the stream's positions and lines, when a group is
+// written, what a bad row stops, the report. The engine does the rest: engine/row_sealer.h checks
+// and encodes each row once, engine/bulk_lines.h does it for JSON Lines on worker threads,
+// engine/bulk_spill.h keeps validated rows on disk, engine/bulk_group.h writes a group.
+
+#include "partkv/bulk_writer.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "api/front/front_access.h"
+#include "engine/bulk_group.h"
+#include "engine/bulk_lines.h"
+#include "engine/bulk_spill.h"
+#include "engine/etag.h"
+#include "engine/row_sealer.h"
+#include "engine/table_handle.h"
+
+namespace partkv {
+namespace {
+
+// Validated rows wait in memory until this much is ready for the spill file.
+constexpr size_t kSpillBuffer = 1u << 20;
+
+}  // namespace
+
+WriteResult BulkWrittenGroup::result(uint64_t i) const {
+  const int64_t tick = first_tick_ + static_cast<int64_t>(i);
+  return WriteResult{engine::FormatEtag(static_cast<uint64_t>(tick)), DateTime{tick}};
+}
+
+struct BulkWriter::Impl {
+  Impl(const Table& t, engine::RowSealer s, const BulkWriteOptions& o)
+      : table(t),
+        handle(FrontAccess::Of(table)),
+        sealer(s),
+        options(o),
+        clock(o.clock ? o.clock : Clock::Steady()),
+        group(handle.data().limits()) {
+    read_options.require_keys =
+        !handle.data().partition_key_scheme() && !handle.data().row_key_scheme();
+  }
+
+  // The state every call starts from: the writer's stop, or after Finish InvalidArgument.
+  Status Check() const {
+    if (!report.error.ok()) return report.error;
+    if (finished) return Status::InvalidArgument("the bulk write has finished");
+    return Status::OK();
+  }
+
+  // Takes a valid row as the stream's next: to the spill file while validating everything
+  // first, else to the group (writing the group before it when that is full).
+  Status Take(const engine::SpillRecord& record) {
+    if (spill) {
+      spill_buffer.append(record.row.bytes().data(), engine::RecordSize(record));
+      if (report.rows_added == 0) first_line = record.line;
+      ++report.rows_added;
+      return spill_buffer.size() >= kSpillBuffer ? SpillBuffered() : Status::OK();
+    }
+    PARTKV_RETURN_IF_ERROR(Group(record, report.rows_added));
+    ++report.rows_added;
+    return Status::OK();
+  }
+
+  Status Group(const engine::SpillRecord& record, uint64_t position) {
+    if (group.Full(record.row, options.max_group_rows, options.max_group_bytes)) {
+      PARTKV_RETURN_IF_ERROR(Commit());
+    }
+    group.Append(record.row, position, record.line);
+    return Status::OK();
+  }
+
+  Status SpillBuffered() {
+    Status s = spill->Append(spill_buffer);
+    spill_buffer.clear();
+    return s.ok() ? s : Stop(s);
+  }
+
+  // Takes back the validated blocks of AddJsonLines: every one when `all`, else until a slot is
+  // free. Resumable: a block whose rows are partly taken keeps its place.
+  Status DrainLines(bool all) {
+    while (lines && !lines->empty() && (all || lines->full())) {
+      engine::LineBlock& block = lines->Oldest();
+      while (block.taken < block.records.size()) {
+        engine::SpillRecord record;
+        std::string_view rest = std::string_view(block.records).substr(block.taken);
+        Result<bool> whole = engine::ParseRecord(sealer, rest, &record);
+        if (!whole.ok() || !*whole) {
+          return Stop(whole.ok() ? Status::Corruption("a validated block ends inside a row")
+                                 : whole.status());
+        }
+        PARTKV_RETURN_IF_ERROR(Take(record));
+        block.taken += engine::RecordSize(record);
+      }
+      if (!block.error.ok()) return StopAtInvalidRow(block.bad_line, block.error);
+      lines->Pop();
+    }
+    return Status::OK();
+  }
+
+  // Writes the group, retrying a throttled one under the options' policy. Throttled and Busy
+  // keep the group for the next call; anything else ends it.
+  Status Commit() {
+    if (group.empty()) return Status::OK();
+    engine::GroupOutcome o;
+    auto commit = [&] {
+      o = engine::CommitGroup(handle, sealer, options.mode, group, options.write.sync);
+      if (o.status.IsThrottled()) ++report.throttled;
+      return o.status;
+    };
+    if (options.retry_throttled) {
+      RetryStats retry;
+      (void)RetryThrottled(commit, *clock, *options.retry_throttled, &retry);
+      report.throttled_wait_micros += retry.waited_micros;
+    } else {
+      (void)commit();
+    }
+    if (o.status.IsThrottled() || o.status.IsBusy()) {
+      report.resume_line = group.line(0);
+      return o.status;
+    }
+    if (o.written > 0) {
+      report.rows_written += o.written;
+      report.batches_written += o.batches;
+      ++report.groups_written;
+      if (options.on_group_written) {
+        options.on_group_written(BulkWrittenGroup(group.first_position(), o.written, o.first_tick),
+                                 report);
+      }
+    }
+    Status s = Status::OK();
+    if (o.bad_row) {
+      const size_t bad = *o.bad_row;
+      report.bad_row = group.first_position() + bad;
+      report.bad_line = group.line(bad);
+      report.resume_line = group.line(o.written);
+      s = Stop(o.status.WithContext(RowName(*report.bad_row, report.bad_line)));
+    } else if (!o.status.ok()) {
+      report.resume_line = group.line(0);
+      s = Stop(o.status);
+    }
+    group.Clear();
+    return s;
+  }
+
+  // A row that failed validation, at the next position: nothing of its group is written.
+  Status StopAtInvalidRow(uint64_t line, const Status& error) {
+    report.bad_row = report.rows_added;
+    report.bad_line = line;
+    if (spill) {
+      report.resume_line = report.rows_added > 0 ? first_line : line;
+    } else {
+      report.resume_line = group.empty() ? line : group.line(0);
+    }
+    return Stop(error);
+  }
+
+  // Stops the writer at `error` (which may live in what is dropped here).
+  Status Stop(const Status& error) {
+    report.error = error;
+    group.Clear();
+    lines.reset();
+    spill.reset();
+    return report.error;
+  }
+
+  static std::string RowName(uint64_t position, uint64_t line) {
+    return line > 0 ? "line " + std::to_string(line) : "row " + std::to_string(position);
+  }
+
+  // With validate_before_writing: every spilled row into groups, and each full group written.
+  // Resumable after Throttled or Busy: the row read last waits in `peeked`.
+  Status WriteSpilled() {
+    if (!writing) {
+      if (!spill_buffer.empty()) PARTKV_RETURN_IF_ERROR(SpillBuffered());
+      if (Status s = spill->Rewind(); !s.ok()) return Stop(s);
+      writing = true;
+    }
+    while (true) {
+      if (!have_peeked) {
+        Result<bool> more = spill->Next(sealer, &peeked);
+        if (!more.ok()) return Stop(more.status());
+        if (!*more) return Status::OK();
+        have_peeked = true;
+      }
+      PARTKV_RETURN_IF_ERROR(Group(peeked, next_spilled));
+      have_peeked = false;
+      ++next_spilled;
+    }
+  }
+
+  Table table;  // keeps the table's engine alive
+  engine::TableHandle& handle;
+  const engine::RowSealer sealer;
+  const BulkWriteOptions options;
+  const std::shared_ptr<Clock> clock;
+  JsonReadOptions read_options;
+  engine::BulkGroup group;
+  BulkWriteReport report;
+  std::unique_ptr<engine::LineSealer> lines;  // made by the first AddJsonLines
+  std::string scratch;                        // Add's record
+  bool finished = false;
+  // validate_before_writing: the spill file, the rows on their way to it, row 0's line, and
+  // while Finish writes: the next row's position and the row read but not yet grouped.
+  std::optional<engine::SpillFile> spill;
+  std::string spill_buffer;
+  uint64_t first_line = 0;
+  bool writing = false;
+  uint64_t next_spilled = 0;
+  engine::SpillRecord peeked;
+  bool have_peeked = false;
+};
+
+Result<BulkWriter> BulkWriter::Create(const Table& table, const BulkWriteOptions& options) {
+  if (options.mode != OpType::kInsert && options.mode != OpType::kInsertOrReplace &&
+      options.mode != OpType::kInsertOrMerge) {
+    return Status::InvalidArgument(
+        "a bulk write's rows are insert, insert-or-replace or insert-or-merge, not " +
+        std::string(OpTypeName(options.mode)));
+  }
+  if (options.max_group_rows == 0 || options.max_group_bytes == 0) {
+    return Status::InvalidArgument("a bulk write's groups need room for at least one row");
+  }
+  engine::TableHandle& handle = FrontAccess::Of(table);
+  // A merge's row is sealed whole, as an upsert's: what differs is how its group writes it.
+  PARTKV_ASSIGN_OR_RETURN(
+      engine::RowSealer sealer,
+      handle.NewRowSealer(options.mode == OpType::kInsert ? OpType::kInsert
+                                                          : OpType::kInsertOrReplace));
+  auto impl = std::make_unique<Impl>(table, sealer, options);
+  if (options.validate_before_writing) {
+    PARTKV_ASSIGN_OR_RETURN(engine::SpillFile spill,
+                            engine::SpillFile::Create(options.spill_directory));
+    impl->spill.emplace(std::move(spill));
+  }
+  return BulkWriter(std::move(impl));
+}
+
+BulkWriter::BulkWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+BulkWriter::BulkWriter(BulkWriter&&) noexcept = default;
+BulkWriter& BulkWriter::operator=(BulkWriter&&) noexcept = default;
+BulkWriter::~BulkWriter() = default;
+
+const BulkWriteReport& BulkWriter::report() const { return impl_->report; }
+
+Status BulkWriter::Add(const Entity& entity) {
+  Impl& w = *impl_;
+  PARTKV_RETURN_IF_ERROR(w.Check());
+  PARTKV_RETURN_IF_ERROR(w.DrainLines(/*all=*/true));
+  w.scratch.clear();
+  Status s = engine::AppendRecord(w.sealer, entity, 0, &w.scratch);
+  if (!s.ok()) {
+    return w.StopAtInvalidRow(0, s.WithContext(Impl::RowName(w.report.rows_added, 0)));
+  }
+  engine::SpillRecord record;
+  Result<bool> whole = engine::ParseRecord(w.sealer, w.scratch, &record);
+  if (!whole.ok() || !*whole) {
+    return w.Stop(whole.ok() ? Status::Corruption("a sealed row does not read back whole")
+                             : whole.status());
+  }
+  return w.Take(record);
+}
+
+Status BulkWriter::AddJsonLines(std::string_view lines) {
+  Impl& w = *impl_;
+  PARTKV_RETURN_IF_ERROR(w.Check());
+  if (!w.lines) {
+    size_t workers = w.options.threads;
+    if (workers == 0) workers = std::max(2u, std::thread::hardware_concurrency());
+    w.lines = std::make_unique<engine::LineSealer>(w.sealer, w.read_options, workers);
+  }
+  PARTKV_RETURN_IF_ERROR(w.DrainLines(/*all=*/false));
+  if (lines.empty()) return Status::OK();
+  w.lines->Submit(lines, w.report.lines_added + 1);
+  w.report.lines_added += engine::CountLines(lines);
+  return Status::OK();
+}
+
+Status BulkWriter::Flush() {
+  Impl& w = *impl_;
+  PARTKV_RETURN_IF_ERROR(w.Check());
+  PARTKV_RETURN_IF_ERROR(w.DrainLines(/*all=*/true));
+  return w.spill ? Status::OK() : w.Commit();
+}
+
+Status BulkWriter::Finish() {
+  Impl& w = *impl_;
+  if (w.finished) return w.report.error;
+  PARTKV_RETURN_IF_ERROR(w.Check());
+  PARTKV_RETURN_IF_ERROR(w.DrainLines(/*all=*/true));
+  if (w.spill) PARTKV_RETURN_IF_ERROR(w.WriteSpilled());
+  PARTKV_RETURN_IF_ERROR(w.Commit());
+  w.finished = true;
+  w.lines.reset();
+  w.spill.reset();
+  return Status::OK();
+}
+
+}  // namespace partkv

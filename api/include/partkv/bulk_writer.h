@@ -1,0 +1,199 @@
+// partkv::BulkWriter — loads a stream of entities, in any key order, into one table: each row is
+// its own Insert (or upsert) with Azure Table's rules, written many thousands of rows at a time
+// in atomic groups that may span any number of PartitionKeys.
+//
+//   auto writer = partkv::BulkWriter::Create(table);
+//   if (!writer.ok()) { ...writer.status()... }
+//   for (const partkv::Entity& e : entities) {
+//     if (!writer->Add(e).ok()) break;  // the first bad row: writer->report() says which
+//   }
+//   partkv::Status s = writer->Finish();
+//   // writer->report().rows_written: the rows of the stream that are in the table
+//
+// Rows. A row is an Insert (BulkWriteOptions::mode, the default), an InsertOrReplace or an
+// InsertOrMerge, checked as Table::Insert checks one: a table with a key scheme computes a
+// missing key; the table's profile limits apply (keys, properties, sizes); an Insert of a row
+// whose key exists — in the table, or on an earlier row of the stream — is AlreadyExists. Of
+// two upserts of one key the later wins (a merge merges into what the earlier one left). Every
+// row gets its own Timestamp and ETag, increasing in stream order.
+//
+// Positions. Rows are numbered from 0 in the order they are given, by Add and AddJsonLines
+// alike (blank lines are not rows); lines are numbered from 1 over all AddJsonLines calls
+// (blank lines included). Error messages name a row by its line ("line 12: ...") when it came
+// from AddJsonLines, else by its position ("row 11: ...").
+//
+// Groups. Rows are written in groups of at most max_group_rows rows and max_group_bytes bytes,
+// each one atomic RocksDB write: a reader sees a group whole or not at all, and after a crash
+// every group the writer reported written (report(), on_group_written) is there whole; no group
+// is ever half there. Inside a group the rows are sorted by key, so interleaved PartitionKeys
+// cost about what sorted input costs. Row locks are taken per group as batches take theirs, so
+// a bulk write may run beside any other writer of the table (it holds every row lock its group
+// needs while the group is written).
+//
+// Batches. Inside a group, rows form the batches an Azure Table client would submit: consecutive
+// rows of one PartitionKey, at most the table's batch limits (100 operations and 4 MiB by
+// default), never one row twice. They matter only when a row conflicts (below), and are counted.
+//
+// The first bad row stops the writer. A row is bad when
+//   - it fails validation: found when it is added (for AddJsonLines, possibly on a later call,
+//     as lines are validated on worker threads). The rows of its group — every row added since
+//     the last group was written — are not written; earlier groups stay written.
+//   - it conflicts (an Insert of an existing key): found when its group is written. The group is
+//     then written up to the start of the row's batch, nothing from it on: what submitting the
+//     stream's batches one after another would leave.
+// Either way exactly the first report().rows_written rows of the stream are written, report()
+// names the bad row and its error, and every later call returns that error.
+//
+// Throttling emulation (partkv/profile.h): a group that a partition's budget refuses is not
+// written. With retry_throttled the writer waits the retry-after and tries again, as the cloud
+// SDKs do; without it, or once the policy gives up, the call returns Throttled having taken
+// nothing: make the same call again after retry_after(). Busy (the storage engine held writes
+// back too long) is returned the same way.
+//
+// Memory stays bounded whatever the stream's length: the group being filled and, while it is
+// written, its WriteBatch; for AddJsonLines two blocks per worker thread; with
+// validate_before_writing, a spill file on disk instead of memory.
+//
+// Thread-safety: a BulkWriter is driven by one thread at a time; AddJsonLines uses worker
+// threads of its own. Destroying a writer without Finish writes nothing more: the rows not yet
+// written are dropped.
+
+#ifndef PARTKV_BULK_WRITER_H_
+#define PARTKV_BULK_WRITER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "partkv/batch.h"
+#include "partkv/clock.h"
+#include "partkv/entity.h"
+#include "partkv/options.h"
+#include "partkv/profile.h"
+#include "partkv/result.h"
+#include "partkv/table.h"
+#include "partkv/table_info.h"
+
+// Everything declared below is part of libpartkv's ABI (the library is built with hidden
+// visibility; engine symbols stay inside it).
+#pragma GCC visibility push(default)
+namespace partkv {
+
+// What a bulk write has done so far (BulkWriter::report()).
+struct BulkWriteReport {
+  uint64_t rows_added = 0;   // rows taken and found valid (the bad row not included)
+  uint64_t lines_added = 0;  // lines given to AddJsonLines, blank ones included
+  // The stream's first rows_written rows are in the table, and no other row of it.
+  uint64_t rows_written = 0;
+  uint64_t groups_written = 0;   // atomic writes, each of many rows
+  uint64_t batches_written = 0;  // the Azure batches the written rows form (see above)
+  uint64_t throttled = 0;        // group writes refused by a throughput budget
+  int64_t throttled_wait_micros = 0;  // waited by retry_throttled
+  // Once the writer has stopped at a bad row: its 0-based position and its 1-based input line
+  // (0 when it came from Add).
+  std::optional<uint64_t> bad_row;
+  uint64_t bad_line = 0;
+  // After a call failed (a stop, Throttled, Busy): the input line of row rows_written — the first
+  // row not written, where to resume — or 0 when that row came from Add.
+  uint64_t resume_line = 0;
+  // Why the writer stopped: the bad row's error (its message starts "line N: " or "row N: "), or
+  // a failure of the store; OK while it goes on.
+  Status error;
+};
+
+// A group the writer has just written (BulkWriteOptions::on_group_written).
+class BulkWrittenGroup {
+ public:
+  uint64_t first_row() const { return first_row_; }  // the position of its first row
+  uint64_t rows() const { return rows_; }            // rows first_row() .. first_row() + rows() - 1
+  // The Timestamp and ETag row first_row() + i was written with. REQUIRES: i < rows().
+  WriteResult result(uint64_t i) const;
+
+ private:
+  friend class BulkWriter;
+  BulkWrittenGroup(uint64_t first_row, uint64_t rows, int64_t first_tick)
+      : first_row_(first_row), rows_(rows), first_tick_(first_tick) {}
+  uint64_t first_row_, rows_;
+  int64_t first_tick_;
+};
+
+struct BulkWriteOptions {
+  // What every row is: OpType::kInsert, kInsertOrReplace or kInsertOrMerge.
+  OpType mode = OpType::kInsert;
+  // A group is written once it holds max_group_rows rows, or when the next row would take it
+  // past max_group_bytes of encoded rows. Larger groups write faster, to a point, and cost
+  // about twice max_group_bytes of memory while one is written.
+  size_t max_group_rows = 16384;
+  size_t max_group_bytes = 8u << 20;
+  // Durability of every group (WriteOptions::sync: an fsync per group).
+  WriteOptions write;
+  // Validate every row before writing any: rows go, validated and encoded, to an unlinked spill
+  // file (in spill_directory, else $TMPDIR, else /tmp; about the rows' encoded size, typically
+  // two thirds of their JSON), and Finish writes them. A bad row anywhere then means nothing is
+  // written; a conflict found while writing still leaves the rows before its batch written.
+  bool validate_before_writing = false;
+  std::string spill_directory;
+  // Worker threads that parse and validate AddJsonLines' lines; 0: one per core, at least 2.
+  size_t threads = 0;
+  // When set, a group refused by a throughput budget is retried after the wait the store names
+  // (waiting on `clock`; null: the steady clock), under this policy, before Throttled is
+  // returned.
+  std::optional<RetryPolicy> retry_throttled;
+  std::shared_ptr<Clock> clock;
+  // Called after each group is written, on the thread that made the call that wrote it, with
+  // the group and the report so far. It must not call the writer.
+  std::function<void(const BulkWrittenGroup&, const BulkWriteReport&)> on_group_written;
+};
+
+class BulkWriter {
+ public:
+  // A writer into `table` (the writer keeps its own handle on it). InvalidArgument for a mode
+  // other than the three above or a zero group bound; NotFound when the table has been dropped;
+  // IOError when the spill file of validate_before_writing cannot be created.
+  static Result<BulkWriter> Create(const Table& table, const BulkWriteOptions& options = {});
+
+  BulkWriter(BulkWriter&&) noexcept;
+  BulkWriter& operator=(BulkWriter&&) noexcept;
+  BulkWriter(const BulkWriter&) = delete;
+  BulkWriter& operator=(const BulkWriter&) = delete;
+  ~BulkWriter();
+
+  // Validates `entity` and takes it as the stream's next row; writes the group before it when
+  // that group is full. Returns the row's error (InvalidArgument, "row N: ...") when it is bad,
+  // the first bad row's error once the writer has stopped, Throttled or Busy when the full group
+  // could not be written yet (the row was not taken: call Add again with it), a conflict found
+  // in that group (AlreadyExists), or a failure of the store. InvalidArgument after Finish.
+  Status Add(const Entity& entity);
+
+  // Takes the lines of `lines` (JSON Lines: whole lines, the last one may lack its newline;
+  // blank lines are skipped) as the stream's next rows, each parsed as EntityFromJson does (keys
+  // may be absent only when the table has a key scheme) and validated as Add does, on worker
+  // threads. Returns once the lines are handed over: a bad line may be reported by a later
+  // call, with its line number ("line N: ..."). Other returns as Add's.
+  Status AddJsonLines(std::string_view lines);
+
+  // Validates every row taken so far and, unless validate_before_writing, writes them (a group
+  // that is not full included). Returns what Add may return.
+  Status Flush();
+
+  // Ends the stream: validates and writes every row not yet written (with
+  // validate_before_writing, this is where every row is written). OK when the whole stream is
+  // in the table; otherwise as Add. After Throttled or Busy call Finish again: it resumes.
+  Status Finish();
+
+  const BulkWriteReport& report() const;
+
+ private:
+  struct Impl;
+  explicit BulkWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace partkv
+#pragma GCC visibility pop
+
+#endif  // PARTKV_BULK_WRITER_H_

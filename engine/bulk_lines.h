@@ -1,0 +1,84 @@
+// LineSealer: blocks of JSON Lines parsed, validated and sealed on worker threads and taken back
+// in input order — the parallel front of BulkWriter::AddJsonLines (partkv/bulk_writer.h).
+//
+// The caller hands in blocks of whole lines (Submit) and takes them back, oldest first, once the
+// workers are done with them (Oldest, then Pop). A block comes back as the records
+// (engine/bulk_spill.h) of its lines up to its first bad line, and that line's error, numbered.
+// Blank lines (nothing but spaces, tabs and a carriage return) are skipped; a line may end in
+// "\n" or "\r\n". Slots are reused, buffers and all, so a running pool allocates nothing per
+// block.
+//
+// Thread-safety: Submit, Oldest and Pop are called from one thread (the pool's owner); the
+// workers only touch the slots they were given. REQUIRES: the RowSealer outlives the pool.
+
+#ifndef PARTKV_ENGINE_BULK_LINES_H_
+#define PARTKV_ENGINE_BULK_LINES_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "engine/row_sealer.h"
+#include "partkv/json.h"
+#include "partkv/status.h"
+
+namespace partkv::engine {
+
+// One block of lines and what sealing it gave.
+struct LineBlock {
+  std::string text;
+  uint64_t first_line = 0;  // 1-based number of the block's first line
+  std::string records;      // the records of the good lines before the first bad one
+  uint64_t rows = 0;        // how many records
+  uint64_t bad_line = 0;    // the first bad line; 0 when every line is good
+  Status error;             // its error, with "line N: " before the message
+  size_t taken = 0;         // bytes of `records` the owner has consumed (for resuming)
+  bool done = false;
+};
+
+class LineSealer {
+ public:
+  LineSealer(const RowSealer& sealer, JsonReadOptions read_options, size_t workers);
+  ~LineSealer();
+  LineSealer(const LineSealer&) = delete;
+  LineSealer& operator=(const LineSealer&) = delete;
+
+  // Whether every slot holds a block not yet popped.
+  bool full() const { return submitted_ - popped_ == slots_.size(); }
+  bool empty() const { return submitted_ == popped_; }
+
+  // Hands a block of whole lines, the first numbered `first_line`, to the workers.
+  // REQUIRES: !full().
+  void Submit(std::string_view text, uint64_t first_line);
+  // The oldest block not popped, once sealed. REQUIRES: !empty().
+  LineBlock& Oldest();
+  // Frees the oldest block's slot. REQUIRES: !empty().
+  void Pop() { ++popped_; }
+
+ private:
+  LineBlock& slot(uint64_t seq) { return slots_[seq % slots_.size()]; }
+  void Work();
+  void Seal(LineBlock& block) const;
+
+  const RowSealer& sealer_;
+  const JsonReadOptions read_options_;
+  std::vector<LineBlock> slots_;
+  uint64_t submitted_ = 0, popped_ = 0;
+  std::vector<std::thread> threads_;
+  std::mutex mu_;
+  std::condition_variable work_, done_;
+  std::deque<uint64_t> queue_;
+  bool stop_ = false;
+};
+
+// The number of lines in `block`: its newlines, plus one for a last line without one.
+uint64_t CountLines(std::string_view block);
+
+}  // namespace partkv::engine
+
+#endif  // PARTKV_ENGINE_BULK_LINES_H_

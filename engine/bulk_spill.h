@@ -1,0 +1,83 @@
+// The records of a bulk write (partkv/bulk_writer.h) between validation and writing, and the
+// spill file that holds them when a bulk write validates its whole input before writing any of it.
+//
+//   record = sealed_row line:varint64
+//
+// `sealed_row` is what RowSealer::Seal made of the row (engine/row_sealer.h: keys, size, cost,
+// encoded properties and a seal), so the write neither parses, checks nor encodes the row again;
+// `line` is the row's 1-based input line when it came from JSON Lines, else 0, for the messages
+// of the write. A damaged record fails the seal's check: Corruption, never a bad row written.
+// The format lives only as long as one bulk write (the sealer's seed dies with it): it is never
+// persisted anywhere.
+//
+// The spill file is created in a temporary directory and unlinked at once, so it vanishes with
+// the process however the process ends. It holds about the rows' encoded size (typically 60-70%
+// of their JSON).
+//
+// Thread-safety: a SpillFile is used by one thread at a time.
+
+#ifndef PARTKV_ENGINE_BULK_SPILL_H_
+#define PARTKV_ENGINE_BULK_SPILL_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/row_sealer.h"
+#include "partkv/entity.h"
+#include "partkv/result.h"
+
+namespace partkv::engine {
+
+// One record as read back; the row's views point into the bytes it was read from.
+struct SpillRecord {
+  SealedRow row;
+  uint64_t line = 0;  // 1-based input line; 0 for a row that came from no line
+};
+
+// Seals `entity` with `sealer` and appends its record to *out. On failure (the entity breaks the
+// table's limits or its key scheme) returns the reason and leaves *out as it was.
+Status AppendRecord(const RowSealer& sealer, const Entity& entity, uint64_t line,
+                    std::string* out);
+
+// Reads the record at the start of `data` into *record. False when `data` holds only the
+// beginning of one (read more); Corruption when it is damaged or was not sealed by `sealer`.
+// record->row.bytes() plus the line's varint is how much of `data` it takes: RecordSize().
+Result<bool> ParseRecord(const RowSealer& sealer, std::string_view data, SpillRecord* record);
+size_t RecordSize(const SpillRecord& record);
+
+class SpillFile {
+ public:
+  // A new, already unlinked file in `directory`, or when it is empty in $TMPDIR (else /tmp).
+  static Result<SpillFile> Create(const std::string& directory);
+  SpillFile(SpillFile&& other) noexcept;
+  SpillFile& operator=(SpillFile&&) = delete;
+  SpillFile(const SpillFile&) = delete;
+  ~SpillFile();
+
+  // Appends encoded records. IOError (naming the directory) when the disk is full.
+  Status Append(std::string_view records);
+  // Reads from the first record on.
+  Status Rewind();
+  // The next record into *record (its views valid until the next call); false after the last
+  // one. Corruption for a damaged file or a record not sealed by `sealer`.
+  Result<bool> Next(const RowSealer& sealer, SpillRecord* record);
+
+  uint64_t bytes() const { return bytes_; }
+  const std::string& directory() const { return directory_; }
+
+ private:
+  SpillFile(int fd, std::string directory) : fd_(fd), directory_(std::move(directory)) {}
+  Status Refill();
+
+  int fd_;
+  std::string directory_;
+  uint64_t bytes_ = 0;
+  std::string buffer_;  // read side: unread data is buffer_[pos_, buffer_.size())
+  size_t pos_ = 0;
+  bool eof_ = false;
+};
+
+}  // namespace partkv::engine
+
+#endif  // PARTKV_ENGINE_BULK_SPILL_H_
