@@ -10,10 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "api/front/front_access.h"
-#include "engine/table_handle.h"
 #include "nlohmann/json.hpp"
 #include "partkv/json.h"
+#include "partkv/table.h"
 #include "tools/cli/cli.h"
 
 namespace partkv::cli {
@@ -48,9 +47,9 @@ Result<IfMatch> ParseIfMatch(const std::string& text, std::string_view where) {
 
 // Keys must be in the JSON unless the table computes them with a key scheme.
 JsonReadOptions ReadOptionsFor(const Table& table) {
-  const engine::SharedTable& data = FrontAccess::Of(table).data();
+  const TableInfo info = table.info();
   return JsonReadOptions{.require_keys =
-                             !data.partition_key_scheme() && !data.row_key_scheme()};
+                             !info.partition_key_strategy && !info.row_key_strategy};
 }
 
 Result<WriteResult> Apply(Table& table, OpType type, const Entity& entity,
@@ -82,11 +81,8 @@ Status WriteEntity(const Context& ctx, const WriteArgs& args, OpType type) {
   PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
   PARTKV_ASSIGN_OR_RETURN(Entity entity, EntityFromJson(json, ReadOptionsFor(table)));
   // Compute scheme keys here, so that the printed entity carries the keys that were written.
-  std::optional<Entity> computed;
-  PARTKV_ASSIGN_OR_RETURN(const Entity* keyed,
-                          FrontAccess::Of(table).WithSchemeKeys(type, entity, &computed));
-  PARTKV_ASSIGN_OR_RETURN(WriteResult written, Apply(table, type, *keyed, if_match));
-  Entity out = *keyed;
+  PARTKV_ASSIGN_OR_RETURN(Entity out, table.ComputeKeys(entity, type));
+  PARTKV_ASSIGN_OR_RETURN(WriteResult written, Apply(table, type, out, if_match));
   out.set_etag(written.etag);
   out.set_timestamp(written.timestamp);
   PrintLine(EntityToJson(out));

@@ -1,11 +1,9 @@
 // partkv stats TABLE and partkv analyze --pk STRATEGY: where the entities of a table are, and
 // where a key strategy would put a sample of them — as bar charts, or as JSON with --json.
 //
-// `stats` scans every physical partition's column family once (engine internals: the table's
-// partitions, the store's RocksDB handle, the key codec), from one snapshot and without filling
-// the block cache. Keys within a column family sort by PartitionKey first, so a logical
-// partition is one run of keys sharing a prefix, and counting needs no memory per partition: only
-// the `top` hottest are kept.
+// `stats` prints the table's census (Table::Census, partkv/census.h): every physical partition
+// read once from one snapshot, without filling the block cache, keeping only the `top` hottest
+// logical partitions.
 //
 // `analyze` feeds JSON Lines entities to partkv::Analyzer and writes nothing.
 
@@ -13,20 +11,14 @@
 
 #include <algorithm>
 #include <memory>
-#include <optional>
-#include <queue>
 #include <string>
 #include <vector>
 
-#include "api/front/front_access.h"
-#include "engine/cursor.h"
-#include "engine/key_codec.h"
-#include "engine/store_state.h"
-#include "engine/table_handle.h"
 #include "nlohmann/json.hpp"
 #include "partkv/analyzer.h"
+#include "partkv/census.h"
 #include "partkv/json.h"
-#include "rocksdb/db.h"
+#include "partkv/table.h"
 #include "tools/cli/bars.h"
 #include "tools/cli/cli.h"
 
@@ -61,108 +53,12 @@ int Width() { return TerminalColumns(STDOUT_FILENO, kDefaultWidth); }
 
 // ---- stats ----
 
-struct PhysicalStats {
-  uint64_t entities = 0;
-  uint64_t bytes = 0;  // encoded keys and values
-  uint64_t logical = 0;
-};
-
-struct LogicalStats {
-  std::string key;
-  size_t physical = 0;
-  uint64_t entities = 0;
-  uint64_t bytes = 0;
-};
-
-// Hottest first: more entities, then the smaller key.
-bool Hotter(const LogicalStats& a, const LogicalStats& b) {
-  return a.entities != b.entities ? a.entities > b.entities : a.key < b.key;
-}
-
-// Keeps the `top` hottest logical partitions seen.
-class TopPartitions {
- public:
-  explicit TopPartitions(size_t top) : top_(top) {}
-  void Offer(LogicalStats stats) {
-    if (top_ == 0) return;
-    if (heap_.size() < top_) {
-      heap_.push_back(std::move(stats));
-      std::push_heap(heap_.begin(), heap_.end(), Hotter);
-    } else if (Hotter(stats, heap_.front())) {
-      std::pop_heap(heap_.begin(), heap_.end(), Hotter);
-      heap_.back() = std::move(stats);
-      std::push_heap(heap_.begin(), heap_.end(), Hotter);
-    }
-  }
-  std::vector<LogicalStats> Sorted() const {
-    std::vector<LogicalStats> out = heap_;
-    std::sort(out.begin(), out.end(), Hotter);
-    return out;
-  }
-
- private:
-  size_t top_;
-  std::vector<LogicalStats> heap_;  // a heap whose front is the coolest kept
-};
-
-Status ScanPartition(rocksdb::DB* db, const rocksdb::Snapshot* snapshot,
-                     const engine::PhysicalPartition& partition, size_t index,
-                     PhysicalStats* stats, TopPartitions* top) {
-  rocksdb::ReadOptions options;
-  options.snapshot = snapshot;
-  options.fill_cache = false;
-  options.readahead_size = 2u << 20;
-  // The partition is the range of its prefix in a shared column family (docs/format.md).
-  const std::string begin = partition.prefix, end = engine::PrefixEnd(partition.prefix);
-  const rocksdb::Slice begin_slice(begin), end_slice(end);
-  options.iterate_lower_bound = &begin_slice;
-  options.iterate_upper_bound = &end_slice;
-  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options, partition.cf));
-  std::string prefix;  // of the current logical partition
-  LogicalStats current;
-  auto finish = [&] {
-    if (current.entities > 0) top->Offer(std::move(current));
-    current = LogicalStats();
-  };
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    std::string_view k = it->key().ToStringView().substr(begin.size());
-    size_t n = engine::PartitionPrefixLength(k);
-    if (n == 0) return Status::Corruption("a malformed key in physical partition " +
-                                          std::to_string(index));
-    if (current.entities == 0 || k.substr(0, n) != prefix) {
-      finish();
-      prefix.assign(k.data(), n);
-      std::string rk;
-      PARTKV_RETURN_IF_ERROR(engine::DecodeEntityKey(k, &current.key, &rk));
-      current.physical = index;
-      ++stats->logical;
-    }
-    uint64_t bytes = k.size() + it->value().size();
-    ++stats->entities;
-    stats->bytes += bytes;
-    ++current.entities;
-    current.bytes += bytes;
-  }
-  finish();
-  if (!it->status().ok()) {
-    return Status::IOError("scanning physical partition " + std::to_string(index) + ": " +
-                           it->status().ToString());
-  }
-  return Status::OK();
-}
-
-void PrintStatsChart(const std::string& table, const std::vector<PhysicalStats>& physical,
-                     const std::vector<LogicalStats>& hottest) {
-  PhysicalStats total;
-  for (const PhysicalStats& p : physical) {
-    total.entities += p.entities;
-    total.bytes += p.bytes;
-    total.logical += p.logical;
-  }
-  std::string out = "table " + table + ": " + GroupDigits(total.entities) + " entities, " +
-                    HumanBytes(total.bytes) + ", " + GroupDigits(total.logical) +
-                    " logical partitions in " + GroupDigits(physical.size()) +
-                    " physical partitions\n\n";
+void PrintStatsChart(const TableCensus& census) {
+  std::string out = "table " + census.table + ": " + GroupDigits(census.entities) +
+                    " entities, " + HumanBytes(census.bytes) + ", " +
+                    GroupDigits(census.logical_partitions) + " logical partitions in " +
+                    GroupDigits(census.partitions.size()) + " physical partitions\n\n";
+  const std::vector<PartitionCensus>& physical = census.partitions;
   std::vector<size_t> order(physical.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   if (order.size() > kMaxPartitionBars) {
@@ -178,16 +74,16 @@ void PrintStatsChart(const std::string& table, const std::vector<PhysicalStats>&
   for (size_t i : order) {
     bars.push_back(Bar{"p" + std::to_string(i), physical[i].entities,
                        {HumanBytes(physical[i].bytes),
-                        GroupDigits(physical[i].logical) + " logical"}});
+                        GroupDigits(physical[i].logical_partitions) + " logical"}});
   }
   out += RenderBars(bars, Width());
-  if (!hottest.empty()) {
+  if (!census.largest.empty()) {
     out += "\nhottest logical partitions\n";
     bars.clear();
-    for (const LogicalStats& l : hottest) {
-      bars.push_back(Bar{l.key, l.entities,
-                         {HumanBytes(l.bytes), "p" + std::to_string(l.physical),
-                          Percent(l.entities, total.entities)}});
+    for (const LogicalPartitionCensus& l : census.largest) {
+      bars.push_back(Bar{l.partition_key, l.entities,
+                         {HumanBytes(l.bytes), "p" + std::to_string(l.physical_partition),
+                          Percent(l.entities, census.entities)}});
     }
     out += RenderBars(bars, Width());
   }
@@ -197,45 +93,29 @@ void PrintStatsChart(const std::string& table, const std::vector<PhysicalStats>&
 Status RunStats(const Context& ctx, const StatsArgs& args) {
   PARTKV_ASSIGN_OR_RETURN(Store store, OpenStore(ctx));
   PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
-  rocksdb::DB* db = FrontAccess::Of(store).db();
-  const auto& partitions = FrontAccess::Of(table).data().partitions();
-  const rocksdb::Snapshot* snapshot = db->GetSnapshot();
-  std::vector<PhysicalStats> physical(partitions.size());
-  TopPartitions top(args.top);
-  Status s;
-  for (size_t i = 0; i < partitions.size() && s.ok(); ++i) {
-    s = ScanPartition(db, snapshot, partitions[i], i, &physical[i], &top);
-  }
-  db->ReleaseSnapshot(snapshot);
-  PARTKV_RETURN_IF_ERROR(s);
-  std::vector<LogicalStats> hottest = top.Sorted();
-
+  PARTKV_ASSIGN_OR_RETURN(TableCensus census, table.Census(CensusOptions{.top = args.top}));
   if (!args.json) {
-    PrintStatsChart(table.name(), physical, hottest);
+    PrintStatsChart(census);
     return Status::OK();
   }
   ordered_json j;
-  j["table"] = table.name();
-  j["physical_partitions"] = partitions.size();
-  uint64_t entities = 0, bytes = 0, logical = 0;
+  j["table"] = census.table;
+  j["physical_partitions"] = census.partitions.size();
+  j["entities"] = census.entities;
+  j["bytes"] = census.bytes;
+  j["logical_partitions"] = census.logical_partitions;
   ordered_json parts = ordered_json::array();
-  for (size_t i = 0; i < physical.size(); ++i) {
-    entities += physical[i].entities;
-    bytes += physical[i].bytes;
-    logical += physical[i].logical;
-    parts.push_back({{"index", i},
-                     {"entities", physical[i].entities},
-                     {"bytes", physical[i].bytes},
-                     {"logical_partitions", physical[i].logical}});
+  for (const PartitionCensus& p : census.partitions) {
+    parts.push_back({{"index", p.index},
+                     {"entities", p.entities},
+                     {"bytes", p.bytes},
+                     {"logical_partitions", p.logical_partitions}});
   }
-  j["entities"] = entities;
-  j["bytes"] = bytes;
-  j["logical_partitions"] = logical;
   j["partitions"] = std::move(parts);
   ordered_json hot = ordered_json::array();
-  for (const LogicalStats& l : hottest) {
-    hot.push_back({{"key", l.key},
-                   {"physical_partition", l.physical},
+  for (const LogicalPartitionCensus& l : census.largest) {
+    hot.push_back({{"key", l.partition_key},
+                   {"physical_partition", l.physical_partition},
                    {"entities", l.entities},
                    {"bytes", l.bytes}});
   }

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/filter.h"
+#include "partkv/filter.h"
 
 namespace partkv::serve {
 namespace {
@@ -165,9 +165,9 @@ HttpReply Service::QueryTables(const HttpRequest& request, const Resource& resou
     }
     return ErrorReply(MakeError(404, "ResourceNotFound", "table '" + resource.table + "' does not exist"));
   }
-  engine::Filter filter;
+  Filter filter;
   if (const std::string* text = request.Param("$filter")) {
-    auto parsed = engine::Filter::Parse(*text);
+    auto parsed = Filter::Parse(*text);
     if (!parsed.ok()) return ErrorReply(MakeError(400, "InvalidInput", parsed.status().message()));
     filter = std::move(*parsed);
   }
