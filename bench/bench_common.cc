@@ -13,14 +13,8 @@
 #include <system_error>
 #include <thread>
 
-#include "api/front/front_access.h"
-#include "engine/key_codec.h"
-#include "engine/store_state.h"
-#include "engine/shared_table.h"
-#include "engine/table_handle.h"
-#include "engine/value_codec.h"
 #include "fmt/format.h"
-#include "rocksdb/db.h"
+#include "partkv/stored_entity.h"
 #include "rocksdb/version.h"
 
 #ifndef PARTKV_BENCH_BUILD_TYPE
@@ -112,12 +106,9 @@ Batch MakeInsertBatch(uint64_t b) {
 
 EntitySize SizeOfEntity(uint64_t n) {
   Entity e = MakeEntity(n);
-  std::string value;
-  engine::EncodeValue(engine::ValueHeader{DateTime::FromUnixMicros(1'700'000'000'000'000LL).ticks,
-                                          1'000'000 + n},
-                      e, &value);
-  return EntitySize{engine::EntityKey(e.partition_key(), e.row_key()).size(), value.size(),
-                    e.property_count()};
+  StoredEntity stored =
+      EncodeStoredEntity(e, DateTime::FromUnixMicros(1'700'000'000'000'000LL), 1'000'000 + n);
+  return EntitySize{stored.key.size(), stored.value.size(), e.property_count()};
 }
 
 Permutation::Permutation(uint64_t n) : n_(n), stride_(1) {
@@ -153,29 +144,12 @@ double Median(std::vector<double> v) {
   return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
-uint64_t StoreIntProperty(rocksdb::DB* db, const std::string& name) {
-  uint64_t v = 0;
-  return db->GetAggregatedIntProperty(name, &v) ? v : 0;
-}
-
-uint64_t StoreFilesAtLevel(rocksdb::DB* db, int level) {
-  std::vector<rocksdb::LiveFileMetaData> files;
-  db->GetLiveFilesMetaData(&files);
-  uint64_t n = 0;
-  for (const auto& f : files) n += f.level == level;
-  return n;
-}
-
-std::string LsmShape(const Table& table) {
-  const engine::TableHandle& state = FrontAccess::Of(table);
-  rocksdb::DB* db = state.store().db();
+std::string FormatLsmShape(const std::vector<uint64_t>& files_per_level) {
   std::string out;
-  for (int level = 0; level < 7; ++level) {
-    // A string property: GetIntProperty does not serve it.
-    const uint64_t files = StoreFilesAtLevel(db, level);
-    if (files == 0) continue;
+  for (size_t level = 0; level < files_per_level.size(); ++level) {
+    if (files_per_level[level] == 0) continue;
     if (!out.empty()) out += ", ";
-    out += fmt::format("L{} {}", level, files);
+    out += fmt::format("L{} {}", level, files_per_level[level]);
   }
   return out.empty() ? "no SST files" : out + " SST files";
 }

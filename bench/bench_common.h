@@ -11,6 +11,9 @@
 // Batch b holds entities 100*b .. 100*b+99, which share one PartitionKey, as a batch must.
 //
 // Everything here is deterministic: the same n always gives the same entity, byte for byte.
+//
+// Public API only: partkv-bench (compare/) links it with libpartkv. What the benchmarks of
+// internals share beyond it (RocksDB properties of the store) is bench_internal.h.
 
 #ifndef PARTKV_BENCH_BENCH_COMMON_H_
 #define PARTKV_BENCH_BENCH_COMMON_H_
@@ -25,10 +28,6 @@
 #include "partkv/batch.h"
 #include "partkv/entity.h"
 #include "partkv/table.h"
-
-namespace rocksdb {
-class DB;
-}  // namespace rocksdb
 
 namespace partkv::bench {
 
@@ -86,13 +85,9 @@ class Permutation {
 void PrintConfiguration(std::FILE* out, std::string_view title,
                         const std::vector<std::pair<std::string, std::string>>& extra);
 
-// The shape of the LSM trees holding `table` (the store's shared column families, summed):
-// "L0 2, L1 16 SST files" (or "no SST files"), for the configuration block.
-std::string LsmShape(const Table& table);
-// An int property summed over every column family of the store (tables share them), and the SST
-// files at `level` over every column family.
-uint64_t StoreIntProperty(rocksdb::DB* db, const std::string& name);
-uint64_t StoreFilesAtLevel(rocksdb::DB* db, int level);
+// "L0 2, L1 16 SST files" (levels without files left out), or "no SST files": the LSM shape of a
+// configuration block, from the SST files at each level (index = level).
+std::string FormatLsmShape(const std::vector<uint64_t>& files_per_level);
 
 // The machine and build facts of PrintConfiguration, as name/value pairs (for JSON output).
 std::vector<std::pair<std::string, std::string>> ConfigurationFacts();

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "api/front/front_access.h"
-#include "bench/bench_common.h"
+#include "bench/bench_internal.h"
 #include "engine/store_state.h"
 #include "engine/table_handle.h"
 #include "partkv/store.h"

@@ -93,6 +93,8 @@ Entity Keyed(const Workload& w, uint32_t i, const std::string& pk) {
 
 // Batches per turn of the interleaved writes.
 constexpr size_t kChunkBatches = 16;
+// The longest the comparison waits for the store's flushes and compactions to end.
+constexpr std::chrono::minutes kSettleTimeout{10};
 
 // Writes `plans` through Table::Submit and, interleaved chunk by chunk (the side going first
 // alternating), the same key/value bytes in the same batches to a raw RocksDB database; each
@@ -109,7 +111,7 @@ Status WriteInterleaved(Store& store, Table& table, const std::string& raw_path,
           .ticks;
   uint64_t etag = 1;
   std::vector<Batch> batches;
-  std::vector<std::vector<RawWrite>> raw_batches;
+  std::vector<std::vector<StoredEntity>> raw_batches;
   std::vector<size_t> raw_partitions;
   for (size_t begin = 0, chunk = 0; begin < plans.size(); begin += kChunkBatches, ++chunk) {
     const size_t end = std::min(plans.size(), begin + kChunkBatches);
@@ -118,13 +120,13 @@ Status WriteInterleaved(Store& store, Table& table, const std::string& raw_path,
     raw_partitions.clear();
     for (size_t k = begin; k < end; ++k) {
       Batch& batch = batches.emplace_back();
-      std::vector<RawWrite>& writes = raw_batches.emplace_back();
+      std::vector<StoredEntity>& writes = raw_batches.emplace_back();
       for (uint32_t i : plans[k].events) {
         Entity e = Keyed(w, i, plans[k].partition_key);
-        writes.push_back(EncodeForRaw(e, ticks, etag++));
+        writes.push_back(EncodeStoredEntity(e, DateTime{ticks}, etag++));
         batch.Insert(std::move(e));
       }
-      raw_partitions.push_back(PartitionIndexOf(table, plans[k].partition_key));
+      raw_partitions.push_back(table.PhysicalPartitionOf(plans[k].partition_key));
     }
     auto partkv_side = [&]() -> Status {
       for (const Batch& batch : batches) {
@@ -160,7 +162,7 @@ Status WriteInterleaved(Store& store, Table& table, const std::string& raw_path,
 
   tracker->Step("flushing and settling: " + r->label, 0);
   PARTKV_RETURN_IF_ERROR(store.Flush());
-  WaitForQuiet(store);
+  (void)store.AwaitBackgroundWork(kSettleTimeout);  // Busy: measured unsettled, as `settled` says
   PARTKV_RETURN_IF_ERROR(raw->FlushAndSettle());
   r->raw_bytes_on_disk = raw->SstBytes();
   raw.reset();
@@ -325,12 +327,13 @@ Result<ComparisonResult> RunComparison(const ComparisonOptions& options, Progres
   // The layout on disk, checked against the workload and the analyzer.
   tracker.Step("checking the layout on disk", 0);
   PARTKV_RETURN_IF_ERROR(store.Flush());
-  result.settled = WaitForQuiet(store);
+  result.settled = store.AwaitBackgroundWork(kSettleTimeout).ok();
   for (size_t s = 0; s < specs.size(); ++s) {
     StrategyResult& r = result.strategies[s];
-    r.bytes_on_disk = TableSstBytes(store, tables[s]);
-    r.lsm_shape = LsmShape(store, tables[s]);
-    r.physical_on_disk = CountEntitiesOnDisk(store, tables[s]);
+    PARTKV_ASSIGN_OR_RETURN(TableCensus census, tables[s].Census(CensusOptions{.top = 0}));
+    r.bytes_on_disk = census.sst_bytes;
+    r.lsm_shape = LsmShape(census);
+    r.physical_on_disk = EntitiesPerPartition(census);
     PARTKV_RETURN_IF_ERROR(
         Check(r.entities_written == workload.size() && r.entities_on_disk() == workload.size(),
               fmt::format("{}: {} written, {} on disk, the workload has {}", r.label,

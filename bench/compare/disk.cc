@@ -1,20 +1,14 @@
 #include "bench/compare/disk.h"
 
-#include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <thread>
 
-#include "api/front/front_access.h"
-#include "engine/cursor.h"
-#include "engine/key_codec.h"
-#include "engine/store_state.h"
-#include "engine/table_handle.h"
-#include "engine/value_codec.h"
+#include "bench/bench_common.h"
 #include "fmt/format.h"
 #include "rocksdb/cache.h"
+#include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
-#include "rocksdb/table.h"
+#include "rocksdb/utilities/options_util.h"
 #include "rocksdb/write_batch.h"
 #include "rocksdb/write_buffer_manager.h"
 
@@ -24,15 +18,6 @@ namespace {
 Status FromRocks(const rocksdb::Status& s, const std::string& what) {
   if (s.ok()) return Status::OK();
   return Status::IOError(what + ": " + s.ToString());
-}
-
-// The shared column families holding the table's physical partitions (each once).
-std::vector<rocksdb::ColumnFamilyHandle*> HandlesOf(const Table& table) {
-  std::vector<rocksdb::ColumnFamilyHandle*> out;
-  for (const auto& p : FrontAccess::Of(table).data().partitions()) {
-    if (std::find(out.begin(), out.end(), p.cf) == out.end()) out.push_back(p.cf);
-  }
-  return out;
 }
 
 uint64_t SumIntProperty(rocksdb::DB* db, const std::vector<rocksdb::ColumnFamilyHandle*>& cfs,
@@ -67,6 +52,12 @@ bool WaitForQuietDb(rocksdb::DB* db, double max_seconds) {
   return true;
 }
 
+// The store's data column families are "d0", "d1", ... (docs/format.md "Column families").
+bool IsDataColumnFamily(const std::string& name) {
+  return name.size() > 1 && name[0] == 'd' &&
+         name.find_first_not_of("0123456789", 1) == std::string::npos;
+}
+
 }  // namespace
 
 struct RawDb::Rep {
@@ -84,29 +75,32 @@ struct RawDb::Rep {
 };
 
 Result<std::unique_ptr<RawDb>> RawDb::Create(const std::string& path, const Store& store,
-                                             uint32_t partitions) {
-  const engine::StoreState& state = FrontAccess::Of(store);
-  rocksdb::ColumnFamilyOptions partition = state.DataOptions(partitions);
-  const auto* table = partition.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
-  if (table == nullptr || table->block_cache == nullptr) {
-    return Status::InvalidArgument("the store's partitions have no block-based table with a cache");
+                                             uint32_t partitions,
+                                             const StoreOptions& store_options) {
+  // The store's budget is its block cache's capacity; memtables are charged to the cache and
+  // take at most half (partkv/options.h).
+  std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(store_options.memory_budget_bytes);
+  rocksdb::ConfigOptions config;
+  config.ignore_unsupported_options = true;  // the store's compaction filter is not RocksDB's
+  rocksdb::DBOptions db_options;
+  std::vector<rocksdb::ColumnFamilyDescriptor> recorded;
+  // Every block-based table of the recorded options gets `cache` as its block cache.
+  PARTKV_RETURN_IF_ERROR(FromRocks(
+      rocksdb::LoadLatestOptions(config, store.path(), &db_options, &recorded, &cache),
+      "read the options of store " + store.path()));
+  const rocksdb::ColumnFamilyDescriptor* data = nullptr;
+  for (const auto& d : recorded) {
+    if (IsDataColumnFamily(d.name)) data = &d;
   }
-  rocksdb::BlockBasedTableOptions t = *table;
-  t.block_cache = rocksdb::NewLRUCache(table->block_cache->GetCapacity());
-  partition.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+  if (data == nullptr) {
+    return Status::InvalidArgument("the options of store " + store.path() +
+                                   " name no data column family");
+  }
+  rocksdb::ColumnFamilyOptions partition = data->options;
+  partition.compaction_filter_factory.reset();
 
-  rocksdb::DBOptions db_options = state.db()->GetDBOptions();
-  if (db_options.write_buffer_manager == nullptr) {
-    return Status::InvalidArgument("the store has no write-buffer manager");
-  }
   db_options.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(
-      db_options.write_buffer_manager->buffer_size(), t.block_cache, /*allow_stall=*/true);
-  // The store's sanitized options name its directory and own its logger and file manager.
-  db_options.db_paths.clear();
-  db_options.wal_dir.clear();
-  db_options.db_log_dir.clear();
-  db_options.info_log.reset();
-  db_options.sst_file_manager.reset();
+      store_options.memory_budget_bytes / 2, cache, /*allow_stall=*/true);
   db_options.create_if_missing = true;
   db_options.error_if_exists = true;
 
@@ -133,10 +127,10 @@ Result<std::unique_ptr<RawDb>> RawDb::Create(const std::string& path, const Stor
 
 RawDb::~RawDb() = default;
 
-Status RawDb::WriteBatch(size_t partition, const std::vector<RawWrite>& writes) {
+Status RawDb::WriteBatch(size_t partition, const std::vector<StoredEntity>& writes) {
   rocksdb::WriteBatch wb;
   rocksdb::ColumnFamilyHandle* cf = rep_->partitions[partition];
-  for (const RawWrite& w : writes) {
+  for (const StoredEntity& w : writes) {
     PARTKV_RETURN_IF_ERROR(FromRocks(wb.Put(cf, w.key, w.value), "raw batch"));
   }
   return FromRocks(rep_->db->Write(rep_->write_options, &wb), "raw write");
@@ -155,70 +149,14 @@ uint64_t RawDb::SstBytes() const {
                         rocksdb::DB::Properties::kLiveSstFilesSize);
 }
 
-RawWrite EncodeForRaw(const Entity& entity, int64_t timestamp_ticks, uint64_t etag_version) {
-  RawWrite w;
-  w.key = engine::EntityKey(entity.partition_key(), entity.row_key());
-  engine::EncodeValue(engine::ValueHeader{timestamp_ticks, etag_version}, entity, &w.value);
-  return w;
+std::vector<uint64_t> EntitiesPerPartition(const TableCensus& census) {
+  std::vector<uint64_t> out;
+  for (const PartitionCensus& p : census.partitions) out.push_back(p.entities);
+  return out;
 }
 
-size_t PartitionIndexOf(const Table& table, std::string_view pk) {
-  return FrontAccess::Of(table).data().PartitionIndexOf(pk);
-}
-
-bool WaitForQuiet(const Store& store, double max_seconds) {
-  return WaitForQuietDb(FrontAccess::Of(store).db(), max_seconds);
-}
-
-uint64_t TableSstBytes(const Store& store, const Table& table) {
-  // The table's partitions are key ranges of shared column families: the SST bytes of each range.
-  rocksdb::SizeApproximationOptions so;
-  so.include_files = true;
-  so.include_memtables = false;
-  uint64_t total = 0;
-  for (const auto& p : FrontAccess::Of(table).data().partitions()) {
-    const std::string end = engine::PrefixEnd(p.prefix);
-    rocksdb::Range range(p.prefix, end);
-    uint64_t size = 0;
-    if (FrontAccess::Of(store).db()->GetApproximateSizes(so, p.cf, &range, 1, &size).ok()) total += size;
-  }
-  return total;
-}
-
-std::vector<uint64_t> CountEntitiesOnDisk(const Store& store, const Table& table) {
-  std::vector<uint64_t> counts;
-  rocksdb::ReadOptions ro;
-  ro.fill_cache = false;  // a census, not a read the measured reads should profit from
-  for (const auto& p : FrontAccess::Of(table).data().partitions()) {
-    const std::string end = engine::PrefixEnd(p.prefix);
-    const rocksdb::Slice lower(p.prefix), upper(end);
-    ro.iterate_lower_bound = &lower;
-    ro.iterate_upper_bound = &upper;
-    std::unique_ptr<rocksdb::Iterator> it(FrontAccess::Of(store).db()->NewIterator(ro, p.cf));
-    uint64_t n = 0;
-    for (it->Seek(lower); it->Valid(); it->Next()) ++n;
-    counts.push_back(it->status().ok() ? n : UINT64_MAX);
-  }
-  return counts;
-}
-
-std::string LsmShape(const Store& store, const Table& table) {
-  std::string out;
-  for (int level = 0; level < 7; ++level) {
-    uint64_t files = 0;
-    for (auto* cf : HandlesOf(table)) {
-      // A string property: GetIntProperty does not serve it.
-      std::string v;
-      if (FrontAccess::Of(store).db()->GetProperty(
-              cf, rocksdb::DB::Properties::kNumFilesAtLevelPrefix + std::to_string(level), &v)) {
-        files += std::strtoull(v.c_str(), nullptr, 10);
-      }
-    }
-    if (files == 0) continue;
-    if (!out.empty()) out += ", ";
-    out += fmt::format("L{} {}", level, files);
-  }
-  return out.empty() ? "no SST files" : out + " SST files";
+std::string LsmShape(const TableCensus& census) {
+  return bench::FormatLsmShape(census.sst_files_per_level);
 }
 
 }  // namespace partkv::compare

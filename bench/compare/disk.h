@@ -1,11 +1,14 @@
 // What the comparison measures below the partkv API: the raw RocksDB baseline, and the on-disk
-// facts of a table (bytes, entity counts per physical partition, quiet background work).
+// facts of a table read from its census (Table::Census: SST bytes, entities per physical
+// partition, the LSM shape).
 //
-// The raw database is configured like the store it is compared with (the approach of
-// bench/store_bench_fixture.cc): the store's own DB and partition column-family options, with a
-// fresh block cache and write-buffer manager of the same sizes, and one column family per physical
-// partition. It receives the exact key and value bytes partkv writes (engine/key_codec.h,
-// engine/value_codec.h), in the same batches, routed to the same partition index.
+// The raw database is configured like the store it is compared with: the options of the store's
+// data column families as RocksDB recorded them in the store's OPTIONS file (the approach of the
+// store benchmark, without reaching into the store), a fresh block cache of the store's memory
+// budget and a write-buffer manager of half of it, and one column family per physical partition.
+// The store's compaction filter (of dropped tables) is partkv's own and is left out. The raw
+// database receives the exact key and value bytes partkv writes (partkv/stored_entity.h), in the
+// same batches, routed to the same partition index (Table::PhysicalPartitionOf).
 //
 // Not thread-safe; one thread drives a RawDb.
 
@@ -15,39 +18,32 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "partkv/census.h"
+#include "partkv/options.h"
+#include "partkv/result.h"
 #include "partkv/status.h"
 #include "partkv/store.h"
-#include "partkv/table.h"
-
-namespace rocksdb {
-class ColumnFamilyHandle;
-class DB;
-}  // namespace rocksdb
+#include "partkv/stored_entity.h"
 
 namespace partkv::compare {
 
-// One encoded write: the key and value bytes partkv stores for an entity.
-struct RawWrite {
-  std::string key;
-  std::string value;
-};
-
 class RawDb {
  public:
-  // Creates a database in `path` (which must not exist) configured like `store`, with
-  // `partitions` partition column families.
+  // Creates a database in `path` (which must not exist) configured like `store`, opened with
+  // `store_options`, with `partitions` partition column families. InvalidArgument when the
+  // store's OPTIONS file holds no data column family.
   static Result<std::unique_ptr<RawDb>> Create(const std::string& path, const Store& store,
-                                               uint32_t partitions);
+                                               uint32_t partitions,
+                                               const StoreOptions& store_options = {});
   ~RawDb();
   RawDb(const RawDb&) = delete;
   RawDb& operator=(const RawDb&) = delete;
 
   // Writes `writes` into partition `partition` as one WriteBatch (what a raw caller of RocksDB
   // pays for a batch: building the WriteBatch and DB::Write).
-  Status WriteBatch(size_t partition, const std::vector<RawWrite>& writes);
+  Status WriteBatch(size_t partition, const std::vector<StoredEntity>& writes);
   // Flushes every column family and waits until no flush or compaction is pending or running.
   Status FlushAndSettle();
   // Bytes of live SST files over the partition column families.
@@ -59,26 +55,11 @@ class RawDb {
   std::unique_ptr<Rep> rep_;
 };
 
-// The encoded key and value of `entity` as a table writes them, with the given header.
-RawWrite EncodeForRaw(const Entity& entity, int64_t timestamp_ticks, uint64_t etag_version);
+// Entities stored in each physical partition, by index.
+std::vector<uint64_t> EntitiesPerPartition(const TableCensus& census);
 
-// The physical partition of PartitionKey `pk` in `table`.
-size_t PartitionIndexOf(const Table& table, std::string_view pk);
-
-// Waits until the store has no pending or running flush or compaction (polls every 10 ms, for
-// at most `max_seconds`); a bench needs a settled LSM tree before it measures reads and sizes.
-// Returns false when the time ran out first.
-bool WaitForQuiet(const Store& store, double max_seconds = 600);
-
-// Bytes of live SST files of `table`'s physical partitions.
-uint64_t TableSstBytes(const Store& store, const Table& table);
-
-// Entities stored in each physical partition of `table`, counted by iterating its column
-// families (no decoding).
-std::vector<uint64_t> CountEntitiesOnDisk(const Store& store, const Table& table);
-
-// "L0 3, L1 2 SST files" summed over the table's physical partitions.
-std::string LsmShape(const Store& store, const Table& table);
+// "L0 3, L1 2 SST files" (or "no SST files") over the column families holding the table.
+std::string LsmShape(const TableCensus& census);
 
 }  // namespace partkv::compare
 

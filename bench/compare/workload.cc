@@ -5,8 +5,8 @@
 #include <numeric>
 #include <random>
 
-#include "engine/value_codec.h"
 #include "fmt/format.h"
+#include "partkv/stored_entity.h"
 
 namespace partkv::compare {
 namespace {
@@ -240,13 +240,11 @@ Workload::SizeStats Workload::SampleValueSizes(size_t sample) const {
   const size_t step = events_.size() / n;
   double sum = 0;
   s.min = SIZE_MAX;
-  std::string value;
   for (size_t k = 0; k < n; ++k) {
-    value.clear();
-    engine::EncodeValue(engine::ValueHeader{0, 1}, MakeEntity(k * step), &value);
-    sum += static_cast<double>(value.size());
-    s.min = std::min(s.min, value.size());
-    s.max = std::max(s.max, value.size());
+    const size_t value = EncodeStoredEntity(MakeEntity(k * step), DateTime{0}, 1).value.size();
+    sum += static_cast<double>(value);
+    s.min = std::min(s.min, value);
+    s.max = std::max(s.max, value);
   }
   s.mean = sum / static_cast<double>(n);
   return s;
