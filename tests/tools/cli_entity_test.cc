@@ -174,6 +174,21 @@ TEST_F(CliEntityTest, SchemeKeysAreComputedAndPrinted) {
   EXPECT_EQ(cli_.Run({"get", "Events", "abc-2018", "1"}).exit_code, 0);
 }
 
+TEST_F(CliEntityTest, RandomSuffixKeyPrintedIsTheOneWritten) {
+  ASSERT_EQ(cli_.Run({"table", "create", "Events", "--pk", "random-suffix(device,50)"}).exit_code,
+            0);
+  RunResult r = cli_.Run({"insert", "Events", R"({"RowKey":"1","device":"abc"})"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string pk = json::parse(r.out)["PartitionKey"];
+  EXPECT_EQ(pk.rfind("abc.", 0), 0u) << pk;
+  EXPECT_EQ(cli_.Run({"get", "Events", pk, "1"}).exit_code, 0);
+  // Without the attribute the scheme reads, nothing is written and the error names it.
+  r = cli_.Run({"insert", "Events", R"({"RowKey":"2","other":"abc"})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("PartitionKey"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'device'"), std::string::npos) << r.err;
+}
+
 TEST_F(CliEntityTest, BatchAppliesEveryOperationAtomically) {
   ASSERT_EQ(cli_.Run({"insert", "Orders", R"({"PartitionKey":"p","RowKey":"old","v":1})"}).exit_code,
             0);
