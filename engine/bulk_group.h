@@ -1,4 +1,4 @@
-// BulkGroup and CommitGroup: one group of a bulk write (partkv/bulk_writer.h) — sealed rows
+// BulkGroup and GroupWriter: one group of a bulk write (partkv/bulk_writer.h) — sealed rows
 // (engine/row_sealer.h) of any PartitionKeys in stream order — and its commit as one atomic
 // RocksDB write.
 //
@@ -8,7 +8,11 @@
 // starts a new batch, so the later one wins an upsert). A batch never spans two groups. Batches
 // decide what a conflict leaves written (below) and are counted for reports.
 //
-// CommitGroup does for the whole group what TableHandle::Submit does for one batch, once:
+// Rows are sorted by key inside a group, so a group's order need not be the stream's: a group
+// of rows taken in key order across the whole stream (engine/bulk_stage.h) has no batches of its
+// own, and a conflict in it leaves the whole group unwritten.
+//
+// GroupWriter::Commit does for the whole group what TableHandle::Submit does for one batch, once:
 //   1. orders the rows by their full encoded key (partition prefix, PartitionKey, RowKey), so
 //      rows in any order cost what sorted rows cost: one MultiGet per physical partition with
 //      sorted input, and a WriteBatch whose memtable inserts walk forward;
@@ -21,7 +25,7 @@
 //      so group and batch writers never deadlock), reads the current rows with MultiGet (not for
 //      InsertOrReplace, which does not depend on them), decides every row, and writes one
 //      WriteBatch through StoreState::Write (the bounded write path; WriteOptions::sync);
-//   5. records each logical partition's writes in the table's statistics.
+//   5. counts each logical partition's writes for the table's statistics.
 //
 // Modes: kInsert fails a row whose key exists in the store or on an earlier row of the group
 // (AlreadyExists); kInsertOrReplace writes every row whole (of two rows with one key, the later
@@ -33,14 +37,15 @@
 // the batches one after another would have left. Throttled, Busy and every failure that is not
 // a row's conflict write nothing.
 //
-// Thread-safety: a BulkGroup is used by one thread. CommitGroup is safe against any concurrent
-// writer of the same table (the row locks).
+// Thread-safety: a BulkGroup and a GroupWriter are used by one thread. Commits are safe against
+// any concurrent writer of the same table (the row locks).
 
 #ifndef PARTKV_ENGINE_BULK_GROUP_H_
 #define PARTKV_ENGINE_BULK_GROUP_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,20 +56,53 @@
 #include "engine/validation.h"
 #include "partkv/batch.h"
 #include "partkv/status.h"
+#include "rocksdb/db.h"
+#include "rocksdb/write_batch.h"
 
 namespace partkv::engine {
 
 class TableHandle;
 
+// Cuts a stream of rows into batches (above). Keeps copies of what it needs of the open batch.
+class BatchCutter {
+ public:
+  // `limits`: the table's. REQUIRES: they outlive the cutter.
+  explicit BatchCutter(const Limits& limits) : limits_(limits) {}
+
+  // Takes the stream's next row; true when it opens a new batch.
+  bool Add(const SealedRow& row);
+  // The next row opens a new batch.
+  void Reset() { rows_ = 0; }
+  // How many rows of the open batch came before the last row taken (0 for a batch's first).
+  size_t offset() const { return rows_ - 1; }
+
+ private:
+  // Whether the open batch has a row with `row_key`. Rows usually come sorted, so the largest
+  // RowKey settles most cases without a scan.
+  bool HasRow(std::string_view row_key) const;
+
+  const Limits& limits_;
+  size_t rows_ = 0;
+  uint64_t size_ = 0;  // in the table's size model
+  std::string partition_key_, max_row_key_;
+  std::string row_keys_;             // every RowKey of the batch, back to back
+  std::vector<size_t> row_key_ends_;
+};
+
 class BulkGroup {
  public:
-  // `limits`: the table's, whose batch limits cut the batches. REQUIRES: they outlive the group.
-  explicit BulkGroup(const Limits& limits) : limits_(limits) {}
+  // With `limits` (the table's) the group cuts its rows into batches; without, the whole group
+  // is one batch, so a conflict leaves all of it unwritten (for rows that do not come in stream
+  // order). REQUIRES: the limits outlive the group.
+  explicit BulkGroup(const Limits* limits) {
+    if (limits != nullptr) cutter_.emplace(*limits);
+  }
 
   // Whether `row` belongs in the next group: this one is not empty and holds `max_rows` rows, or
   // `max_bytes` of sealed rows would be exceeded with it.
   bool Full(const SealedRow& row, size_t max_rows, size_t max_bytes) const {
-    return !rows_.empty() && (rows_.size() >= max_rows || bytes_.size() + row.bytes().size() > max_bytes);
+    return !rows_.empty() &&
+           (rows_.size() >= max_rows || bytes_.size() + row.bytes().size() > max_bytes);
   }
   // Appends a copy of `row` (parsed by the sealer the group will be committed with), the row's
   // 0-based position in the stream and its 1-based input line (0: none).
@@ -75,10 +113,12 @@ class BulkGroup {
   bool empty() const { return rows_.empty(); }
   size_t bytes() const { return bytes_.size(); }
   size_t batches() const { return batch_starts_.size(); }
-  // The stream position of the group's first row.
-  uint64_t first_position() const { return first_position_; }
-  // Row i of the group (0 <= i < rows()): its sealed bytes, input line, batch.
-  std::string_view row(size_t i) const { return std::string_view(bytes_).substr(rows_[i].offset, rows_[i].length); }
+  // Row i of the group (0 <= i < rows()): its sealed bytes, stream position, input line, batch.
+  std::string_view row(size_t i) const {
+    return std::string_view(bytes_).substr(rows_[i].offset, rows_[i].length);
+  }
+  uint64_t position(size_t i) const { return positions_[i]; }
+  const std::vector<uint64_t>& positions() const { return positions_; }
   uint64_t line(size_t i) const { return rows_[i].line; }
   size_t batch_of(size_t i) const { return rows_[i].batch; }
   // The index of batch b's first row.
@@ -91,26 +131,21 @@ class BulkGroup {
     uint32_t batch = 0;
     uint64_t line = 0;
   };
-  // Whether the last batch already has a row with `row_key`. Rows usually come sorted, so the
-  // largest RowKey settles most cases without a scan.
-  bool BatchHasRow(std::string_view row_key) const;
 
-  const Limits& limits_;
+  std::optional<BatchCutter> cutter_;
   std::string bytes_;  // the sealed rows, back to back
   std::vector<Row> rows_;
-  uint64_t first_position_ = 0;
+  std::vector<uint64_t> positions_;
   std::vector<size_t> batch_starts_;
-  // The last batch: its PartitionKey and size in the table's size model, its largest RowKey and
-  // each row's RowKey (offset, size in bytes_).
-  std::string batch_pk_, batch_max_row_key_;
-  uint64_t batch_size_ = 0;
-  std::vector<std::pair<size_t, size_t>> batch_row_keys_;
 };
 
-// What CommitGroup did.
+// The AlreadyExists of an Insert of a key that an earlier row of the same bulk write inserts.
+Status RepeatedInsert(std::string_view pk, std::string_view rk);
+
+// What GroupWriter::Commit did.
 struct GroupOutcome {
-  size_t written = 0;   // the group's first `written` rows are in the store, no other
-  size_t batches = 0;   // the batches they make
+  size_t written = 0;      // the group's first `written` rows are in the store, no other
+  size_t batches = 0;      // the batches they make
   int64_t first_tick = 0;  // row i < written has Timestamp and ETag version first_tick + i
   std::optional<size_t> bad_row;  // the first conflicting row (kInsert), by index in the group
   // OK; the bad row's conflict (AlreadyExists, without the row's position); or why nothing was
@@ -118,10 +153,64 @@ struct GroupOutcome {
   Status status;
 };
 
-// Commits `group`, whose rows `sealer` sealed, in `mode` (kInsert, kInsertOrReplace,
-// kInsertOrMerge). REQUIRES: the sealer was made by `table`.
-GroupOutcome CommitGroup(TableHandle& table, const RowSealer& sealer, OpType mode,
-                         const BulkGroup& group, bool sync);
+// Commits the groups of one bulk write, one after another, keeping its buffers (the rows' keys,
+// their order, the WriteBatch) from group to group. The table's statistics of the rows written
+// are gathered per logical partition over a few groups and recorded every 16 groups, sooner
+// when 65,536 partitions have gathered, at RecordStatistics() and when the writer goes: a round
+// robin over thousands of PartitionKeys then costs the statistics a call per partition every 16
+// groups, not one per partition per group.
+class GroupWriter {
+ public:
+  // REQUIRES: `sealer` was made by `table`; both outlive the writer. `mode`: kInsert,
+  // kInsertOrReplace or kInsertOrMerge.
+  GroupWriter(TableHandle& table, const RowSealer& sealer, OpType mode, bool sync);
+  ~GroupWriter() { RecordStatistics(); }
+  GroupWriter(const GroupWriter&) = delete;
+  GroupWriter& operator=(const GroupWriter&) = delete;
+
+  // Commits `group`, whose rows this writer's sealer sealed.
+  GroupOutcome Commit(const BulkGroup& group);
+  // Records the statistics gathered so far.
+  void RecordStatistics();
+
+ private:
+  Status KeyRows(const BulkGroup& group);
+  Status ChargeRuns();
+  Status ReadCurrent();
+  std::optional<size_t> FirstConflict(Status* error) const;
+  Status Build(size_t cut, int64_t first_tick);
+  void GatherStatistics(size_t cut);
+
+  TableHandle& table_;
+  const RowSealer& sealer_;
+  const OpType mode_;
+  const bool sync_;
+  // The group at hand: its rows parsed, each one's physical partition and full key, the rows'
+  // order by (key, index); the current values in that order (kInsert, kInsertOrMerge); the batch.
+  std::vector<SealedRow> rows_;
+  std::vector<uint32_t> physical_;
+  std::string key_buffer_;
+  std::vector<size_t> key_end_;
+  std::vector<std::string_view> keys_;
+  std::vector<uint32_t> order_;
+  std::vector<rocksdb::Slice> slices_;
+  std::vector<rocksdb::PinnableSlice> values_;
+  std::vector<rocksdb::Status> statuses_;
+  rocksdb::WriteBatch batch_;
+  // Statistics not yet recorded: rows and bytes by physical partition (4 bytes) and
+  // PartitionKey, and the groups they come from.
+  struct Written {
+    uint32_t physical = 0;
+    uint64_t rows = 0, bytes = 0;
+  };
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, Written, Hash, std::equal_to<>> statistics_;
+  size_t statistics_groups_ = 0;
+  std::string statistics_key_;
+};
 
 }  // namespace partkv::engine
 

@@ -12,8 +12,6 @@
 namespace partkv::engine {
 namespace {
 
-constexpr size_t kReadChunk = 1u << 20;
-
 size_t VarintLength(uint64_t v) {
   size_t n = 1;
   for (; v >= 0x80; v >>= 7) ++n;
@@ -65,12 +63,7 @@ Result<SpillFile> SpillFile::Create(const std::string& directory) {
 }
 
 SpillFile::SpillFile(SpillFile&& other) noexcept
-    : fd_(other.fd_),
-      directory_(std::move(other.directory_)),
-      bytes_(other.bytes_),
-      buffer_(std::move(other.buffer_)),
-      pos_(other.pos_),
-      eof_(other.eof_) {
+    : fd_(other.fd_), directory_(std::move(other.directory_)), size_(other.size_) {
   other.fd_ = -1;
 }
 
@@ -78,66 +71,38 @@ SpillFile::~SpillFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Status SpillFile::Append(std::string_view records) {
-  while (!records.empty()) {
-    ssize_t n = ::write(fd_, records.data(), records.size());
+Status SpillFile::Append(std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(size_));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       return Status::IOError("writing the bulk write's spill file in " + directory_ + ": " +
                              std::strerror(n < 0 ? errno : ENOSPC) +
                              " (it needs about the rows' encoded size; set TMPDIR elsewhere)");
     }
-    records.remove_prefix(static_cast<size_t>(n));
-    bytes_ += static_cast<uint64_t>(n);
+    bytes.remove_prefix(static_cast<size_t>(n));
+    size_ += static_cast<uint64_t>(n);
   }
   return Status::OK();
 }
 
-Status SpillFile::Rewind() {
-  if (::lseek(fd_, 0, SEEK_SET) != 0) {
-    return Status::IOError("rewinding the bulk write's spill file: " +
-                           std::string(std::strerror(errno)));
-  }
-  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
-  buffer_.clear();
-  pos_ = 0;
-  eof_ = false;
-  return Status::OK();
-}
-
-Status SpillFile::Refill() {
-  buffer_.erase(0, pos_);
-  pos_ = 0;
-  size_t old = buffer_.size();
-  buffer_.resize(old + kReadChunk);
-  ssize_t n;
-  do {
-    n = ::read(fd_, buffer_.data() + old, kReadChunk);
-  } while (n < 0 && errno == EINTR);
-  buffer_.resize(old + static_cast<size_t>(n > 0 ? n : 0));
-  if (n < 0) {
-    return Status::IOError("reading the bulk write's spill file: " +
-                           std::string(std::strerror(errno)));
-  }
-  if (n == 0) eof_ = true;
-  return Status::OK();
-}
-
-Result<bool> SpillFile::Next(const RowSealer& sealer, SpillRecord* record) {
-  while (true) {
-    std::string_view data = std::string_view(buffer_).substr(pos_);
-    PARTKV_ASSIGN_OR_RETURN(bool whole, ParseRecord(sealer, data, record));
-    if (whole) {
-      pos_ += RecordSize(*record);
-      return true;
+Status SpillFile::ReadAt(uint64_t offset, size_t n, std::string* out) const {
+  const size_t old = out->size();
+  out->resize(old + n);
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd_, out->data() + old + got, n - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      out->resize(old + got);
+      return Status::IOError("reading the bulk write's spill file: " +
+                             std::string(std::strerror(errno)));
     }
-    // An incomplete record: read more, unless the file has ended.
-    if (eof_) {
-      if (pos_ == buffer_.size()) return false;
-      return Status::Corruption("the bulk write's spill file ends inside a record");
-    }
-    PARTKV_RETURN_IF_ERROR(Refill());
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
   }
+  out->resize(old + got);
+  return Status::OK();
 }
 
 }  // namespace partkv::engine

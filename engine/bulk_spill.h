@@ -1,5 +1,6 @@
 // The records of a bulk write (partkv/bulk_writer.h) between validation and writing, and the
-// spill file that holds them when a bulk write validates its whole input before writing any of it.
+// spill file that holds rows on disk when a bulk write validates its whole input before writing
+// any of it (engine/bulk_stage.h).
 //
 //   record = sealed_row line:varint64
 //
@@ -11,8 +12,7 @@
 // persisted anywhere.
 //
 // The spill file is created in a temporary directory and unlinked at once, so it vanishes with
-// the process however the process ends. It holds about the rows' encoded size (typically 60-70%
-// of their JSON).
+// the process however the process ends.
 //
 // Thread-safety: a SpillFile is used by one thread at a time.
 
@@ -46,6 +46,7 @@ Status AppendRecord(const RowSealer& sealer, const Entity& entity, uint64_t line
 Result<bool> ParseRecord(const RowSealer& sealer, std::string_view data, SpillRecord* record);
 size_t RecordSize(const SpillRecord& record);
 
+// An unlinked temporary file that only grows: appended at its end, read anywhere.
 class SpillFile {
  public:
   // A new, already unlinked file in `directory`, or when it is empty in $TMPDIR (else /tmp).
@@ -55,27 +56,20 @@ class SpillFile {
   SpillFile(const SpillFile&) = delete;
   ~SpillFile();
 
-  // Appends encoded records. IOError (naming the directory) when the disk is full.
-  Status Append(std::string_view records);
-  // Reads from the first record on.
-  Status Rewind();
-  // The next record into *record (its views valid until the next call); false after the last
-  // one. Corruption for a damaged file or a record not sealed by `sealer`.
-  Result<bool> Next(const RowSealer& sealer, SpillRecord* record);
+  // Appends `bytes` at the end. IOError (naming the directory) when the disk is full.
+  Status Append(std::string_view bytes);
+  // Appends up to `n` bytes read at `offset` to *out: fewer only where the file ends.
+  Status ReadAt(uint64_t offset, size_t n, std::string* out) const;
 
-  uint64_t bytes() const { return bytes_; }
+  uint64_t size() const { return size_; }
   const std::string& directory() const { return directory_; }
 
  private:
   SpillFile(int fd, std::string directory) : fd_(fd), directory_(std::move(directory)) {}
-  Status Refill();
 
   int fd_;
   std::string directory_;
-  uint64_t bytes_ = 0;
-  std::string buffer_;  // read side: unread data is buffer_[pos_, buffer_.size())
-  size_t pos_ = 0;
-  bool eof_ = false;
+  uint64_t size_ = 0;
 };
 
 }  // namespace partkv::engine

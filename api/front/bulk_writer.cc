@@ -1,30 +1,27 @@
 // BulkWriter: the front of a bulk write — the stream's positions and lines, when a group is
 // written, what a bad row stops, the report. The engine does the rest: engine/row_sealer.h checks
 // and encodes each row once, engine/bulk_lines.h does it for JSON Lines on worker threads,
-// engine/bulk_spill.h keeps validated rows on disk, engine/bulk_group.h writes a group.
+// engine/bulk_stage.h keeps the rows of validate_before_writing on disk in key order,
+// engine/bulk_group.h writes a group.
 
 #include "partkv/bulk_writer.h"
 
 #include <algorithm>
+#include <limits>
 #include <thread>
 
 #include "api/front/front_access.h"
 #include "engine/bulk_group.h"
 #include "engine/bulk_lines.h"
 #include "engine/bulk_spill.h"
+#include "engine/bulk_stage.h"
 #include "engine/etag.h"
 #include "engine/row_sealer.h"
 #include "engine/table_handle.h"
 
 namespace partkv {
-namespace {
 
-// Validated rows wait in memory until this much is ready for the spill file.
-constexpr size_t kSpillBuffer = 1u << 20;
-
-}  // namespace
-
-WriteResult BulkWrittenGroup::result(uint64_t i) const {
+WriteResult BulkWrittenGroup::result(size_t i) const {
   const int64_t tick = first_tick_ + static_cast<int64_t>(i);
   return WriteResult{engine::FormatEtag(static_cast<uint64_t>(tick)), DateTime{tick}};
 }
@@ -36,7 +33,9 @@ struct BulkWriter::Impl {
         sealer(s),
         options(o),
         clock(o.clock ? o.clock : Clock::Steady()),
-        group(handle.data().limits()) {
+        // Staged rows come in key order: their groups have no batches of their own.
+        group(o.validate_before_writing ? nullptr : &handle.data().limits()),
+        writer(handle, sealer, o.mode, o.write.sync) {
     read_options.require_keys =
         !handle.data().partition_key_scheme() && !handle.data().row_key_scheme();
   }
@@ -48,32 +47,25 @@ struct BulkWriter::Impl {
     return Status::OK();
   }
 
-  // Takes a valid row as the stream's next: to the spill file while validating everything
-  // first, else to the group (writing the group before it when that is full).
-  Status Take(const engine::SpillRecord& record) {
-    if (spill) {
-      spill_buffer.append(record.row.bytes().data(), engine::RecordSize(record));
-      if (report.rows_added == 0) first_line = record.line;
-      ++report.rows_added;
-      return spill_buffer.size() >= kSpillBuffer ? SpillBuffered() : Status::OK();
+  // Takes a valid row as the stream's next: to the stage while validating everything first,
+  // else to the group (writing the group before it when that is full).
+  Status Take(const engine::SealedRow& row, uint64_t line) {
+    if (stage) {
+      if (Status s = stage->Add(row, report.rows_added, line); !s.ok()) return Stop(s);
+      if (report.rows_added == 0) first_line = line;
+    } else {
+      PARTKV_RETURN_IF_ERROR(Group(row, report.rows_added, line));
     }
-    PARTKV_RETURN_IF_ERROR(Group(record, report.rows_added));
     ++report.rows_added;
     return Status::OK();
   }
 
-  Status Group(const engine::SpillRecord& record, uint64_t position) {
-    if (group.Full(record.row, options.max_group_rows, options.max_group_bytes)) {
+  Status Group(const engine::SealedRow& row, uint64_t position, uint64_t line) {
+    if (group.Full(row, options.max_group_rows, options.max_group_bytes)) {
       PARTKV_RETURN_IF_ERROR(Commit());
     }
-    group.Append(record.row, position, record.line);
+    group.Append(row, position, line);
     return Status::OK();
-  }
-
-  Status SpillBuffered() {
-    Status s = spill->Append(spill_buffer);
-    spill_buffer.clear();
-    return s.ok() ? s : Stop(s);
   }
 
   // Takes back the validated blocks of AddJsonLines: every one when `all`, else until a slot is
@@ -89,7 +81,7 @@ struct BulkWriter::Impl {
           return Stop(whole.ok() ? Status::Corruption("a validated block ends inside a row")
                                  : whole.status());
         }
-        PARTKV_RETURN_IF_ERROR(Take(record));
+        PARTKV_RETURN_IF_ERROR(Take(record.row, record.line));
         block.taken += engine::RecordSize(record);
       }
       if (!block.error.ok()) return StopAtInvalidRow(block.bad_line, block.error);
@@ -104,7 +96,7 @@ struct BulkWriter::Impl {
     if (group.empty()) return Status::OK();
     engine::GroupOutcome o;
     auto commit = [&] {
-      o = engine::CommitGroup(handle, sealer, options.mode, group, options.write.sync);
+      o = writer.Commit(group);
       if (o.status.IsThrottled()) ++report.throttled;
       return o.status;
     };
@@ -116,38 +108,40 @@ struct BulkWriter::Impl {
       (void)commit();
     }
     if (o.status.IsThrottled() || o.status.IsBusy()) {
-      report.resume_line = group.line(0);
+      report.resume_line = stage ? 0 : group.line(0);
       return o.status;
     }
     if (o.written > 0) {
       report.rows_written += o.written;
-      report.batches_written += o.batches;
+      if (!stage) report.batches_written += o.batches;
       ++report.groups_written;
       if (options.on_group_written) {
-        options.on_group_written(BulkWrittenGroup(group.first_position(), o.written, o.first_tick),
-                                 report);
+        options.on_group_written(
+            BulkWrittenGroup(group.positions().data(), o.written, o.first_tick), report);
       }
     }
     Status s = Status::OK();
     if (o.bad_row) {
       const size_t bad = *o.bad_row;
-      report.bad_row = group.first_position() + bad;
+      report.bad_row = group.position(bad);
       report.bad_line = group.line(bad);
-      report.resume_line = group.line(o.written);
+      // Staged rows come in key order: the rows written are not the stream's first ones.
+      report.resume_line = stage ? 0 : group.line(o.written);
       s = Stop(o.status.WithContext(RowName(*report.bad_row, report.bad_line)));
     } else if (!o.status.ok()) {
-      report.resume_line = group.line(0);
+      report.resume_line = stage ? 0 : group.line(0);
       s = Stop(o.status);
     }
     group.Clear();
     return s;
   }
 
-  // A row that failed validation, at the next position: nothing of its group is written.
+  // A row that failed validation, at the next position: nothing of its group (with
+  // validate_before_writing: nothing at all) is written.
   Status StopAtInvalidRow(uint64_t line, const Status& error) {
     report.bad_row = report.rows_added;
     report.bad_line = line;
-    if (spill) {
+    if (stage) {
       report.resume_line = report.rows_added > 0 ? first_line : line;
     } else {
       report.resume_line = group.empty() ? line : group.line(0);
@@ -158,9 +152,11 @@ struct BulkWriter::Impl {
   // Stops the writer at `error` (which may live in what is dropped here).
   Status Stop(const Status& error) {
     report.error = error;
+    writer.RecordStatistics();
     group.Clear();
     lines.reset();
-    spill.reset();
+    staged_rows.reset();
+    stage.reset();
     return report.error;
   }
 
@@ -168,25 +164,47 @@ struct BulkWriter::Impl {
     return line > 0 ? "line " + std::to_string(line) : "row " + std::to_string(position);
   }
 
-  // With validate_before_writing: every spilled row into groups, and each full group written.
-  // Resumable after Throttled or Busy: the row read last waits in `peeked`.
-  Status WriteSpilled() {
-    if (!writing) {
-      if (!spill_buffer.empty()) PARTKV_RETURN_IF_ERROR(SpillBuffered());
-      if (Status s = spill->Rewind(); !s.ok()) return Stop(s);
-      writing = true;
+  // With validate_before_writing: looks for the first conflict (kInsert), then groups the
+  // staged rows in key order, writing each full group, and leaves out the rows from the
+  // conflict's batch on. Resumable after Throttled or Busy: the row read last waits in `peeked`.
+  Status WriteStaged() {
+    if (!staged_rows) {
+      if (Status s = stage->Close(); !s.ok()) return Stop(s);
+      if (options.mode == OpType::kInsert) {
+        Result<std::optional<engine::StagedConflict>> found =
+            engine::FindFirstConflict(*stage, handle);
+        if (!found.ok()) return Stop(found.status());
+        conflict = std::move(*found);
+        if (conflict) cut = conflict->position - conflict->batch_offset;
+      }
+      Result<std::unique_ptr<engine::BulkStage::Reader>> reader = stage->Read();
+      if (!reader.ok()) return Stop(reader.status());
+      staged_rows = std::move(*reader);
     }
     while (true) {
       if (!have_peeked) {
-        Result<bool> more = spill->Next(sealer, &peeked);
+        Result<bool> more = staged_rows->Next(&peeked);
         if (!more.ok()) return Stop(more.status());
         if (!*more) return Status::OK();
         have_peeked = true;
       }
-      PARTKV_RETURN_IF_ERROR(Group(peeked, next_spilled));
+      if (peeked.position < cut) {
+        PARTKV_RETURN_IF_ERROR(Group(peeked.row, peeked.position, peeked.line));
+      } else if (peeked.position == cut) {
+        cut_line = peeked.line;
+      }
       have_peeked = false;
-      ++next_spilled;
     }
+  }
+
+  // After the last staged group: the batches written, and the conflict's stop.
+  Status EndStaged() {
+    report.batches_written = conflict ? conflict->batch : stage->batches();
+    if (!conflict) return Status::OK();
+    report.bad_row = conflict->position;
+    report.bad_line = conflict->line;
+    report.resume_line = cut_line;
+    return Stop(conflict->error.WithContext(RowName(conflict->position, conflict->line)));
   }
 
   Table table;  // keeps the table's engine alive
@@ -196,18 +214,21 @@ struct BulkWriter::Impl {
   const std::shared_ptr<Clock> clock;
   JsonReadOptions read_options;
   engine::BulkGroup group;
+  engine::GroupWriter writer;
   BulkWriteReport report;
   std::unique_ptr<engine::LineSealer> lines;  // made by the first AddJsonLines
   std::string scratch;                        // Add's record
   bool finished = false;
-  // validate_before_writing: the spill file, the rows on their way to it, row 0's line, and
-  // while Finish writes: the next row's position and the row read but not yet grouped.
-  std::optional<engine::SpillFile> spill;
-  std::string spill_buffer;
+  // validate_before_writing: the stage and row 0's line; while Finish writes, the first
+  // conflict and where its batch starts (nothing from there on is written) with that row's
+  // line, the staged rows in key order and the row read but not yet grouped.
+  std::unique_ptr<engine::BulkStage> stage;
   uint64_t first_line = 0;
-  bool writing = false;
-  uint64_t next_spilled = 0;
-  engine::SpillRecord peeked;
+  std::optional<engine::StagedConflict> conflict;
+  uint64_t cut = std::numeric_limits<uint64_t>::max();
+  uint64_t cut_line = 0;
+  std::unique_ptr<engine::BulkStage::Reader> staged_rows;
+  engine::StagedRow peeked;
   bool have_peeked = false;
 };
 
@@ -229,9 +250,9 @@ Result<BulkWriter> BulkWriter::Create(const Table& table, const BulkWriteOptions
                                                           : OpType::kInsertOrReplace));
   auto impl = std::make_unique<Impl>(table, sealer, options);
   if (options.validate_before_writing) {
-    PARTKV_ASSIGN_OR_RETURN(engine::SpillFile spill,
-                            engine::SpillFile::Create(options.spill_directory));
-    impl->spill.emplace(std::move(spill));
+    PARTKV_ASSIGN_OR_RETURN(impl->stage,
+                            engine::BulkStage::Create(handle, impl->sealer,
+                                                      options.spill_directory));
   }
   return BulkWriter(std::move(impl));
 }
@@ -248,17 +269,17 @@ Status BulkWriter::Add(const Entity& entity) {
   PARTKV_RETURN_IF_ERROR(w.Check());
   PARTKV_RETURN_IF_ERROR(w.DrainLines(/*all=*/true));
   w.scratch.clear();
-  Status s = engine::AppendRecord(w.sealer, entity, 0, &w.scratch);
+  Status s = w.sealer.Seal(entity, &w.scratch);
   if (!s.ok()) {
     return w.StopAtInvalidRow(0, s.WithContext(Impl::RowName(w.report.rows_added, 0)));
   }
-  engine::SpillRecord record;
-  Result<bool> whole = engine::ParseRecord(w.sealer, w.scratch, &record);
+  engine::SealedRow row;
+  Result<bool> whole = w.sealer.Parse(w.scratch, &row);
   if (!whole.ok() || !*whole) {
     return w.Stop(whole.ok() ? Status::Corruption("a sealed row does not read back whole")
                              : whole.status());
   }
-  return w.Take(record);
+  return w.Take(row, 0);
 }
 
 Status BulkWriter::AddJsonLines(std::string_view lines) {
@@ -280,7 +301,10 @@ Status BulkWriter::Flush() {
   Impl& w = *impl_;
   PARTKV_RETURN_IF_ERROR(w.Check());
   PARTKV_RETURN_IF_ERROR(w.DrainLines(/*all=*/true));
-  return w.spill ? Status::OK() : w.Commit();
+  if (w.stage) return Status::OK();
+  PARTKV_RETURN_IF_ERROR(w.Commit());
+  w.writer.RecordStatistics();
+  return Status::OK();
 }
 
 Status BulkWriter::Finish() {
@@ -288,11 +312,14 @@ Status BulkWriter::Finish() {
   if (w.finished) return w.report.error;
   PARTKV_RETURN_IF_ERROR(w.Check());
   PARTKV_RETURN_IF_ERROR(w.DrainLines(/*all=*/true));
-  if (w.spill) PARTKV_RETURN_IF_ERROR(w.WriteSpilled());
+  if (w.stage) PARTKV_RETURN_IF_ERROR(w.WriteStaged());
   PARTKV_RETURN_IF_ERROR(w.Commit());
+  if (w.stage) PARTKV_RETURN_IF_ERROR(w.EndStaged());
+  w.writer.RecordStatistics();
   w.finished = true;
   w.lines.reset();
-  w.spill.reset();
+  w.staged_rows.reset();
+  w.stage.reset();
   return Status::OK();
 }
 

@@ -15,7 +15,7 @@
 // missing key; the table's profile limits apply (keys, properties, sizes); an Insert of a row
 // whose key exists — in the table, or on an earlier row of the stream — is AlreadyExists. Of
 // two upserts of one key the later wins (a merge merges into what the earlier one left). Every
-// row gets its own Timestamp and ETag, increasing in stream order.
+// row gets its own Timestamp and ETag, increasing in the order the rows are written.
 //
 // Positions. Rows are numbered from 0 in the order they are given, by Add and AddJsonLines
 // alike (blank lines are not rows); lines are numbered from 1 over all AddJsonLines calls
@@ -23,26 +23,43 @@
 // from AddJsonLines, else by its position ("row 11: ...").
 //
 // Groups. Rows are written in groups of at most max_group_rows rows and max_group_bytes bytes,
-// each one atomic RocksDB write: a reader sees a group whole or not at all, and after a crash
-// every group the writer reported written (report(), on_group_written) is there whole; no group
-// is ever half there. Inside a group the rows are sorted by key, so interleaved PartitionKeys
-// cost about what sorted input costs. Row locks are taken per group as batches take theirs, so
-// a bulk write may run beside any other writer of the table (it holds every row lock its group
-// needs while the group is written).
+// each one atomic RocksDB write of any number of PartitionKeys, its rows sorted by key: a reader
+// sees a group whole or not at all, and after a crash every group the writer reported written
+// (report(), on_group_written) is there whole; no group is ever half there. Row locks are taken
+// per group as batches take theirs, so a bulk write may run beside any other writer of the
+// table (it holds the row locks of a group while the group is written).
 //
-// Batches. Inside a group, rows form the batches an Azure Table client would submit: consecutive
-// rows of one PartitionKey, at most the table's batch limits (100 operations and 4 MiB by
-// default), never one row twice. They matter only when a row conflicts (below), and are counted.
+// Batches. The rows of the stream form the batches an Azure Table client would submit:
+// consecutive rows of one PartitionKey, at most the table's batch limits (100 operations and
+// 4 MiB by default), never one row twice. They decide what a conflict leaves written (below),
+// and are counted.
 //
-// The first bad row stops the writer. A row is bad when
+// Two ways to write:
+//   - Streaming (the default): a group is consecutive rows of the stream, written once it is
+//     full. The rows written are always the stream's first report().rows_written rows.
+//   - validate_before_writing: every row is validated, and checked for conflicts, before any is
+//     written. Meanwhile the rows wait on disk (an unlinked spill file of about their encoded
+//     size, typically two thirds of their JSON), sorted by key on the way; Finish then writes
+//     them in one ascending pass over the table's keys, so rows whose PartitionKeys are
+//     interleaved cost what rows sorted by key cost, in the writer and in the table's storage
+//     alike. A group is then consecutive keys, and the groups reported during Finish are not the
+//     stream's first rows; once Finish has returned, the rows written are again the stream's first
+//     report().rows_written.
+//
+// The first bad row stops the writer, and every later call returns its error. A row is bad when
 //   - it fails validation: found when it is added (for AddJsonLines, possibly on a later call,
-//     as lines are validated on worker threads). The rows of its group — every row added since
-//     the last group was written — are not written; earlier groups stay written.
-//   - it conflicts (an Insert of an existing key): found when its group is written. The group is
-//     then written up to the start of the row's batch, nothing from it on: what submitting the
-//     stream's batches one after another would leave.
-// Either way exactly the first report().rows_written rows of the stream are written, report()
-// names the bad row and its error, and every later call returns that error.
+//     as lines are validated on worker threads). Streaming leaves the rows of its group — every
+//     row added since the last group was written — unwritten, earlier groups written;
+//     validate_before_writing writes nothing.
+//   - it conflicts (an Insert of a key that exists, in the table or on an earlier row): the rows
+//     before its batch are written and nothing from its batch on, which is what submitting the
+//     stream's batches one after another leaves. Streaming finds the conflict when the row's
+//     group is written, and writes the group up to the batch; validate_before_writing finds it
+//     before writing anything, then writes the rows before the batch.
+// report() names the bad row and its error. One exception to the rows written being the
+// stream's first ones: with validate_before_writing, a row whose key another writer inserts
+// after the check, before the row's group is written, fails that group (none of it is written)
+// and stops the writer, leaving the groups written before it (report().resume_line is then 0).
 //
 // Throttling emulation (partkv/profile.h): a group that a partition's budget refuses is not
 // written. With retry_throttled the writer waits the retry-after and tries again, as the cloud
@@ -52,7 +69,7 @@
 //
 // Memory stays bounded whatever the stream's length: the group being filled and, while it is
 // written, its WriteBatch; for AddJsonLines two blocks per worker thread; with
-// validate_before_writing, a spill file on disk instead of memory.
+// validate_before_writing, a 32 MiB sorting buffer and the spill file on disk.
 //
 // Thread-safety: a BulkWriter is driven by one thread at a time; AddJsonLines uses worker
 // threads of its own. Destroying a writer without Finish writes nothing more: the rows not yet
@@ -87,10 +104,13 @@ namespace partkv {
 struct BulkWriteReport {
   uint64_t rows_added = 0;   // rows taken and found valid (the bad row not included)
   uint64_t lines_added = 0;  // lines given to AddJsonLines, blank ones included
-  // The stream's first rows_written rows are in the table, and no other row of it.
+  // The rows of the stream written: its first rows_written rows (but see validate_before_writing
+  // and the exception above).
   uint64_t rows_written = 0;
-  uint64_t groups_written = 0;   // atomic writes, each of many rows
-  uint64_t batches_written = 0;  // the Azure batches the written rows form (see above)
+  uint64_t groups_written = 0;  // atomic writes, each of many rows
+  // The batches the written rows form (above); with validate_before_writing counted when
+  // Finish ends.
+  uint64_t batches_written = 0;
   uint64_t throttled = 0;        // group writes refused by a throughput budget
   int64_t throttled_wait_micros = 0;  // waited by retry_throttled
   // Once the writer has stopped at a bad row: its 0-based position and its 1-based input line
@@ -98,26 +118,30 @@ struct BulkWriteReport {
   std::optional<uint64_t> bad_row;
   uint64_t bad_line = 0;
   // After a call failed (a stop, Throttled, Busy): the input line of row rows_written — the first
-  // row not written, where to resume — or 0 when that row came from Add.
+  // row not written, where to resume — or 0 when that row came from Add or is not known.
   uint64_t resume_line = 0;
   // Why the writer stopped: the bad row's error (its message starts "line N: " or "row N: "), or
   // a failure of the store; OK while it goes on.
   Status error;
 };
 
-// A group the writer has just written (BulkWriteOptions::on_group_written).
+// A group the writer has just written (BulkWriteOptions::on_group_written): its rows in the
+// order they were written — the stream's order, or with validate_before_writing key order.
+// Valid only during the call.
 class BulkWrittenGroup {
  public:
-  uint64_t first_row() const { return first_row_; }  // the position of its first row
-  uint64_t rows() const { return rows_; }            // rows first_row() .. first_row() + rows() - 1
-  // The Timestamp and ETag row first_row() + i was written with. REQUIRES: i < rows().
-  WriteResult result(uint64_t i) const;
+  size_t size() const { return size_; }  // rows written
+  // The stream position of the i-th row written. REQUIRES: i < size().
+  uint64_t row(size_t i) const { return positions_[i]; }
+  // The Timestamp and ETag the i-th row was written with. REQUIRES: i < size().
+  WriteResult result(size_t i) const;
 
  private:
   friend class BulkWriter;
-  BulkWrittenGroup(uint64_t first_row, uint64_t rows, int64_t first_tick)
-      : first_row_(first_row), rows_(rows), first_tick_(first_tick) {}
-  uint64_t first_row_, rows_;
+  BulkWrittenGroup(const uint64_t* positions, size_t size, int64_t first_tick)
+      : positions_(positions), size_(size), first_tick_(first_tick) {}
+  const uint64_t* positions_;
+  size_t size_;
   int64_t first_tick_;
 };
 
@@ -131,10 +155,9 @@ struct BulkWriteOptions {
   size_t max_group_bytes = 8u << 20;
   // Durability of every group (WriteOptions::sync: an fsync per group).
   WriteOptions write;
-  // Validate every row before writing any: rows go, validated and encoded, to an unlinked spill
-  // file (in spill_directory, else $TMPDIR, else /tmp; about the rows' encoded size, typically
-  // two thirds of their JSON), and Finish writes them. A bad row anywhere then means nothing is
-  // written; a conflict found while writing still leaves the rows before its batch written.
+  // Validate every row, and check it for conflicts, before writing any; then write them all in
+  // key order (above). The rows wait in an unlinked spill file in spill_directory, else $TMPDIR,
+  // else /tmp.
   bool validate_before_writing = false;
   std::string spill_directory;
   // Worker threads that parse and validate AddJsonLines' lines; 0: one per core, at least 2.
@@ -177,7 +200,8 @@ class BulkWriter {
   Status AddJsonLines(std::string_view lines);
 
   // Validates every row taken so far and, unless validate_before_writing, writes them (a group
-  // that is not full included). Returns what Add may return.
+  // that is not full included). Returns what Add may return; with validate_before_writing, OK
+  // means every row so far is valid (conflicts are looked for by Finish).
   Status Flush();
 
   // Ends the stream: validates and writes every row not yet written (with

@@ -1,0 +1,154 @@
+// BulkStage: the rows of a bulk write that validates everything before writing anything
+// (BulkWriteOptions::validate_before_writing), staged on disk and read back in key order, so
+// that the write goes through the table in one ascending pass whatever order the rows came in.
+//
+// Why: rows whose PartitionKeys are interleaved (a round robin over thousands of devices) land
+// all over every memtable and make every flushed file overlap every other; RocksDB then spends
+// its time finding insert positions and compacting. Sorted once, on the way to disk, the same
+// rows cost what rows sorted by key cost.
+//
+// Rows come in stream order (Add). The stage cuts them into batches as the stream goes
+// (engine/bulk_group.h: consecutive rows of one PartitionKey within the table's batch limits),
+// gives each its full encoded key (partition prefix, PartitionKey, RowKey) and keeps it in a run
+// buffer of about 32 MiB; a full buffer is sorted by (key, position) and appended to the spill
+// file as one run. Read() merges the runs (more than 64 of them are first merged 64 at a time
+// into longer runs, appended to the same file): every row once, in (key, position) order.
+//
+//   entry = key_len:varint key physical:varint position:varint batch:varint batch_offset:varint
+//           line:varint sealed_row
+//
+// `batch` is the row's batch's ordinal in the stream, `batch_offset` how many rows of that batch
+// come before it: batch start = position - batch_offset. The sealed row (engine/row_sealer.h)
+// carries its seal, so a damaged entry is Corruption, never a bad row written. The format lives
+// only as long as one bulk write.
+//
+// FindFirstConflict reads the stage once to find the first row, in stream order, that an Insert
+// may not write, so that the write can leave out exactly the batches from it on.
+//
+// Thread-safety: used by one thread. REQUIRES: the table and the sealer outlive the stage.
+
+#ifndef PARTKV_ENGINE_BULK_STAGE_H_
+#define PARTKV_ENGINE_BULK_STAGE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/bulk_group.h"
+#include "engine/bulk_spill.h"
+#include "engine/row_sealer.h"
+#include "partkv/result.h"
+
+namespace partkv::engine {
+
+class TableHandle;
+
+// One staged row as read back: views into the reader's buffers, valid until its next Next().
+struct StagedRow {
+  std::string_view key;  // the full encoded key
+  uint32_t physical = 0;
+  uint64_t position = 0;
+  uint64_t batch = 0;
+  uint64_t batch_offset = 0;
+  uint64_t line = 0;
+  SealedRow row;
+  std::string_view bytes;  // the whole entry
+};
+
+class BulkStage {
+ public:
+  // A stage spilling to a new unlinked file in `directory` ($TMPDIR, else /tmp, when empty).
+  // IOError when the file cannot be made.
+  static Result<std::unique_ptr<BulkStage>> Create(const TableHandle& table,
+                                                  const RowSealer& sealer,
+                                                  const std::string& directory);
+  BulkStage(const BulkStage&) = delete;
+  BulkStage& operator=(const BulkStage&) = delete;
+
+  // Takes the stream's next row (parsed by the sealer) at stream `position`, from input `line`
+  // (0: none). IOError when a run cannot be spilled. REQUIRES: not closed.
+  Status Add(const SealedRow& row, uint64_t position, uint64_t line);
+  // Ends the stream: spills the last run.
+  Status Close();
+
+  uint64_t rows() const { return rows_; }
+  uint64_t batches() const { return batches_; }
+
+  class Reader;
+  // A reader of every staged row in (key, position) order. REQUIRES: closed. Readers may be made
+  // one after another; each reads everything.
+  Result<std::unique_ptr<Reader>> Read();
+
+ private:
+  struct Run {
+    uint64_t offset = 0, size = 0;
+  };
+  BulkStage(const TableHandle& table, const RowSealer& sealer, SpillFile file);
+  Status SpillRun();
+  Status MergeRuns(size_t count);
+
+  const TableHandle& table_;
+  const RowSealer& sealer_;
+  SpillFile file_;
+  std::vector<Run> runs_;
+  BatchCutter cutter_;
+  uint64_t rows_ = 0, batches_ = 0;
+  // The run being filled: entries back to back, and where each one's key is.
+  struct Entry {
+    size_t begin = 0, size = 0, key_begin = 0, key_size = 0;
+    uint64_t position = 0;
+  };
+  std::string buffer_;
+  std::vector<Entry> entries_;
+  std::string key_;  // the row at hand's key
+  std::string last_partition_key_;  // and its physical partition: hashed once for its rows
+  uint32_t last_physical_ = 0;
+  bool closed_ = false;
+};
+
+class BulkStage::Reader {
+ public:
+  // The next row into *row; false after the last. Corruption for a damaged entry, IOError when
+  // the spill file cannot be read.
+  Result<bool> Next(StagedRow* row);
+
+ private:
+  friend class BulkStage;
+  struct Cursor {
+    Run run;
+    uint64_t consumed = 0;  // bytes of the run read into `buffer` so far
+    std::string buffer;
+    size_t pos = 0;  // the current entry starts at buffer[pos]
+    StagedRow current;
+  };
+  Reader(const SpillFile& file, const RowSealer& sealer, const std::vector<Run>& runs);
+  // Reads cursor c's next entry into its `current`; false when its run is done.
+  Result<bool> Load(Cursor& c);
+  bool After(size_t a, size_t b) const;  // heap order: cursor a's row after cursor b's
+
+  const SpillFile& file_;
+  const RowSealer& sealer_;
+  std::vector<Cursor> cursors_;
+  std::vector<size_t> heap_;
+  std::optional<size_t> last_;  // the cursor of the row returned last
+  bool started_ = false;
+};
+
+// The first row of the staged stream (in stream order) that an Insert may not write — its key
+// exists in the table, or an earlier row of the stream has it — with that row's error, as the
+// write would report it. Reads the table without row locks: a row that comes to exist later is
+// found when its group is written.
+struct StagedConflict {
+  uint64_t position = 0, batch = 0, batch_offset = 0, line = 0;
+  Status error;
+};
+Result<std::optional<StagedConflict>> FindFirstConflict(BulkStage& stage,
+                                                        const TableHandle& table);
+
+}  // namespace partkv::engine
+
+#endif  // PARTKV_ENGINE_BULK_STAGE_H_
