@@ -7,6 +7,7 @@
 namespace partkv {
 
 static_assert(Filter::kMaxComparisons == engine::Filter::kMaxComparisons);
+static_assert(Filter::kMaxNesting == engine::Filter::kMaxNesting);
 
 Filter::Filter() = default;
 Filter::~Filter() = default;

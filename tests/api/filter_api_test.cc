@@ -71,6 +71,12 @@ TEST(FilterApiTest, ParseErrorsAreInvalidArgumentWithTheirPosition) {
   for (int i = 1; i < Filter::kMaxComparisons; ++i) at_limit += " or A eq " + std::to_string(i);
   EXPECT_TRUE(Filter::Parse(at_limit).ok());
   EXPECT_TRUE(Filter::Parse(at_limit + " or A eq 99").status().IsInvalidArgument());
+
+  auto nested = [](int depth) {
+    return std::string(depth, '(') + "A eq 1" + std::string(depth, ')');
+  };
+  EXPECT_TRUE(Filter::Parse(nested(Filter::kMaxNesting - 1)).ok());
+  EXPECT_TRUE(Filter::Parse(nested(Filter::kMaxNesting + 1)).status().IsInvalidArgument());
 }
 
 TEST(FilterApiTest, CanonicalTextParsesBackToTheSameFilter) {
@@ -134,7 +140,9 @@ TEST_F(FilterApiQueryTest, MatchesExactlyWhatAQueryWithTheSameFilterReturns) {
     Result<Page> page = table_->QueryEntities(query);
     ASSERT_TRUE(page.ok()) << text;
     std::vector<std::string> returned;
-    for (const Entity& e : page->entities) returned.push_back(e.partition_key() + "/" + e.row_key());
+    for (const Entity& e : page->entities) {
+      returned.push_back(e.partition_key() + "/" + e.row_key());
+    }
     EXPECT_EQ(matched, returned) << text;
   }
 }

@@ -51,6 +51,23 @@ std::string Dump(const ordered_json& j) {
 
 int Width() { return TerminalColumns(STDOUT_FILENO, kDefaultWidth); }
 
+// The physical partitions a chart of `entities` (one count per partition) draws, in the order it
+// draws them — every one by index, or the kMaxPartitionBars fullest — and the chart's heading,
+// appended to *out.
+std::vector<size_t> ChartedPartitions(const std::vector<uint64_t>& entities, std::string* out) {
+  std::vector<size_t> order(entities.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (order.size() <= kMaxPartitionBars) {
+    *out += "entities per physical partition\n";
+    return order;
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return entities[a] > entities[b]; });
+  order.resize(kMaxPartitionBars);
+  *out += "entities in the " + std::to_string(kMaxPartitionBars) + " fullest physical partitions\n";
+  return order;
+}
+
 // ---- stats ----
 
 void PrintStatsChart(const TableCensus& census) {
@@ -59,19 +76,10 @@ void PrintStatsChart(const TableCensus& census) {
                     GroupDigits(census.logical_partitions) + " logical partitions in " +
                     GroupDigits(census.partitions.size()) + " physical partitions\n\n";
   const std::vector<PartitionCensus>& physical = census.partitions;
-  std::vector<size_t> order(physical.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  if (order.size() > kMaxPartitionBars) {
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return physical[a].entities > physical[b].entities;
-    });
-    order.resize(kMaxPartitionBars);
-    out += "entities in the " + std::to_string(kMaxPartitionBars) + " fullest physical partitions\n";
-  } else {
-    out += "entities per physical partition\n";
-  }
+  std::vector<uint64_t> entities;
+  for (const PartitionCensus& p : physical) entities.push_back(p.entities);
   std::vector<Bar> bars;
-  for (size_t i : order) {
+  for (size_t i : ChartedPartitions(entities, &out)) {
     bars.push_back(Bar{"p" + std::to_string(i), physical[i].entities,
                        {HumanBytes(physical[i].bytes),
                         GroupDigits(physical[i].logical_partitions) + " logical"}});
@@ -148,20 +156,9 @@ void PrintAnalysisChart(const AnalysisReport& r) {
   out += "read fan-out: " + GroupDigits(r.read_fanout) + " partition" +
          (r.read_fanout == 1 ? "" : "s") + " per base key\n";
 
-  std::vector<size_t> order(r.physical_counts.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  if (order.size() > kMaxPartitionBars) {
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return r.physical_counts[a] > r.physical_counts[b];
-    });
-    order.resize(kMaxPartitionBars);
-    out += "\nentities in the " + std::to_string(kMaxPartitionBars) +
-           " fullest physical partitions\n";
-  } else {
-    out += "\nentities per physical partition\n";
-  }
+  out += "\n";
   std::vector<Bar> bars;
-  for (size_t i : order) {
+  for (size_t i : ChartedPartitions(r.physical_counts, &out)) {
     bars.push_back(Bar{"p" + std::to_string(i), r.physical_counts[i],
                        {Percent(r.physical_counts[i], r.physical.total)}});
   }

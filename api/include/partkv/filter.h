@@ -31,11 +31,14 @@ class Filter {
  public:
   // Azure Table accepts at most 15 discrete comparisons in one $filter.
   static constexpr int kMaxComparisons = 15;
+  // Nesting of parentheses and `not`: bounds the parser's recursion (no Azure counterpart).
+  static constexpr int kMaxNesting = 64;
 
   // Parses `$filter` text. Empty or all-whitespace text gives the empty filter. InvalidArgument
   // on a syntax error, a malformed or `null` literal, a comparison without exactly one property
-  // side, more than kMaxComparisons comparisons or nesting deeper than 64; the message names the
-  // 0-based byte position: "filter: at position 17: expected a comparison operator ...".
+  // side, more than kMaxComparisons comparisons or nesting deeper than kMaxNesting; the message
+  // names the 0-based byte position: "filter: at position 17: expected a comparison operator
+  // ...".
   static Result<Filter> Parse(std::string_view odata_filter);
 
   // The empty filter: matches every entity.

@@ -87,9 +87,9 @@ class Table {
   // a write will use (and print them, or route by them) and pass the result on: its keys are
   // no longer empty, so the write computes nothing again.
   // InvalidArgument naming the key and the cause when a property the scheme reads is absent or
-  // cannot form a key (KeyStrategy::Compute), or when a random-suffix key would be drawn for `type` kReplace,
-  // kMerge or kDelete (those address an existing entity, whose key must be given). A table
-  // without schemes returns `entity` unchanged. Cost: one copy of the entity.
+  // cannot form a key (KeyStrategy::Compute), or when a random-suffix key would be drawn for
+  // `type` kReplace, kMerge or kDelete (those address an existing entity, whose key must be
+  // given). A table without schemes returns `entity` unchanged. Cost: one copy of the entity.
   Result<Entity> ComputeKeys(const Entity& entity, OpType type) const;
 
   // The physical partition (0 .. info().physical_partitions - 1) that stores PartitionKey
