@@ -8,8 +8,10 @@
 #include "partkv/analyzer.h"
 #include "partkv/base64.h"
 #include "partkv/batch.h"
+#include "partkv/census.h"
 #include "partkv/clock.h"
 #include "partkv/entity.h"
+#include "partkv/filter.h"
 #include "partkv/if_match.h"
 #include "partkv/json.h"
 #include "partkv/keys.h"
@@ -21,6 +23,7 @@
 #include "partkv/stats.h"
 #include "partkv/status.h"
 #include "partkv/store.h"
+#include "partkv/stored_entity.h"
 #include "partkv/table.h"
 #include "partkv/table_info.h"
 #include "partkv/value.h"
@@ -92,6 +95,14 @@ int main(int argc, char** argv) {
   if (!page.ok() || page->entities.size() != 1) return Fail("query", page.status());
   partkv::TableStats stats = table->Statistics();
   if (stats.total.writes == 0) return 1;
+
+  // census.h, filter.h, stored_entity.h
+  auto census = table->Census();
+  if (!census.ok() || census->entities != 4) return Fail("census", census.status());
+  auto filter = partkv::Filter::Parse("n eq 42 and PartitionKey eq 'p'");
+  if (!filter.ok() || !filter->Matches(e)) return Fail("filter", filter.status());
+  if (partkv::EncodeStoredEntity(e, partkv::DateTime{1}, 1).key.empty()) return 1;
+  if (table->PhysicalPartitionOf("p") >= infos->front().physical_partitions) return 1;
 
   // analyzer.h, profile.h, clock.h
   auto analyzer = partkv::Analyzer::Create(*strategy);
