@@ -9,11 +9,7 @@
 namespace partkv::engine {
 namespace {
 
-// A run is spilled once its entries reach this size: with the group being written and the
-// store's own memory, the write stays well inside a few hundred MiB.
-constexpr size_t kRunBytes = 32u << 20;
-// At most this many runs are merged at once (a buffer of kReadBytes each).
-constexpr size_t kFanIn = 64;
+// Runs are read through a buffer of this size each, so a merge of kFanIn runs holds 16 MiB.
 constexpr size_t kReadBytes = 256u << 10;
 // Entries are written to the spill file through a buffer of this size.
 constexpr size_t kWriteBytes = 1u << 20;
@@ -68,13 +64,21 @@ Result<bool> ParseEntry(const RowSealer& sealer, std::string_view data, StagedRo
 
 Result<std::unique_ptr<BulkStage>> BulkStage::Create(const TableHandle& table,
                                                     const RowSealer& sealer,
-                                                    const std::string& directory) {
+                                                    const std::string& directory,
+                                                    size_t run_bytes, size_t fan_in) {
   PARTKV_ASSIGN_OR_RETURN(SpillFile file, SpillFile::Create(directory));
-  return std::unique_ptr<BulkStage>(new BulkStage(table, sealer, std::move(file)));
+  return std::unique_ptr<BulkStage>(
+      new BulkStage(table, sealer, std::move(file), run_bytes, std::max<size_t>(2, fan_in)));
 }
 
-BulkStage::BulkStage(const TableHandle& table, const RowSealer& sealer, SpillFile file)
-    : table_(table), sealer_(sealer), file_(std::move(file)), cutter_(table.data().limits()) {}
+BulkStage::BulkStage(const TableHandle& table, const RowSealer& sealer, SpillFile file,
+                     size_t run_bytes, size_t fan_in)
+    : table_(table),
+      sealer_(sealer),
+      file_(std::move(file)),
+      run_bytes_(run_bytes),
+      fan_in_(fan_in),
+      cutter_(table.data().limits()) {}
 
 Status BulkStage::Add(const SealedRow& row, uint64_t position, uint64_t line) {
   if (cutter_.Add(row)) ++batches_;
@@ -101,7 +105,7 @@ Status BulkStage::Add(const SealedRow& row, uint64_t position, uint64_t line) {
   buffer_.append(row.bytes());
   e.size = buffer_.size() - e.begin;
   entries_.push_back(e);
-  return buffer_.size() >= kRunBytes ? SpillRun() : Status::OK();
+  return buffer_.size() >= run_bytes_ ? SpillRun() : Status::OK();
 }
 
 Status BulkStage::SpillRun() {
@@ -158,11 +162,12 @@ Status BulkStage::MergeRuns(size_t count) {
   run.size = file_.size() - run.offset;
   runs_.erase(runs_.begin(), runs_.begin() + static_cast<ptrdiff_t>(count));
   runs_.push_back(run);
+  ++merges_;
   return Status::OK();
 }
 
 Result<std::unique_ptr<BulkStage::Reader>> BulkStage::Read() {
-  while (runs_.size() > kFanIn) PARTKV_RETURN_IF_ERROR(MergeRuns(kFanIn));
+  while (runs_.size() > fan_in_) PARTKV_RETURN_IF_ERROR(MergeRuns(fan_in_));
   return std::unique_ptr<Reader>(new Reader(file_, sealer_, runs_));
 }
 

@@ -12,7 +12,8 @@
 // gives each its full encoded key (partition prefix, PartitionKey, RowKey) and keeps it in a run
 // buffer of about 32 MiB; a full buffer is sorted by (key, position) and appended to the spill
 // file as one run. Read() merges the runs (more than 64 of them are first merged 64 at a time
-// into longer runs, appended to the same file): every row once, in (key, position) order.
+// into longer runs, appended to the same file, which so holds up to twice the rows for an
+// input of more than 2 GiB of encoded rows): every row once, in (key, position) order.
 //
 //   entry = key_len:varint key physical:varint position:varint batch:varint batch_offset:varint
 //           line:varint sealed_row
@@ -61,11 +62,17 @@ struct StagedRow {
 
 class BulkStage {
  public:
-  // A stage spilling to a new unlinked file in `directory` ($TMPDIR, else /tmp, when empty).
-  // IOError when the file cannot be made.
+  static constexpr size_t kRunBytes = 32u << 20;
+  static constexpr size_t kFanIn = 64;
+
+  // A stage spilling to a new unlinked file in `directory` ($TMPDIR, else /tmp, when empty),
+  // sorting runs of about `run_bytes` and merging at most `fan_in` (>= 2) at once. IOError when
+  // the file cannot be made.
   static Result<std::unique_ptr<BulkStage>> Create(const TableHandle& table,
                                                   const RowSealer& sealer,
-                                                  const std::string& directory);
+                                                  const std::string& directory,
+                                                  size_t run_bytes = kRunBytes,
+                                                  size_t fan_in = kFanIn);
   BulkStage(const BulkStage&) = delete;
   BulkStage& operator=(const BulkStage&) = delete;
 
@@ -77,6 +84,9 @@ class BulkStage {
 
   uint64_t rows() const { return rows_; }
   uint64_t batches() const { return batches_; }
+  // Runs spilled, and runs made by merging others (for tests).
+  size_t runs() const { return runs_.size(); }
+  uint64_t merges() const { return merges_; }
 
   class Reader;
   // A reader of every staged row in (key, position) order. REQUIRES: closed. Readers may be made
@@ -87,13 +97,16 @@ class BulkStage {
   struct Run {
     uint64_t offset = 0, size = 0;
   };
-  BulkStage(const TableHandle& table, const RowSealer& sealer, SpillFile file);
+  BulkStage(const TableHandle& table, const RowSealer& sealer, SpillFile file, size_t run_bytes,
+            size_t fan_in);
   Status SpillRun();
   Status MergeRuns(size_t count);
 
   const TableHandle& table_;
   const RowSealer& sealer_;
   SpillFile file_;
+  const size_t run_bytes_, fan_in_;
+  uint64_t merges_ = 0;
   std::vector<Run> runs_;
   BatchCutter cutter_;
   uint64_t rows_ = 0, batches_ = 0;
