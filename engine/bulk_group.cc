@@ -53,6 +53,7 @@ bool BatchCutter::HasRow(std::string_view row_key) const {
 }
 
 void BulkGroup::Append(const SealedRow& row, uint64_t position, uint64_t line) {
+  prepared_ = false;
   const bool opens = cutter_ ? cutter_->Add(row) : rows_.empty();
   if (opens || rows_.empty()) batch_starts_.push_back(rows_.size());
   rows_.push_back(Row{bytes_.size(), static_cast<uint32_t>(row.bytes().size()),
@@ -62,6 +63,7 @@ void BulkGroup::Append(const SealedRow& row, uint64_t position, uint64_t line) {
 }
 
 void BulkGroup::Clear() {
+  prepared_ = false;
   bytes_.clear();
   rows_.clear();
   positions_.clear();
@@ -102,20 +104,20 @@ Status MergedValue(const std::vector<std::string_view>& bodies, const rocksdb::P
 GroupWriter::GroupWriter(TableHandle& table, const RowSealer& sealer, OpType mode, bool sync)
     : table_(table), sealer_(sealer), mode_(mode), sync_(sync) {}
 
-Status GroupWriter::KeyRows(const BulkGroup& group) {
-  const SharedTable& data = table_.data();
-  const size_t n = group.rows();
-  rows_.resize(n);
+Status BulkGroup::Prepare(const SharedTable& data, const RowSealer& sealer) {
+  if (prepared_) return Status::OK();
+  const size_t n = rows();
+  parsed_.resize(n);
   physical_.resize(n);
   key_end_.resize(n);
   key_buffer_.clear();
   size_t physical = 0;
   for (size_t i = 0; i < n; ++i) {
-    SealedRow& row = rows_[i];
-    PARTKV_ASSIGN_OR_RETURN(bool whole, sealer_.Parse(group.row(i), &row));
+    SealedRow& row = parsed_[i];
+    PARTKV_ASSIGN_OR_RETURN(bool whole, sealer.Parse(this->row(i), &row));
     if (!whole) return Status::Corruption("a bulk group holds a row cut short");
     // Rows of one PartitionKey usually come together: hash it once for them.
-    if (i == 0 || row.partition_key() != rows_[i - 1].partition_key()) {
+    if (i == 0 || row.partition_key() != parsed_[i - 1].partition_key()) {
       physical = data.PartitionIndexOf(row.partition_key());
     }
     physical_[i] = static_cast<uint32_t>(physical);
@@ -139,27 +141,29 @@ Status GroupWriter::KeyRows(const BulkGroup& group) {
   if (!std::is_sorted(order_.begin(), order_.end(), by_key)) {
     std::sort(order_.begin(), order_.end(), by_key);
   }
+  prepared_ = true;
   return Status::OK();
 }
 
 // Charges every run of the group's rows (in key order) that shares a budget: one PartitionKey,
 // or one physical partition when the profile budgets those. A refusal leaves the runs before it
 // charged: the emulation errs on the slow side, as it does when it forgets banked burst.
-Status GroupWriter::ChargeRuns() {
+Status GroupWriter::ChargeRuns(const BulkGroup& g) {
   SharedTable& data = table_.data();
   Throttler* throttler = data.throttler();
   if (throttler == nullptr) return Status::OK();
   const bool by_physical =
       throttler->model().scope == ThroughputModel::Scope::kPhysicalPartition;
-  const size_t n = order_.size();
+  const std::vector<uint32_t>& order = g.order();
+  const size_t n = order.size();
   for (size_t j = 0; j < n;) {
-    const SealedRow& first = rows_[order_[j]];
-    const uint32_t physical = physical_[order_[j]];
+    const SealedRow& first = g.parsed(order[j]);
+    const uint32_t physical = g.physical(order[j]);
     double cost = 0;
     size_t end = j;
     for (; end < n; ++end) {
-      const SealedRow& row = rows_[order_[end]];
-      if (physical_[order_[end]] != physical ||
+      const SealedRow& row = g.parsed(order[end]);
+      if (g.physical(order[end]) != physical ||
           (!by_physical && row.partition_key() != first.partition_key())) {
         break;
       }
@@ -192,22 +196,23 @@ std::vector<std::unique_lock<std::mutex>> LockStripes(StoreState& store,
 
 }  // namespace
 
-// The current value of every row, in key order (values_[j] belongs to row order_[j]): one
+// The current value of every row, in key order (values_[j] belongs to row order[j]): one
 // MultiGet with sorted input per physical partition.
-Status GroupWriter::ReadCurrent() {
+Status GroupWriter::ReadCurrent(const BulkGroup& g) {
   const SharedTable& data = table_.data();
-  const size_t n = order_.size();
+  const std::vector<uint32_t>& order = g.order();
+  const size_t n = order.size();
   slices_.resize(n);
   for (size_t j = 0; j < n; ++j) {
-    std::string_view key = keys_[order_[j]];
+    std::string_view key = g.key(order[j]);
     slices_[j] = rocksdb::Slice(key.data(), key.size());
   }
   values_.resize(n);
   statuses_.resize(n);
   for (size_t j = 0; j < n;) {
-    const uint32_t physical = physical_[order_[j]];
+    const uint32_t physical = g.physical(order[j]);
     size_t end = j;
-    while (end < n && physical_[order_[end]] == physical) ++end;
+    while (end < n && g.physical(order[end]) == physical) ++end;
     table_.store().db()->MultiGet(rocksdb::ReadOptions(), data.partitions()[physical].cf,
                                   end - j, slices_.data() + j, values_.data() + j,
                                   statuses_.data() + j, /*sorted_input=*/true);
@@ -221,16 +226,17 @@ Status GroupWriter::ReadCurrent() {
 
 // The first row (by index) that an Insert may not write, and its error: its key exists, or an
 // earlier row of the group has it.
-std::optional<size_t> GroupWriter::FirstConflict(Status* error) const {
+std::optional<size_t> GroupWriter::FirstConflict(const BulkGroup& g, Status* error) const {
+  const std::vector<uint32_t>& order = g.order();
   std::optional<size_t> bad;
-  for (size_t j = 0; j < order_.size(); ++j) {
-    const uint32_t i = order_[j];
+  for (size_t j = 0; j < order.size(); ++j) {
+    const uint32_t i = order[j];
     if (bad && i > *bad) continue;
     const bool exists = statuses_[j].ok();
-    const bool repeated = j > 0 && keys_[order_[j - 1]] == keys_[i];
+    const bool repeated = j > 0 && g.key(order[j - 1]) == g.key(i);
     if (!exists && !repeated) continue;
     bad = i;
-    const SealedRow& row = rows_[i];
+    const SealedRow& row = g.parsed(i);
     *error = exists ? EntityExists(row.partition_key(), row.row_key())
                     : RepeatedInsert(row.partition_key(), row.row_key());
   }
@@ -239,37 +245,38 @@ std::optional<size_t> GroupWriter::FirstConflict(Status* error) const {
 
 // The WriteBatch of the group's rows before `cut`, in key order. Row i's header carries tick
 // first_tick + i; a merge run's value carries its last row's.
-Status GroupWriter::Build(size_t cut, int64_t first_tick) {
+Status GroupWriter::Build(const BulkGroup& g, size_t cut, int64_t first_tick) {
   const SharedTable& data = table_.data();
-  const size_t n = order_.size();
+  const std::vector<uint32_t>& order = g.order();
+  const size_t n = order.size();
   batch_.Clear();
   std::string header, merged;
   std::vector<std::string_view> bodies;
   for (size_t j = 0; j < n;) {
-    const uint32_t i = order_[j];
+    const uint32_t i = order[j];
     size_t end = j + 1;
     if (mode_ == OpType::kInsertOrMerge) {
-      while (end < n && keys_[order_[end]] == keys_[i]) ++end;
+      while (end < n && g.key(order[end]) == g.key(i)) ++end;
     }
     if (i >= cut) {
       j = end;
       continue;
     }
-    rocksdb::ColumnFamilyHandle* cf = data.partitions()[physical_[i]].cf;
-    const rocksdb::Slice key(keys_[i].data(), keys_[i].size());
+    rocksdb::ColumnFamilyHandle* cf = data.partitions()[g.physical(i)].cf;
+    const rocksdb::Slice key(g.key(i).data(), g.key(i).size());
     ValueHeader h;
-    h.timestamp_ticks = first_tick + static_cast<int64_t>(order_[end - 1]);
+    h.timestamp_ticks = first_tick + static_cast<int64_t>(order[end - 1]);
     h.etag_version = static_cast<uint64_t>(h.timestamp_ticks);
     rocksdb::Status ws;
     if (mode_ == OpType::kInsertOrMerge && (end - j > 1 || statuses_[j].ok())) {
       bodies.clear();
-      for (size_t m = j; m < end; ++m) bodies.push_back(rows_[order_[m]].body());
+      for (size_t m = j; m < end; ++m) bodies.push_back(g.parsed(order[m]).body());
       PARTKV_RETURN_IF_ERROR(MergedValue(bodies, values_[j], statuses_[j].ok(), h, &merged));
       ws = batch_.Put(cf, key, merged);
     } else {
       header.clear();
       AppendValueHeader(h, &header);
-      const rocksdb::Slice value[2] = {header, rows_[i].body()};
+      const rocksdb::Slice value[2] = {header, g.parsed(i).body()};
       ws = batch_.Put(cf, rocksdb::SliceParts(&key, 1), rocksdb::SliceParts(value, 2));
     }
     if (!ws.ok()) return FromRocks(ws, "build a bulk group");
@@ -280,28 +287,31 @@ Status GroupWriter::Build(size_t cut, int64_t first_tick) {
 
 // Adds the rows before `cut` to the statistics not yet recorded, a run of one PartitionKey (in
 // key order) at a time.
-void GroupWriter::GatherStatistics(size_t cut) {
-  const size_t n = order_.size();
+void GroupWriter::GatherStatistics(const BulkGroup& g, size_t cut) {
+  const std::vector<uint32_t>& order = g.order();
+  const size_t n = order.size();
   for (size_t j = 0; j < n;) {
-    const uint32_t i = order_[j];
+    const uint32_t i = order[j];
+    const std::string_view pk = g.parsed(i).partition_key();
     uint64_t rows = 0, bytes = 0;
     size_t end = j;
-    for (; end < n && physical_[order_[end]] == physical_[i] &&
-           rows_[order_[end]].partition_key() == rows_[i].partition_key();
+    for (; end < n && g.physical(order[end]) == g.physical(i) &&
+           g.parsed(order[end]).partition_key() == pk;
          ++end) {
-      if (order_[end] >= cut) continue;
+      if (order[end] >= cut) continue;
       ++rows;
-      bytes += keys_[order_[end]].size() + rows_[order_[end]].body().size();
+      bytes += g.key(order[end]).size() + g.parsed(order[end]).body().size();
     }
     j = end;
     if (rows == 0) continue;
+    const uint32_t physical_index = g.physical(i);
     char physical[sizeof(uint32_t)];
-    std::memcpy(physical, &physical_[i], sizeof physical);
+    std::memcpy(physical, &physical_index, sizeof physical);
     statistics_key_.assign(physical, sizeof physical);
-    statistics_key_.append(rows_[i].partition_key());
+    statistics_key_.append(pk);
     auto it = statistics_.find(std::string_view(statistics_key_));
     if (it == statistics_.end()) {
-      it = statistics_.emplace(statistics_key_, Written{physical_[i], 0, 0}).first;
+      it = statistics_.emplace(statistics_key_, Written{physical_index, 0, 0}).first;
     }
     it->second.rows += rows;
     it->second.bytes += bytes;
@@ -321,14 +331,14 @@ void GroupWriter::RecordStatistics() {
   statistics_groups_ = 0;
 }
 
-GroupOutcome GroupWriter::Commit(const BulkGroup& group) {
+GroupOutcome GroupWriter::Commit(BulkGroup& group) {
   GroupOutcome out;
   StoreState& store = table_.store();
   const size_t n = group.rows();
   if (n == 0) return out;
   out.status = table_.CheckLive();
-  if (out.status.ok()) out.status = KeyRows(group);
-  if (out.status.ok()) out.status = ChargeRuns();
+  if (out.status.ok()) out.status = group.Prepare(table_.data(), sealer_);
+  if (out.status.ok()) out.status = ChargeRuns(group);
   if (!out.status.ok()) return out;
   Result<int64_t> tick = store.IssueTicks(n);
   if (!tick.ok()) {
@@ -337,19 +347,19 @@ GroupOutcome GroupWriter::Commit(const BulkGroup& group) {
   }
   out.first_tick = *tick;
 
-  std::vector<std::unique_lock<std::mutex>> locks = LockStripes(store, keys_);
+  std::vector<std::unique_lock<std::mutex>> locks = LockStripes(store, group.keys());
   if (mode_ == OpType::kInsertOrReplace) {
     // An upsert does not depend on the current rows: nothing to read.
     statuses_.assign(n, rocksdb::Status::NotFound());
   } else {
-    out.status = ReadCurrent();
+    out.status = ReadCurrent(group);
     if (!out.status.ok()) return out;
   }
   Status conflict;
-  if (mode_ == OpType::kInsert) out.bad_row = FirstConflict(&conflict);
+  if (mode_ == OpType::kInsert) out.bad_row = FirstConflict(group, &conflict);
   // A conflict writes the batches before the conflicting row's, nothing from it on.
   const size_t cut = out.bad_row ? group.batch_start(group.batch_of(*out.bad_row)) : n;
-  out.status = Build(cut, out.first_tick);
+  out.status = Build(group, cut, out.first_tick);
   if (out.status.ok()) out.status = store.Write(sync_, &batch_, "write a bulk group");
   locks.clear();
   values_.clear();  // unpins what the reads pinned
@@ -357,7 +367,7 @@ GroupOutcome GroupWriter::Commit(const BulkGroup& group) {
     out.bad_row.reset();
     return out;
   }
-  GatherStatistics(cut);
+  GatherStatistics(group, cut);
   out.written = cut;
   out.batches = cut == n ? group.batches() : group.batch_of(cut);
   out.status = conflict;

@@ -13,9 +13,10 @@
 // own, and a conflict in it leaves the whole group unwritten.
 //
 // GroupWriter::Commit does for the whole group what TableHandle::Submit does for one batch, once:
-//   1. orders the rows by their full encoded key (partition prefix, PartitionKey, RowKey), so
-//      rows in any order cost what sorted rows cost: one MultiGet per physical partition with
-//      sorted input, and a WriteBatch whose memtable inserts walk forward;
+//   1. orders the rows by their full encoded key (partition prefix, PartitionKey, RowKey) —
+//      BulkGroup::Prepare, which the thread that fills a group may do beforehand — so that the
+//      group costs one MultiGet per physical partition with sorted input, and a WriteBatch whose
+//      memtable inserts walk forward;
 //   2. with throttling emulation, charges each logical partition (or physical, by the profile's
 //      scope) the write cost of its rows; a refusal is Throttled with the retry-after, nothing
 //      written;
@@ -45,10 +46,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,7 @@
 
 namespace partkv::engine {
 
+class SharedTable;
 class TableHandle;
 
 // Cuts a stream of rows into batches (above). Keeps copies of what it needs of the open batch.
@@ -124,6 +126,20 @@ class BulkGroup {
   // The index of batch b's first row.
   size_t batch_start(size_t b) const { return batch_starts_[b]; }
 
+  // Parses every row with `sealer` and works out its physical partition, its full key and the
+  // rows' order by (key, index): the group's work that needs no lock, done by the thread that
+  // filled the group, or by GroupWriter::Commit when it has not been. Corruption for a damaged
+  // row. REQUIRES: the group is not changed afterwards, but by Clear.
+  Status Prepare(const SharedTable& data, const RowSealer& sealer);
+  bool prepared() const { return prepared_; }
+  // Once prepared: row i parsed, its physical partition and full key; the rows' indexes in key
+  // order (equal keys in stream order).
+  const SealedRow& parsed(size_t i) const { return parsed_[i]; }
+  uint32_t physical(size_t i) const { return physical_[i]; }
+  std::string_view key(size_t i) const { return keys_[i]; }
+  const std::vector<std::string_view>& keys() const { return keys_; }
+  const std::vector<uint32_t>& order() const { return order_; }
+
  private:
   struct Row {
     size_t offset = 0;
@@ -137,6 +153,14 @@ class BulkGroup {
   std::vector<Row> rows_;
   std::vector<uint64_t> positions_;
   std::vector<size_t> batch_starts_;
+  // Prepare's: kept from group to group, so a reused group allocates nothing.
+  bool prepared_ = false;
+  std::vector<SealedRow> parsed_;
+  std::vector<uint32_t> physical_;
+  std::string key_buffer_;
+  std::vector<size_t> key_end_;
+  std::vector<std::string_view> keys_;
+  std::vector<uint32_t> order_;
 };
 
 // The AlreadyExists of an Insert of a key that an earlier row of the same bulk write inserts.
@@ -168,31 +192,23 @@ class GroupWriter {
   GroupWriter(const GroupWriter&) = delete;
   GroupWriter& operator=(const GroupWriter&) = delete;
 
-  // Commits `group`, whose rows this writer's sealer sealed.
-  GroupOutcome Commit(const BulkGroup& group);
+  // Commits `group`, whose rows this writer's sealer sealed (preparing it first if need be).
+  GroupOutcome Commit(BulkGroup& group);
   // Records the statistics gathered so far.
   void RecordStatistics();
 
  private:
-  Status KeyRows(const BulkGroup& group);
-  Status ChargeRuns();
-  Status ReadCurrent();
-  std::optional<size_t> FirstConflict(Status* error) const;
-  Status Build(size_t cut, int64_t first_tick);
-  void GatherStatistics(size_t cut);
+  Status ChargeRuns(const BulkGroup& g);
+  Status ReadCurrent(const BulkGroup& g);
+  std::optional<size_t> FirstConflict(const BulkGroup& g, Status* error) const;
+  Status Build(const BulkGroup& g, size_t cut, int64_t first_tick);
+  void GatherStatistics(const BulkGroup& g, size_t cut);
 
   TableHandle& table_;
   const RowSealer& sealer_;
   const OpType mode_;
   const bool sync_;
-  // The group at hand: its rows parsed, each one's physical partition and full key, the rows'
-  // order by (key, index); the current values in that order (kInsert, kInsertOrMerge); the batch.
-  std::vector<SealedRow> rows_;
-  std::vector<uint32_t> physical_;
-  std::string key_buffer_;
-  std::vector<size_t> key_end_;
-  std::vector<std::string_view> keys_;
-  std::vector<uint32_t> order_;
+  // For the group at hand: the current values in key order (kInsert, kInsertOrMerge), the batch.
   std::vector<rocksdb::Slice> slices_;
   std::vector<rocksdb::PinnableSlice> values_;
   std::vector<rocksdb::Status> statuses_;

@@ -234,6 +234,114 @@ Result<bool> BulkStage::Reader::Next(StagedRow* row) {
   return true;
 }
 
+GroupFeed::GroupFeed(BulkStage& stage, const SharedTable& data, const RowSealer& sealer,
+                     uint64_t cut, size_t max_rows, size_t max_bytes)
+    : stage_(stage),
+      data_(data),
+      sealer_(sealer),
+      cut_(cut),
+      max_rows_(max_rows),
+      max_bytes_(max_bytes) {
+  for (int i = 0; i < 3; ++i) {
+    // Staged rows come in key order: their groups have no batches of their own.
+    groups_.push_back(std::make_unique<BulkGroup>(nullptr));
+    free_.push_back(groups_.back().get());
+  }
+  thread_ = std::thread([this] { Run(); });
+}
+
+GroupFeed::~GroupFeed() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+Result<BulkGroup*> GroupFeed::Next() {
+  std::unique_lock lock(mu_);
+  changed_.wait(lock, [&] { return !ready_.empty() || done_; });
+  if (!ready_.empty()) {
+    BulkGroup* group = ready_.front();
+    ready_.pop_front();
+    return group;
+  }
+  if (!status_.ok()) return status_;
+  return static_cast<BulkGroup*>(nullptr);
+}
+
+void GroupFeed::Done(BulkGroup* group) {
+  group->Clear();
+  {
+    std::lock_guard lock(mu_);
+    free_.push_back(group);
+  }
+  changed_.notify_all();
+}
+
+uint64_t GroupFeed::cut_line() const {
+  std::lock_guard lock(mu_);
+  return cut_line_;
+}
+
+void GroupFeed::Run() {
+  Status s = Fill();
+  {
+    std::lock_guard lock(mu_);
+    done_ = true;
+    status_ = std::move(s);
+  }
+  changed_.notify_all();
+}
+
+Status GroupFeed::Fill() {
+  PARTKV_ASSIGN_OR_RETURN(std::unique_ptr<BulkStage::Reader> reader, stage_.Read());
+  BulkGroup* group = nullptr;
+  // Hands the group over prepared, and waits for an empty one; false when told to stop.
+  auto hand_over = [&]() -> Result<bool> {
+    if (group != nullptr && !group->empty()) {
+      PARTKV_RETURN_IF_ERROR(group->Prepare(data_, sealer_));
+      std::lock_guard lock(mu_);
+      ready_.push_back(group);
+      group = nullptr;
+    }
+    changed_.notify_all();
+    std::unique_lock lock(mu_);
+    changed_.wait(lock, [&] { return stop_ || !free_.empty(); });
+    if (stop_) return false;
+    if (group == nullptr) {
+      group = free_.back();
+      free_.pop_back();
+    }
+    return true;
+  };
+  PARTKV_ASSIGN_OR_RETURN(bool go, hand_over());
+  StagedRow row;
+  while (go) {
+    PARTKV_ASSIGN_OR_RETURN(bool more, reader->Next(&row));
+    if (!more) break;
+    if (row.position >= cut_) {
+      if (row.position == cut_) {
+        std::lock_guard lock(mu_);
+        cut_line_ = row.line;
+      }
+      continue;
+    }
+    if (group->Full(row.row, max_rows_, max_bytes_)) {
+      PARTKV_ASSIGN_OR_RETURN(go, hand_over());
+      if (!go) break;
+    }
+    group->Append(row.row, row.position, row.line);
+  }
+  if (go && group != nullptr && !group->empty()) {
+    PARTKV_RETURN_IF_ERROR(group->Prepare(data_, sealer_));
+    std::lock_guard lock(mu_);
+    ready_.push_back(group);
+  }
+  return Status::OK();
+}
+
 Result<std::optional<StagedConflict>> FindFirstConflict(BulkStage& stage,
                                                         const TableHandle& table) {
   const SharedTable& data = table.data();

@@ -31,12 +31,16 @@
 #ifndef PARTKV_ENGINE_BULK_STAGE_H_
 #define PARTKV_ENGINE_BULK_STAGE_H_
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "engine/bulk_group.h"
@@ -46,6 +50,7 @@
 
 namespace partkv::engine {
 
+class SharedTable;
 class TableHandle;
 
 // One staged row as read back: views into the reader's buffers, valid until its next Next().
@@ -149,6 +154,50 @@ class BulkStage::Reader {
   std::vector<size_t> heap_;
   std::optional<size_t> last_;  // the cursor of the row returned last
   bool started_ = false;
+};
+
+// Groups of staged rows in key order, filled and prepared (BulkGroup::Prepare) on a thread of
+// its own while the caller writes the ones before: the caller's thread does only what needs the
+// row locks. The rows at stream positions from `cut` on are left out. At most three groups
+// exist at a time: the caller's, one ready, one being filled.
+//
+// Thread-safety: Next and Done are called by one thread. REQUIRES: the stage, the table and the
+// sealer outlive the feed; nothing else reads the stage meanwhile.
+class GroupFeed {
+ public:
+  GroupFeed(BulkStage& stage, const SharedTable& data, const RowSealer& sealer, uint64_t cut,
+            size_t max_rows, size_t max_bytes);
+  ~GroupFeed();
+  GroupFeed(const GroupFeed&) = delete;
+  GroupFeed& operator=(const GroupFeed&) = delete;
+
+  // The next group, prepared; nullptr after the last. Corruption or IOError when the stage
+  // cannot be read. The group stays the caller's until Done.
+  Result<BulkGroup*> Next();
+  // Hands a group back (written, or given up), for reuse.
+  void Done(BulkGroup* group);
+  // The input line of the row at position `cut`, once the feed has passed it (0 before).
+  uint64_t cut_line() const;
+
+ private:
+  void Run();
+  Status Fill();
+
+  BulkStage& stage_;
+  const SharedTable& data_;
+  const RowSealer& sealer_;
+  const uint64_t cut_;
+  const size_t max_rows_, max_bytes_;
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  std::vector<std::unique_ptr<BulkGroup>> groups_;
+  std::vector<BulkGroup*> free_;   // groups to fill
+  std::deque<BulkGroup*> ready_;   // prepared, in key order
+  bool done_ = false;              // the feed has read every row (or failed: status_)
+  bool stop_ = false;
+  Status status_;
+  uint64_t cut_line_ = 0;
+  std::thread thread_;
 };
 
 // The first row of the staged stream (in stream order) that an Insert may not write — its key

@@ -33,8 +33,7 @@ struct BulkWriter::Impl {
         sealer(s),
         options(o),
         clock(o.clock ? o.clock : Clock::Steady()),
-        // Staged rows come in key order: their groups have no batches of their own.
-        group(o.validate_before_writing ? nullptr : &handle.data().limits()),
+        group(&handle.data().limits()),
         writer(handle, sealer, o.mode, o.write.sync) {
     read_options.require_keys =
         !handle.data().partition_key_scheme() && !handle.data().row_key_scheme();
@@ -62,7 +61,7 @@ struct BulkWriter::Impl {
 
   Status Group(const engine::SealedRow& row, uint64_t position, uint64_t line) {
     if (group.Full(row, options.max_group_rows, options.max_group_bytes)) {
-      PARTKV_RETURN_IF_ERROR(Commit());
+      PARTKV_RETURN_IF_ERROR(Commit(group));
     }
     group.Append(row, position, line);
     return Status::OK();
@@ -90,9 +89,9 @@ struct BulkWriter::Impl {
     return Status::OK();
   }
 
-  // Writes the group, retrying a throttled one under the options' policy. Throttled and Busy
+  // Writes `group`, retrying a throttled one under the options' policy. Throttled and Busy
   // keep the group for the next call; anything else ends it.
-  Status Commit() {
+  Status Commit(engine::BulkGroup& group) {
     if (group.empty()) return Status::OK();
     engine::GroupOutcome o;
     auto commit = [&] {
@@ -120,20 +119,19 @@ struct BulkWriter::Impl {
             BulkWrittenGroup(group.positions().data(), o.written, o.first_tick), report);
       }
     }
-    Status s = Status::OK();
+    Status s = o.status;
     if (o.bad_row) {
       const size_t bad = *o.bad_row;
       report.bad_row = group.position(bad);
       report.bad_line = group.line(bad);
       // Staged rows come in key order: the rows written are not the stream's first ones.
       report.resume_line = stage ? 0 : group.line(o.written);
-      s = Stop(o.status.WithContext(RowName(*report.bad_row, report.bad_line)));
-    } else if (!o.status.ok()) {
+      s = s.WithContext(RowName(*report.bad_row, report.bad_line));
+    } else if (!s.ok()) {
       report.resume_line = stage ? 0 : group.line(0);
-      s = Stop(o.status);
     }
-    group.Clear();
-    return s;
+    group.Clear();  // before Stop, which may drop the group
+    return s.ok() ? s : Stop(s);
   }
 
   // A row that failed validation, at the next position: nothing of its group (with
@@ -155,7 +153,8 @@ struct BulkWriter::Impl {
     writer.RecordStatistics();
     group.Clear();
     lines.reset();
-    staged_rows.reset();
+    staged_group = nullptr;
+    feed.reset();
     stage.reset();
     return report.error;
   }
@@ -164,11 +163,12 @@ struct BulkWriter::Impl {
     return line > 0 ? "line " + std::to_string(line) : "row " + std::to_string(position);
   }
 
-  // With validate_before_writing: looks for the first conflict (kInsert), then groups the
-  // staged rows in key order, writing each full group, and leaves out the rows from the
-  // conflict's batch on. Resumable after Throttled or Busy: the row read last waits in `peeked`.
+  // With validate_before_writing: looks for the first conflict (kInsert), then writes the
+  // staged rows in key order, each group as the feed hands it over, leaving out the rows from
+  // the conflict's batch on. Resumable after Throttled or Busy: the group at hand stays the
+  // writer's until written.
   Status WriteStaged() {
-    if (!staged_rows) {
+    if (!feed) {
       if (Status s = stage->Close(); !s.ok()) return Stop(s);
       if (options.mode == OpType::kInsert) {
         Result<std::optional<engine::StagedConflict>> found =
@@ -177,24 +177,22 @@ struct BulkWriter::Impl {
         conflict = std::move(*found);
         if (conflict) cut = conflict->position - conflict->batch_offset;
       }
-      Result<std::unique_ptr<engine::BulkStage::Reader>> reader = stage->Read();
-      if (!reader.ok()) return Stop(reader.status());
-      staged_rows = std::move(*reader);
+      feed = std::make_unique<engine::GroupFeed>(*stage, handle.data(), sealer, cut,
+                                                 options.max_group_rows, options.max_group_bytes);
     }
     while (true) {
-      if (!have_peeked) {
-        Result<bool> more = staged_rows->Next(&peeked);
-        if (!more.ok()) return Stop(more.status());
-        if (!*more) return Status::OK();
-        have_peeked = true;
+      if (staged_group == nullptr) {
+        Result<engine::BulkGroup*> next = feed->Next();
+        if (!next.ok()) return Stop(next.status());
+        if (*next == nullptr) break;
+        staged_group = *next;
       }
-      if (peeked.position < cut) {
-        PARTKV_RETURN_IF_ERROR(Group(peeked.row, peeked.position, peeked.line));
-      } else if (peeked.position == cut) {
-        cut_line = peeked.line;
-      }
-      have_peeked = false;
+      PARTKV_RETURN_IF_ERROR(Commit(*staged_group));
+      feed->Done(staged_group);
+      staged_group = nullptr;
     }
+    cut_line = feed->cut_line();
+    return Status::OK();
   }
 
   // After the last staged group: the batches written, and the conflict's stop.
@@ -221,15 +219,14 @@ struct BulkWriter::Impl {
   bool finished = false;
   // validate_before_writing: the stage and row 0's line; while Finish writes, the first
   // conflict and where its batch starts (nothing from there on is written) with that row's
-  // line, the staged rows in key order and the row read but not yet grouped.
+  // line, the feed of groups in key order and the group at hand.
   std::unique_ptr<engine::BulkStage> stage;
   uint64_t first_line = 0;
   std::optional<engine::StagedConflict> conflict;
   uint64_t cut = std::numeric_limits<uint64_t>::max();
   uint64_t cut_line = 0;
-  std::unique_ptr<engine::BulkStage::Reader> staged_rows;
-  engine::StagedRow peeked;
-  bool have_peeked = false;
+  std::unique_ptr<engine::GroupFeed> feed;
+  engine::BulkGroup* staged_group = nullptr;
 };
 
 Result<BulkWriter> BulkWriter::Create(const Table& table, const BulkWriteOptions& options) {
@@ -302,7 +299,7 @@ Status BulkWriter::Flush() {
   PARTKV_RETURN_IF_ERROR(w.Check());
   PARTKV_RETURN_IF_ERROR(w.DrainLines(/*all=*/true));
   if (w.stage) return Status::OK();
-  PARTKV_RETURN_IF_ERROR(w.Commit());
+  PARTKV_RETURN_IF_ERROR(w.Commit(w.group));
   w.writer.RecordStatistics();
   return Status::OK();
 }
@@ -312,13 +309,16 @@ Status BulkWriter::Finish() {
   if (w.finished) return w.report.error;
   PARTKV_RETURN_IF_ERROR(w.Check());
   PARTKV_RETURN_IF_ERROR(w.DrainLines(/*all=*/true));
-  if (w.stage) PARTKV_RETURN_IF_ERROR(w.WriteStaged());
-  PARTKV_RETURN_IF_ERROR(w.Commit());
-  if (w.stage) PARTKV_RETURN_IF_ERROR(w.EndStaged());
+  if (w.stage) {
+    PARTKV_RETURN_IF_ERROR(w.WriteStaged());
+    PARTKV_RETURN_IF_ERROR(w.EndStaged());
+  } else {
+    PARTKV_RETURN_IF_ERROR(w.Commit(w.group));
+  }
   w.writer.RecordStatistics();
   w.finished = true;
   w.lines.reset();
-  w.staged_rows.reset();
+  w.feed.reset();
   w.stage.reset();
   return Status::OK();
 }
