@@ -1,7 +1,8 @@
-// The crash harness's victim: opens a store, then writes single entities and whole-group batches
-// forever, now and then creating or dropping a side table and writing into the side tables,
-// announcing each operation before it starts and acknowledging it on stdout after the store
-// returned (protocol in crash_model.h). The driver SIGKILLs it at a random acknowledgement.
+// The crash harness's victim: opens a store, then writes single entities, whole-group batches
+// and bulk writes (partkv/bulk_writer.h, a group of rows acknowledged at a time) forever, now and
+// then creating or dropping a side table and writing into the side tables, announcing each
+// operation before it starts and acknowledging it on stdout after the store returned (protocol
+// in crash_model.h). The driver SIGKILLs it at a random acknowledgement.
 //
 //   partkv_crash_child STORE_DIR SYNC(0|1) SEED GEN_BASE
 //
@@ -21,11 +22,13 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <iterator>
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -113,6 +116,8 @@ class Child {
         TableOp();
       } else if (dice < 16) {
         SideWrite();
+      } else if (dice < 24) {
+        BulkOp();
       } else if (rng_() % 100 < 60) {
         SingleOp();
       } else {
@@ -326,6 +331,80 @@ class Child {
       }
     }
     Say(ack);
+  }
+
+  // A bulk write of Content(key, gen) to 8..40 distinct keys of k0..k5 × u00..u11, in a random
+  // order (PartitionKeys interleaved), in groups of 1..8 rows: streaming (groups in stream
+  // order) or validating first (groups in key order: physical partition, PartitionKey, RowKey).
+  // Every key absent: an Insert half the time, else an InsertOrReplace. Each group written is
+  // acknowledged from the writer's callback; the child checks that the groups are the ones it
+  // announced.
+  void BulkOp() {
+    std::vector<Key> keys;
+    for (int p = 0; p < kBulkPartitions; ++p) {
+      for (int j = 0; j < kBulkRows; ++j) keys.emplace_back(BulkPk(p), BulkRk(j));
+    }
+    std::shuffle(keys.begin(), keys.end(), rng_);
+    keys.resize(8 + rng_() % 33);
+    bool absent = true;
+    for (const Key& k : keys) absent = absent && Find(k.first, k.second) == nullptr;
+    const std::string op = absent && rng_() % 2 == 0 ? "ins" : "ior";
+    const size_t group = 1 + rng_() % 8;
+    const bool staged = rng_() % 2 == 0;
+    const int64_t gen = ++gen_;
+    std::vector<size_t> order(keys.size());  // stream positions in the order they are written
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    if (staged) {
+      auto sort_key = [&](size_t i) {
+        return std::tuple(table_.PhysicalPartitionOf(keys[i].first), keys[i].first,
+                          keys[i].second);
+      };
+      std::sort(order.begin(), order.end(),
+                [&](size_t a, size_t b) { return sort_key(a) < sort_key(b); });
+    }
+    std::string line = "K " + op + " " + std::to_string(gen) + " " + std::to_string(group);
+    for (size_t i : order) line += " " + keys[i].first + "/" + keys[i].second;
+    Say(line);
+
+    BulkWriteOptions o;
+    o.mode = op == "ins" ? OpType::kInsert : OpType::kInsertOrReplace;
+    o.max_group_rows = group;
+    o.validate_before_writing = staged;
+    o.write = options_;
+    size_t written = 0;
+    o.on_group_written = [&](const BulkWrittenGroup& g, const BulkWriteReport&) {
+      const size_t want = std::min(group, keys.size() - written);
+      if (g.size() != want) {
+        Fail("bulk " + op + ": a group of " + std::to_string(g.size()) + " rows; expected " +
+             std::to_string(want));
+      }
+      std::string ack = "A";
+      for (size_t i = 0; i < g.size(); ++i) {
+        if (g.row(i) != order[written + i]) {
+          Fail("bulk " + op + ": row " + std::to_string(g.row(i)) + " written " +
+               std::to_string(written + i) + "th; expected row " +
+               std::to_string(order[written + i]));
+        }
+        const Key& k = keys[g.row(i)];
+        const std::string etag = g.result(i).etag;
+        Wrote(k.first, k.second, etag);
+        ack += " " + etag;
+      }
+      written += g.size();
+      Say(ack);
+    };
+    auto writer = BulkWriter::Create(table_, o);
+    if (!writer.ok()) Fail("bulk writer: " + writer.status().ToString());
+    for (const Key& k : keys) {
+      Status s = writer->Add(Content(k.first, k.second, gen));
+      if (!s.ok()) Fail("bulk " + op + " add: " + s.ToString());
+    }
+    Status s = writer->Finish();
+    if (!s.ok()) Fail("bulk " + op + ": " + s.ToString());
+    if (written != keys.size()) {
+      Fail("bulk " + op + ": " + std::to_string(written) + " of " + std::to_string(keys.size()) +
+           " rows acknowledged");
+    }
   }
 
   Store& store_;

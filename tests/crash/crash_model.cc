@@ -38,6 +38,12 @@ std::string SingleRk(int j) {
   std::snprintf(buf, sizeof buf, "r%02d", j);
   return buf;
 }
+std::string BulkPk(int i) { return "k" + std::to_string(i); }
+std::string BulkRk(int j) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "u%02d", j);
+  return buf;
+}
 std::string GroupPk(int i) { return "b" + std::to_string(i); }
 std::string GroupRk(int group, int row) {
   char buf[16];

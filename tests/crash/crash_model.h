@@ -7,6 +7,11 @@
 // reopened store against it: every acknowledged write present with its exact value and ETag, the
 // one unacknowledged operation in flight either wholly applied or wholly absent.
 //
+// A bulk write is a run of operations, one per group, announced together: the driver's model
+// takes its groups one after another, each acknowledged on its own, so a kill lands between two
+// groups or in one; the group in flight must then be whole or absent and the groups after it
+// absent.
+//
 // Besides its one main table the child creates and drops side tables (a pool of names, each
 // present or absent at any time) and writes into them, so a kill also lands in a table's creation
 // or drop: after it, every acknowledged create must be there and usable, every acknowledged drop
@@ -24,6 +29,11 @@
 //   D <table>                          drops side table <table> (present until now)
 //   W <table> <pk> <rk> <gen>          InsertOrReplace of Content(pk, rk, gen) into side table
 //                                      <table>
+//   K <op> <gen> <group> <pk>/<rk>...  bulk write (partkv/bulk_writer.h) of Content(pk, rk, gen)
+//                                      to every key listed: op ins or ior; the keys in the order
+//                                      they are written, which the writer groups <group> at a
+//                                      time; each group written is acknowledged by an "A" line of
+//                                      its own, so a bulk write of n keys takes ceil(n / group)
 //   A <etag>...                        the pending operation succeeded (one ETag per row; "-" for
 //                                      a delete; none for C and D)
 //   X <code> <failed_op>               the pending operation failed as the child intended
@@ -49,6 +59,10 @@ inline constexpr int kGroupPartitions = 4;
 inline constexpr int kGroupsPerPartition = 4;
 inline constexpr int kGroupRows = 24;
 
+// Bulk writes: k0..k5 × u00..u11, several PartitionKeys in one group.
+inline constexpr int kBulkPartitions = 6;
+inline constexpr int kBulkRows = 12;
+
 // Side tables: Side0..Side3, of 1 or 2 physical partitions, written at t0..t1 × r00..r03.
 inline constexpr int kSideTables = 4;
 inline constexpr int kSidePartitionKeys = 2;
@@ -59,6 +73,8 @@ std::string SidePk(int i);
 
 std::string SinglePk(int i);
 std::string SingleRk(int j);
+std::string BulkPk(int i);
+std::string BulkRk(int j);
 std::string GroupPk(int i);
 std::string GroupRk(int group, int row);
 std::vector<std::string> GroupRks(int group);

@@ -1,4 +1,5 @@
-// Crash harness driver: kill -9 at random moments loses no acknowledged write and tears no batch.
+// Crash harness driver: kill -9 at random moments loses no acknowledged write and tears no batch
+// and no group of a bulk write.
 //
 // Each cycle spawns partkv_crash_child on the same store, reads its protocol lines (crash_model.h)
 // and SIGKILLs it after a random number of acknowledgements — sometimes during Store::Open, so
@@ -7,7 +8,8 @@
 //   - every acknowledged write is present with its exact content and ETag, every acknowledged
 //     delete is absent, and nothing else is there;
 //   - the one operation in flight (announced, not acknowledged) is wholly applied or wholly absent
-//     — for a batch, all of its rows agree;
+//     — for a batch, all of its rows agree; for a bulk write, the group in flight is whole or
+//     absent and its later groups are absent;
 //   - an ETag is never issued twice for a key, across all cycles;
 //   - the store keeps working: an Insert of an existing row fails, a new write succeeds, and a
 //     paged query returns every entity exactly once;
@@ -34,6 +36,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -74,6 +77,7 @@ struct Pending {
   bool must_fail = false;                   // built to fail: nothing may change
   std::string table;                        // the side table it acts on; empty for the main table
   std::string table_op;                     // "create" or "drop" of `table`; empty for a write
+  bool bulk_group = false;                  // one group of a bulk write
 };
 
 struct Totals {
@@ -87,6 +91,8 @@ struct Totals {
   uint64_t acked_table_ops = 0;      // acknowledged creates and drops of side tables
   uint64_t inflight_table_ops = 0;   // in-flight operations that were a create or a drop
   uint64_t side_tables_checked = 0;  // side tables found whole after a reopen
+  uint64_t acked_bulk_groups = 0;    // groups of bulk writes acknowledged
+  uint64_t inflight_bulk_groups = 0;  // in-flight operations that were a group of a bulk write
 };
 
 // Starts partkv_crash_child on `dir` with its stdout on a pipe; returns its pid (-1 on failure)
@@ -216,18 +222,30 @@ class CrashHarness {
       }
       return "";
     }
-    if (kind == "I" || kind == "B" || kind == "C" || kind == "D" || kind == "W") {
+    if (kind == "I" || kind == "B" || kind == "C" || kind == "D" || kind == "W" || kind == "K") {
       if (pending_) return "a new operation was announced before '" + pending_->line + "' ended";
       if (kind == "I") pending_ = PlanSingle(w);
       if (kind == "B") pending_ = PlanBatch(w);
       if (kind == "C" || kind == "D") pending_ = PlanTableOp(w);
       if (kind == "W") pending_ = PlanSideWrite(w);
+      if (kind == "K" && PlanBulk(w)) {
+        pending_ = std::move(bulk_groups_.front());
+        bulk_groups_.pop_front();
+      }
       if (!pending_) return "malformed line, or one the model contradicts: '" + line + "'";
       return "";
     }
     if (!pending_) return "'" + line + "' acknowledges nothing";
     Pending p = std::move(*pending_);
     pending_.reset();
+    if (p.bulk_group) {
+      ++totals_.acked_bulk_groups;
+      // The bulk write's next group is in flight from now on.
+      if (!bulk_groups_.empty()) {
+        pending_ = std::move(bulk_groups_.front());
+        bulk_groups_.pop_front();
+      }
+    }
     if (kind == "X") {
       ++totals_.acked_failures;
       return p.must_fail ? "" : "'" + p.line + "' failed (" + line + ") but should have succeeded";
@@ -332,6 +350,35 @@ class CrashHarness {
     return p;
   }
 
+  // "K <op> <gen> <group> <pk>/<rk>...": a bulk write, as one pending operation per group of
+  // <group> keys in the order listed (bulk_groups_). An Insert (ins) is only announced for keys
+  // the model does not hold. False when the line is malformed.
+  bool PlanBulk(const std::vector<std::string>& w) {
+    if (w.size() < 5 || (w[1] != "ins" && w[1] != "ior")) return false;
+    const int64_t gen = std::stoll(w[2]);
+    const size_t group = std::stoul(w[3]);
+    if (group == 0) return false;
+    std::deque<Pending> groups;
+    for (size_t i = 4; i < w.size(); ++i) {
+      const size_t slash = w[i].find('/');
+      if (slash == std::string::npos) return false;
+      Key key{w[i].substr(0, slash), w[i].substr(slash + 1)};
+      if (w[1] == "ins" && Current(key)) return false;
+      if ((i - 4) % group == 0) {
+        groups.emplace_back();
+        groups.back().line = w[0] + " " + w[1] + " " + w[2] + " group " +
+                             std::to_string((i - 4) / group) + " of " + std::to_string(w.size() - 4) +
+                             " keys";
+        groups.back().bulk_group = true;
+      }
+      groups.back().keys.push_back(key);
+      groups.back().post.push_back(Content(key.first, key.second, gen));
+    }
+    if (groups.empty()) return false;
+    bulk_groups_ = std::move(groups);
+    return true;
+  }
+
   // "C <table> <partitions>" creates a table the model does not hold; "D <table>" drops one it
   // holds.
   std::optional<Pending> PlanTableOp(const std::vector<std::string>& w) {
@@ -374,9 +421,13 @@ class CrashHarness {
     std::map<Key, Entity> actual;
     ASSERT_NO_FATAL_FAILURE(ScanAll(*table, 1000, &actual));
 
+    // The groups of a bulk write after the one in flight never started: the check of every
+    // acknowledged state below finds them absent, or it fails.
+    bulk_groups_.clear();
     if (pending_) {
       Pending p = std::move(*pending_);
       pending_.reset();
+      if (p.bulk_group) ++totals_.inflight_bulk_groups;
       bool all_pre = true, all_post = true;
       for (size_t i = 0; i < p.keys.size(); ++i) {
         auto it = actual.find(p.keys[i]);
@@ -566,6 +617,7 @@ class CrashHarness {
   std::map<std::string, std::map<Key, Stored>> side_;  // the side tables that exist, and their rows
   std::map<Key, std::set<std::string>> seen_etags_;
   std::optional<Pending> pending_;
+  std::deque<Pending> bulk_groups_;  // the groups of the bulk write in flight after pending_
   Totals totals_;
 };
 
@@ -583,7 +635,8 @@ void RunCycles(bool sync) {
       "[crash] sync=%s seed=%llu: %llu kill cycles (%llu during open); %llu acknowledged "
       "operations (%llu rows, %llu side-table creates and drops) and %llu intended failures "
       "checked, %s; in flight at the kill: %llu applied whole, %llu absent (%llu table creates "
-      "and drops); %llu side tables found whole after a reopen\n",
+      "and drops, %llu groups of bulk writes); %llu side tables found whole after a reopen; "
+      "%llu groups of bulk writes acknowledged\n",
       sync ? "on" : "off", static_cast<unsigned long long>(seed),
       static_cast<unsigned long long>(t.cycles), static_cast<unsigned long long>(t.killed_in_open),
       static_cast<unsigned long long>(t.acked_ops), static_cast<unsigned long long>(t.acked_rows),
@@ -593,11 +646,15 @@ void RunCycles(bool sync) {
       static_cast<unsigned long long>(t.inflight_applied),
       static_cast<unsigned long long>(t.inflight_absent),
       static_cast<unsigned long long>(t.inflight_table_ops),
-      static_cast<unsigned long long>(t.side_tables_checked));
+      static_cast<unsigned long long>(t.inflight_bulk_groups),
+      static_cast<unsigned long long>(t.side_tables_checked),
+      static_cast<unsigned long long>(t.acked_bulk_groups));
   ::testing::Test::RecordProperty("kill_cycles", static_cast<int>(t.cycles));
   ::testing::Test::RecordProperty("acknowledged_operations", static_cast<int>(t.acked_ops));
   ::testing::Test::RecordProperty("acknowledged_table_operations",
                                   static_cast<int>(t.acked_table_ops));
+  ::testing::Test::RecordProperty("acknowledged_bulk_groups",
+                                  static_cast<int>(t.acked_bulk_groups));
   EXPECT_EQ(t.cycles, cycles);
 }
 
