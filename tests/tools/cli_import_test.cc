@@ -210,6 +210,51 @@ TEST_F(CliImportTest, MissingFileTableOrOverlongLine) {
   EXPECT_EQ(Count(), 0u);
 }
 
+// Rows "d<i % keys>/NNN" of a round robin over `keys` PartitionKeys, 1-based line i + 1 holding
+// row i.
+std::string Interleaved(int count, int keys) {
+  std::string out;
+  for (int i = 0; i < count; ++i) {
+    char rk[16];
+    std::snprintf(rk, sizeof rk, "%03d", i);
+    out += R"({"PartitionKey":"d)" + std::to_string(i % keys) + R"(","RowKey":")" + rk +
+           R"(","n":)" + std::to_string(i) + "}\n";
+  }
+  return out;
+}
+
+TEST_F(CliImportTest, InterleavedPartitionKeysAreWrittenInGroupsNotARowAtATime) {
+  RunResult r = cli_.Run({"import", "Orders", cli_.WriteFile("in.jsonl", Interleaved(300, 7))});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Every row is a batch of its own (no two consecutive rows share a PartitionKey), and the
+  // 300 rows are one atomic write.
+  EXPECT_NE(r.err.find("300 of 300 rows written to Orders"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; 300 batches; 1 group;"), std::string::npos) << r.err;
+  EXPECT_EQ(Count(), 300u);
+  RunResult got = cli_.Run({"get", "Orders", "d3", "150"});
+  ASSERT_EQ(got.exit_code, 0) << got.err;
+  EXPECT_EQ(json::parse(got.out)["n"], 150);
+}
+
+TEST_F(CliImportTest, AnExistingRowAmongInterleavedRowsLeavesExactlyTheLinesBeforeIt) {
+  ASSERT_EQ(cli_.Run({"insert", "Orders", R"({"PartitionKey":"d1","RowKey":"050","n":-1})"})
+                .exit_code,
+            0);
+  // Line 51 holds d1/050; its batch is itself, so lines 1-50 are written and nothing after,
+  // though rows after it sort before it by key.
+  RunResult r = cli_.Run({"import", "Orders", cli_.WriteFile("in.jsonl", Interleaved(100, 7))});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.err.find("partkv: error: AlreadyExists: line 51: entity (PartitionKey 'd1', RowKey "
+                       "'050') already exists; 50 rows were written (every row before line 51), "
+                       "none from line 51 on"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(Count(), 51u);
+  EXPECT_EQ(cli_.Run({"get", "Orders", "d0", "049"}).exit_code, 0);
+  EXPECT_EQ(cli_.Run({"get", "Orders", "d2", "051"}).exit_code, 3);  // line 52
+  EXPECT_EQ(cli_.Run({"get", "Orders", "d0", "056"}).exit_code, 3);  // line 57
+}
+
 TEST_F(CliImportTest, SchemeKeysAreComputedOnImport) {
   ASSERT_EQ(cli_.Run({"table", "create", "Events", "--pk", "hash-suffix(day,id,4)"}).exit_code, 0);
   std::string input;
