@@ -334,18 +334,16 @@ TEST_P(BulkWriterTest, ARowInsertedByAnotherWriterMeanwhileFailsItsGroup) {
   EXPECT_EQ(w.report().resume_line, 0u);
 }
 
-TEST(BulkWriterOptionsTest, OnlyInsertsAndUpsertsAndRoomForARow) {
-  testing::TempDir dir;
-  auto store = Store::Open(dir.Sub("store"));
-  ASSERT_TRUE(store.ok());
-  ASSERT_TRUE(store->CreateTable("Items").ok());
-  Table t = *store->OpenTable("Items");
+// Tests of one table in a fresh store, without the writer's parameter.
+class BulkTableTest : public testing::StoreFixture {};
+
+TEST_F(BulkTableTest, OnlyInsertsAndUpsertsAndRoomForARow) {
   for (OpType bad : {OpType::kReplace, OpType::kMerge, OpType::kDelete}) {
-    EXPECT_TRUE(BulkWriter::Create(t, {.mode = bad}).status().IsInvalidArgument());
+    EXPECT_TRUE(BulkWriter::Create(*table_, {.mode = bad}).status().IsInvalidArgument());
   }
-  EXPECT_TRUE(BulkWriter::Create(t, {.max_group_rows = 0}).status().IsInvalidArgument());
-  ASSERT_TRUE(store->DropTable("Items").ok());
-  EXPECT_TRUE(BulkWriter::Create(t).status().IsNotFound());
+  EXPECT_TRUE(BulkWriter::Create(*table_, {.max_group_rows = 0}).status().IsInvalidArgument());
+  ASSERT_TRUE(store_->DropTable("Items").ok());
+  EXPECT_TRUE(BulkWriter::Create(*table_).status().IsNotFound());
 }
 
 class BulkWriterThrottleTest : public ::testing::Test {
@@ -412,16 +410,11 @@ TEST_F(BulkWriterThrottleTest, WithoutAPolicyThrottledTakesNothingAndTheSameCall
 
 // The stage itself: many small runs, merged a few at a time, read back in key order, each row
 // exactly once.
-TEST(BulkStageTest, ManyRunsMergeIntoOneKeyOrder) {
-  testing::TempDir dir;
-  auto store = Store::Open(dir.Sub("store"));
-  ASSERT_TRUE(store.ok());
-  ASSERT_TRUE(store->CreateTable("Items").ok());
-  Table t = *store->OpenTable("Items");
-  engine::TableHandle& handle = FrontAccess::Of(t);
+TEST_F(BulkTableTest, ManyStagedRunsMergeIntoOneKeyOrder) {
+  engine::TableHandle& handle = FrontAccess::Of(*table_);
   auto sealer = handle.NewRowSealer(OpType::kInsertOrReplace);
   ASSERT_TRUE(sealer.ok());
-  auto stage = engine::BulkStage::Create(handle, *sealer, dir.path(), /*run_bytes=*/2048,
+  auto stage = engine::BulkStage::Create(handle, *sealer, dir_.path(), /*run_bytes=*/2048,
                                          /*fan_in=*/3);
   ASSERT_TRUE(stage.ok());
   std::string sealed;
