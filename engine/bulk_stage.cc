@@ -78,7 +78,10 @@ BulkStage::BulkStage(const TableHandle& table, const RowSealer& sealer, SpillFil
       file_(std::move(file)),
       run_bytes_(run_bytes),
       fan_in_(fan_in),
-      cutter_(table.data().limits()) {}
+      cutter_(table.data().limits()) {
+  // Grown by doubling, the buffer would be copied and fresh pages touched a dozen times.
+  buffer_.reserve(run_bytes_ + (1u << 20));
+}
 
 Status BulkStage::Add(const SealedRow& row, uint64_t position, uint64_t line) {
   if (cutter_.Add(row)) ++batches_;
