@@ -302,5 +302,26 @@ TEST_F(RowSealerSchemeTest, TheTablesKeySchemeComputesMissingKeys) {
   EXPECT_EQ(back->partition_key(), row.partition_key());
 }
 
+// The varints sealed rows (and the records that carry them, engine/bulk_spill.h) are made of.
+TEST(SealVarintTest, VarintsReadBackAndTellACutFromAMalformedOne) {
+  for (uint64_t v : {uint64_t{0}, uint64_t{1}, uint64_t{127}, uint64_t{128}, uint64_t{300},
+                     uint64_t{1} << 32, ~uint64_t{0}}) {
+    std::string bytes;
+    PutVarint(v, &bytes);
+    size_t pos = 0;
+    uint64_t back = 0;
+    ASSERT_EQ(GetVarint(bytes, &pos, &back), VarintRead::kOk) << v;
+    EXPECT_EQ(back, v);
+    EXPECT_EQ(pos, bytes.size());
+    pos = 0;
+    EXPECT_EQ(GetVarint(std::string_view(bytes).substr(0, bytes.size() - 1), &pos, &back),
+              VarintRead::kPartial)
+        << v;
+  }
+  size_t pos = 0;
+  uint64_t v = 0;
+  EXPECT_EQ(GetVarint(std::string(11, '\x80'), &pos, &v), VarintRead::kBad);
+}
+
 }  // namespace
 }  // namespace partkv::engine

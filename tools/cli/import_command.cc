@@ -2,17 +2,19 @@
 // writer (partkv/bulk_writer.h), in two passes with bounded memory (docs/cli.md "import").
 //
 // Pass 1 hands the input, in blocks of whole lines, to the writer, which parses and validates
-// them on worker threads — JSON, the table's key scheme, the table's limits — and spills each
-// valid row, encoded, to an unlinked temporary file (BulkWriteOptions::validate_before_writing).
-// A bad line stops the import with its line number and nothing written.
+// them on worker threads — JSON, the table's key scheme, the table's limits — and stages each
+// valid row, encoded, in an unlinked temporary file, sorted by key on the way
+// (BulkWriteOptions::validate_before_writing). A bad line stops the import with its line number
+// and nothing written.
 //
-// Pass 2 (BulkWriter::Finish) writes the spilled rows in groups of many PartitionKeys, each one
-// atomic write, sorted by key inside, so interleaved PartitionKeys import about as fast as sorted
-// ones. When a row fails while writing (in insert mode, a row that exists), the error names its
-// line and how many rows were written: every row before the line of its batch (consecutive rows
-// of one PartitionKey, as an Azure client would batch them), none from there on. A group refused
-// by the table's throughput budget (throttling emulation) is retried after the retry-after the
-// store gives, as the cloud SDKs do (partkv/profile.h).
+// Pass 2 (BulkWriter::Finish) first looks for the first row that exists already (insert mode),
+// then writes the rows in one ascending pass over the table's keys, in atomic groups of many
+// PartitionKeys, so a file whose PartitionKeys are interleaved imports as fast as a sorted one.
+// When a row exists, the error names its line and how many rows were written: every row before
+// the line of its batch (consecutive rows of one PartitionKey, as an Azure client would batch
+// them), none from there on. A group refused by the table's throughput budget (throttling
+// emulation) is retried after the retry-after the store gives, as the cloud SDKs do
+// (partkv/profile.h).
 
 #include <chrono>
 #include <cstdio>

@@ -67,6 +67,9 @@
 // nothing: make the same call again after retry_after(). Busy (the storage engine held writes
 // back too long) is returned the same way.
 //
+// Statistics (Table::Statistics) count every row written, per partition; the writer records
+// them every 16 groups and at Flush and Finish, so a reader during a bulk write sees them late.
+//
 // Memory stays bounded whatever the stream's length: the group being filled and, while it is
 // written, its WriteBatch; for AddJsonLines two blocks per worker thread; with
 // validate_before_writing, a 32 MiB sorting buffer and the spill file on disk.
