@@ -189,8 +189,9 @@ int Main(int argc, char** argv) {
   std::string partkv = PARTKV_CLI_PATH;
   int rounds = 3;
   bool report_only = false;
-  CLI::App app{"partkv-import-bench: partkv import of sorted and interleaved PartitionKeys "
-               "against the library's batch insert"};
+  CLI::App app{
+      "partkv-import-bench: partkv import of sorted and interleaved PartitionKeys "
+      "against the library's batch insert"};
   app.add_option("--entities", entities, "rows in each file (default 1,000,000)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1'000'000'000}));
   app.add_option("--partition_keys", keys, "PartitionKeys the rows spread over (default 5,000)")
@@ -237,9 +238,8 @@ int Main(int argc, char** argv) {
     results.push_back(round);
   }
 
-  std::printf("\n%-6s %12s %12s %12s %11s %11s %11s %11s %11s\n", "round", "library/s",
-              "sorted/s", "interleav/s", "inter/sort", "sort/lib", "inter/lib", "peak sort",
-              "peak inter");
+  std::printf("\n%-6s %12s %12s %12s %11s %11s %11s %11s %11s\n", "round", "library/s", "sorted/s",
+              "interleav/s", "inter/sort", "sort/lib", "inter/lib", "peak sort", "peak inter");
   std::vector<double> inter_sorted, sorted_lib, inter_lib, cpu_sorted, cpu_inter;
   double peak = 0;
   for (size_t i = 0; i < results.size(); ++i) {
@@ -276,9 +276,10 @@ int Main(int argc, char** argv) {
               kTargetLibraryRatio, m_inter_lib, Verdict(ok_inter_lib).c_str());
   std::printf("target: import peak RSS < %.0f MiB: %.1f MiB, %s\n", kTargetPeakMiB, peak,
               Verdict(ok_peak).c_str());
-  std::printf("CPU: the library's Submit calls over each import's whole process: median %.2fx "
-              "(sorted), %.2fx (interleaved)\n",
-              Median(cpu_sorted), Median(cpu_inter));
+  std::printf(
+      "CPU: the library's Submit calls over each import's whole process: median %.2fx "
+      "(sorted), %.2fx (interleaved)\n",
+      Median(cpu_sorted), Median(cpu_inter));
   const bool all_met = ok_inter && ok_sorted_lib && ok_inter_lib && ok_peak;
   if (!all_met && report_only) std::printf("(--report_only: a missed target does not fail)\n");
   return all_met || report_only ? 0 : 1;

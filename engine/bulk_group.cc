@@ -80,8 +80,9 @@ constexpr size_t kStatisticsPartitions = 65536;
 // The value of a run of rows with one key for kInsertOrMerge: the stored entity (`current`,
 // when `exists`) with each row's properties (`bodies`, in stream order) set on it, under
 // `header`.
-Status MergedValue(const std::vector<std::string_view>& bodies, const rocksdb::PinnableSlice& current,
-                   bool exists, const ValueHeader& header, std::string* out) {
+Status MergedValue(const std::vector<std::string_view>& bodies,
+                   const rocksdb::PinnableSlice& current, bool exists, const ValueHeader& header,
+                   std::string* out) {
   Entity merged;
   ValueHeader ignored;
   if (exists) PARTKV_RETURN_IF_ERROR(DecodeValue(current.ToStringView(), &ignored, &merged));
@@ -152,8 +153,7 @@ Status GroupWriter::ChargeRuns(const BulkGroup& g) {
   SharedTable& data = table_.data();
   Throttler* throttler = data.throttler();
   if (throttler == nullptr) return Status::OK();
-  const bool by_physical =
-      throttler->model().scope == ThroughputModel::Scope::kPhysicalPartition;
+  const bool by_physical = throttler->model().scope == ThroughputModel::Scope::kPhysicalPartition;
   const std::vector<uint32_t>& order = g.order();
   const size_t n = order.size();
   for (size_t j = 0; j < n;) {
@@ -213,9 +213,9 @@ Status GroupWriter::ReadCurrent(const BulkGroup& g) {
     const uint32_t physical = g.physical(order[j]);
     size_t end = j;
     while (end < n && g.physical(order[end]) == physical) ++end;
-    table_.store().db()->MultiGet(rocksdb::ReadOptions(), data.partitions()[physical].cf,
-                                  end - j, slices_.data() + j, values_.data() + j,
-                                  statuses_.data() + j, /*sorted_input=*/true);
+    table_.store().db()->MultiGet(rocksdb::ReadOptions(), data.partitions()[physical].cf, end - j,
+                                  slices_.data() + j, values_.data() + j, statuses_.data() + j,
+                                  /*sorted_input=*/true);
     j = end;
   }
   for (const rocksdb::Status& s : statuses_) {

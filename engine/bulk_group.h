@@ -87,7 +87,7 @@ class BatchCutter {
   size_t rows_ = 0;
   uint64_t size_ = 0;  // in the table's size model
   std::string partition_key_, max_row_key_;
-  std::string row_keys_;             // every RowKey of the batch, back to back
+  std::string row_keys_;  // every RowKey of the batch, back to back
   std::vector<size_t> row_key_ends_;
 };
 
@@ -168,9 +168,9 @@ Status RepeatedInsert(std::string_view pk, std::string_view rk);
 
 // What GroupWriter::Commit did.
 struct GroupOutcome {
-  size_t written = 0;      // the group's first `written` rows are in the store, no other
-  size_t batches = 0;      // the batches they make
-  int64_t first_tick = 0;  // row i < written has Timestamp and ETag version first_tick + i
+  size_t written = 0;             // the group's first `written` rows are in the store, no other
+  size_t batches = 0;             // the batches they make
+  int64_t first_tick = 0;         // row i < written has Timestamp and ETag version first_tick + i
   std::optional<size_t> bad_row;  // the first conflicting row (kInsert), by index in the group
   // OK; the bad row's conflict (AlreadyExists, without the row's position); or why nothing was
   // written (Throttled or Busy: the group may be committed again; anything else: it failed).

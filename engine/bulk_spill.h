@@ -37,8 +37,7 @@ struct SpillRecord {
 
 // Seals `entity` with `sealer` and appends its record to *out. On failure (the entity breaks the
 // table's limits or its key scheme) returns the reason and leaves *out as it was.
-Status AppendRecord(const RowSealer& sealer, const Entity& entity, uint64_t line,
-                    std::string* out);
+Status AppendRecord(const RowSealer& sealer, const Entity& entity, uint64_t line, std::string* out);
 
 // Reads the record at the start of `data` into *record. False when `data` holds only the
 // beginning of one (read more); Corruption when it is damaged or was not sealed by `sealer`.

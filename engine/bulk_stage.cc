@@ -63,9 +63,9 @@ Result<bool> ParseEntry(const RowSealer& sealer, std::string_view data, StagedRo
 }  // namespace
 
 Result<std::unique_ptr<BulkStage>> BulkStage::Create(const TableHandle& table,
-                                                    const RowSealer& sealer,
-                                                    const std::string& directory,
-                                                    size_t run_bytes, size_t fan_in) {
+                                                     const RowSealer& sealer,
+                                                     const std::string& directory, size_t run_bytes,
+                                                     size_t fan_in) {
   PARTKV_ASSIGN_OR_RETURN(SpillFile file, SpillFile::Create(directory));
   return std::unique_ptr<BulkStage>(
       new BulkStage(table, sealer, std::move(file), run_bytes, std::max<size_t>(2, fan_in)));
@@ -376,8 +376,8 @@ Result<std::optional<StagedConflict>> FindFirstConflict(BulkStage& stage,
     }
     values.resize(n);
     statuses.resize(n);
-    table.store().db()->MultiGet(rocksdb::ReadOptions(), data.partitions()[waiting_physical].cf,
-                                 n, slices.data(), values.data(), statuses.data(),
+    table.store().db()->MultiGet(rocksdb::ReadOptions(), data.partitions()[waiting_physical].cf, n,
+                                 slices.data(), values.data(), statuses.data(),
                                  /*sorted_input=*/true);
     for (size_t i = 0; i < n; ++i) {
       if (statuses[i].ok()) {

@@ -74,10 +74,10 @@ class BulkStage {
   // sorting runs of about `run_bytes` and merging at most `fan_in` (>= 2) at once. IOError when
   // the file cannot be made.
   static Result<std::unique_ptr<BulkStage>> Create(const TableHandle& table,
-                                                  const RowSealer& sealer,
-                                                  const std::string& directory,
-                                                  size_t run_bytes = kRunBytes,
-                                                  size_t fan_in = kFanIn);
+                                                   const RowSealer& sealer,
+                                                   const std::string& directory,
+                                                   size_t run_bytes = kRunBytes,
+                                                   size_t fan_in = kFanIn);
   BulkStage(const BulkStage&) = delete;
   BulkStage& operator=(const BulkStage&) = delete;
 
@@ -122,7 +122,7 @@ class BulkStage {
   };
   std::string buffer_;
   std::vector<Entry> entries_;
-  std::string key_;  // the row at hand's key
+  std::string key_;                 // the row at hand's key
   std::string last_partition_key_;  // and its physical partition: hashed once for its rows
   uint32_t last_physical_ = 0;
   bool closed_ = false;
@@ -191,9 +191,9 @@ class GroupFeed {
   mutable std::mutex mu_;
   std::condition_variable changed_;
   std::vector<std::unique_ptr<BulkGroup>> groups_;
-  std::vector<BulkGroup*> free_;   // groups to fill
-  std::deque<BulkGroup*> ready_;   // prepared, in key order
-  bool done_ = false;              // the feed has read every row (or failed: status_)
+  std::vector<BulkGroup*> free_;  // groups to fill
+  std::deque<BulkGroup*> ready_;  // prepared, in key order
+  bool done_ = false;             // the feed has read every row (or failed: status_)
   bool stop_ = false;
   Status status_;
   uint64_t cut_line_ = 0;
@@ -208,8 +208,7 @@ struct StagedConflict {
   uint64_t position = 0, batch = 0, batch_offset = 0, line = 0;
   Status error;
 };
-Result<std::optional<StagedConflict>> FindFirstConflict(BulkStage& stage,
-                                                        const TableHandle& table);
+Result<std::optional<StagedConflict>> FindFirstConflict(BulkStage& stage, const TableHandle& table);
 
 }  // namespace partkv::engine
 

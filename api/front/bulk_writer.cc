@@ -247,9 +247,8 @@ Result<BulkWriter> BulkWriter::Create(const Table& table, const BulkWriteOptions
                                                           : OpType::kInsertOrReplace));
   auto impl = std::make_unique<Impl>(table, sealer, options);
   if (options.validate_before_writing) {
-    PARTKV_ASSIGN_OR_RETURN(impl->stage,
-                            engine::BulkStage::Create(handle, impl->sealer,
-                                                      options.spill_directory));
+    PARTKV_ASSIGN_OR_RETURN(
+        impl->stage, engine::BulkStage::Create(handle, impl->sealer, options.spill_directory));
   }
   return BulkWriter(std::move(impl));
 }

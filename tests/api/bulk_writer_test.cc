@@ -27,8 +27,7 @@ std::string RowKey(int i) {
   return buf;
 }
 
-class BulkWriterTest : public testing::StoreFixture,
-                       public ::testing::WithParamInterface<bool> {
+class BulkWriterTest : public testing::StoreFixture, public ::testing::WithParamInterface<bool> {
  protected:
   // The parameter: validate_before_writing.
   BulkWriteOptions Options(size_t group_rows = 16384) const {
@@ -92,7 +91,7 @@ TEST_P(BulkWriterTest, InterleavedPartitionKeysAreAllWrittenInGroupsOfManyKeys) 
   const BulkWriteReport& r = w.report();
   EXPECT_EQ(r.rows_added, 100u);
   EXPECT_EQ(r.rows_written, 100u);
-  EXPECT_EQ(r.groups_written, 7u);  // 6 of 16 rows and one of 4
+  EXPECT_EQ(r.groups_written, 7u);     // 6 of 16 rows and one of 4
   EXPECT_EQ(r.batches_written, 100u);  // no two consecutive rows share a PartitionKey
   EXPECT_EQ(groups, (std::vector<uint64_t>{16, 16, 16, 16, 16, 16, 4}));
   EXPECT_EQ(positions.size(), 100u);
@@ -180,7 +179,8 @@ TEST_P(BulkWriterTest, UpsertsOfOneKeyKeepTheLaterRowInAGroupAndAcrossGroups) {
 }
 
 TEST_P(BulkWriterTest, InsertOrMergeMergesRowsOfOneKeyInStreamOrder) {
-  ASSERT_TRUE(table_->Insert(Entity("p", "r").Set("kept", Value::Int32(1)).Set("n", Value::Int32(0))).ok());
+  ASSERT_TRUE(
+      table_->Insert(Entity("p", "r").Set("kept", Value::Int32(1)).Set("n", Value::Int32(0))).ok());
   BulkWriteOptions o = Options(/*group_rows=*/2);
   o.mode = OpType::kInsertOrMerge;
   BulkWriter w = Writer(o);
@@ -273,8 +273,8 @@ TEST_P(BulkWriterTest, ATableKeySchemeComputesMissingKeys) {
   ASSERT_TRUE(w.ok());
   std::string lines;
   for (int i = 0; i < 20; ++i) {
-    lines += "{\"RowKey\":\"" + std::to_string(i) + "\",\"day\":\"2024-01-02\",\"id\":" +
-             std::to_string(i) + "}\n";
+    lines += "{\"RowKey\":\"" + std::to_string(i) +
+             "\",\"day\":\"2024-01-02\",\"id\":" + std::to_string(i) + "}\n";
   }
   ASSERT_TRUE(w->AddJsonLines(lines).ok());
   ASSERT_TRUE(w->Finish().ok()) << w->report().error.ToString();

@@ -367,8 +367,8 @@ class CrashHarness {
       if ((i - 4) % group == 0) {
         groups.emplace_back();
         groups.back().line = w[0] + " " + w[1] + " " + w[2] + " group " +
-                             std::to_string((i - 4) / group) + " of " + std::to_string(w.size() - 4) +
-                             " keys";
+                             std::to_string((i - 4) / group) + " of " +
+                             std::to_string(w.size() - 4) + " keys";
         groups.back().bulk_group = true;
       }
       groups.back().keys.push_back(key);

@@ -93,8 +93,8 @@ Status RunImport(const Context& ctx, const ImportArgs& args) {
     if (!progress.Due()) return;
     double elapsed = Seconds(SteadyClock::now() - writing_start);
     double rate = elapsed > 0 ? static_cast<double>(report.rows_written) / elapsed : 0;
-    std::string text = "writing: " + GroupDigits(report.rows_written) + " / " +
-                       GroupDigits(total_rows) + " rows";
+    std::string text =
+        "writing: " + GroupDigits(report.rows_written) + " / " + GroupDigits(total_rows) + " rows";
     if (rate > 0) {
       text += "  " + GroupDigits(static_cast<uint64_t>(rate)) + " rows/s  ETA " +
               HumanDuration(static_cast<double>(total_rows - report.rows_written) / rate);

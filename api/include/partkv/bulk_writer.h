@@ -114,7 +114,7 @@ struct BulkWriteReport {
   // The batches the written rows form (above); with validate_before_writing counted when
   // Finish ends.
   uint64_t batches_written = 0;
-  uint64_t throttled = 0;        // group writes refused by a throughput budget
+  uint64_t throttled = 0;             // group writes refused by a throughput budget
   int64_t throttled_wait_micros = 0;  // waited by retry_throttled
   // Once the writer has stopped at a bad row: its 0-based position and its 1-based input line
   // (0 when it came from Add).
