@@ -26,8 +26,9 @@
 // each one atomic RocksDB write of any number of PartitionKeys, its rows sorted by key: a reader
 // sees a group whole or not at all, and after a crash every group the writer reported written
 // (report(), on_group_written) is there whole; no group is ever half there. Row locks are taken
-// per group as batches take theirs, so a bulk write may run beside any other writer of the
-// table (it holds the row locks of a group while the group is written).
+// per group as batches take theirs, so a bulk write may run beside any other writer; a group of
+// thousands of rows holds most of the store's 4,096 lock stripes while it is written (tens of
+// milliseconds), and other writers of the store wait meanwhile.
 //
 // Batches. The rows of the stream form the batches an Azure Table client would submit:
 // consecutive rows of one PartitionKey, at most the table's batch limits (100 operations and
@@ -72,7 +73,8 @@
 //
 // Memory stays bounded whatever the stream's length: the group being filled and, while it is
 // written, its WriteBatch; for AddJsonLines two blocks per worker thread; with
-// validate_before_writing, a 32 MiB sorting buffer and the spill file on disk.
+// validate_before_writing, a 32 MiB sorting buffer while rows are taken, then three groups while
+// Finish writes (one written, one ready, one being read from the spill file).
 //
 // Thread-safety: a BulkWriter is driven by one thread at a time; AddJsonLines uses worker
 // threads of its own. Destroying a writer without Finish writes nothing more: the rows not yet
