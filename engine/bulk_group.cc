@@ -9,6 +9,7 @@
 
 #include "engine/key_codec.h"
 #include "engine/rocks_status.h"
+#include "engine/shared_table.h"
 #include "engine/store_state.h"
 #include "engine/table_handle.h"
 #include "engine/value_codec.h"
@@ -52,8 +53,41 @@ bool BatchCutter::HasRow(std::string_view row_key) const {
   return false;
 }
 
+GroupBudget::GroupBudget(const SharedTable& data)
+    : data_(data),
+      by_physical_(data.throttler()->model().scope == ThroughputModel::Scope::kPhysicalPartition),
+      capacity_(data.throttler()->model().write_rate * data.throttler()->model().burst_seconds) {}
+
+std::string_view GroupBudget::Key(const SealedRow& row) {
+  if (!by_physical_) return row.partition_key();
+  const auto physical = static_cast<uint32_t>(data_.PartitionIndexOf(row.partition_key()));
+  char bytes[sizeof physical];
+  std::memcpy(bytes, &physical, sizeof bytes);
+  key_.assign(bytes, sizeof bytes);
+  return key_;
+}
+
+bool GroupBudget::Fits(const SealedRow& row) {
+  if (capacity_ <= 0) return true;  // a profile without budgets
+  auto it = spent_.find(Key(row));
+  return it == spent_.end() || it->second + row.cost() <= capacity_;
+}
+
+void GroupBudget::Add(const SealedRow& row) {
+  std::string_view key = Key(row);
+  auto it = spent_.find(key);
+  if (it == spent_.end()) it = spent_.emplace(std::string(key), 0.0).first;
+  it->second += row.cost();
+}
+
+BulkGroup::BulkGroup(const SharedTable& data, bool cut_batches) {
+  if (cut_batches) cutter_.emplace(data.limits());
+  if (data.throttler() != nullptr) budget_.emplace(data);
+}
+
 void BulkGroup::Append(const SealedRow& row, uint64_t position, uint64_t line) {
   prepared_ = false;
+  if (budget_) budget_->Add(row);
   const bool opens = cutter_ ? cutter_->Add(row) : rows_.empty();
   if (opens || rows_.empty()) batch_starts_.push_back(rows_.size());
   rows_.push_back(Row{bytes_.size(), static_cast<uint32_t>(row.bytes().size()),
@@ -64,6 +98,7 @@ void BulkGroup::Append(const SealedRow& row, uint64_t position, uint64_t line) {
 
 void BulkGroup::Clear() {
   prepared_ = false;
+  if (budget_) budget_->Clear();
   bytes_.clear();
   rows_.clear();
   positions_.clear();

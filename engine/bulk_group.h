@@ -46,6 +46,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -91,20 +92,52 @@ class BatchCutter {
   std::vector<size_t> row_key_ends_;
 };
 
+// Lookups in string-keyed maps by string_view, without building a std::string.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+
+// With throttling emulation, what a group charges each budget (a logical partition, or a
+// physical one when the profile budgets those): a group may charge a budget at most its bucket's
+// capacity, so that a group waits for its partitions' budgets to refill rather than taking more
+// than a burst at once and running them into debt (engine/throttle.h). A row alone may cost
+// more, as a single write may.
+class GroupBudget {
+ public:
+  // REQUIRES: data.throttler() is not null; `data` outlives the budget.
+  explicit GroupBudget(const SharedTable& data);
+  // Whether `row` fits its budget's room in the group.
+  bool Fits(const SealedRow& row);
+  void Add(const SealedRow& row);
+  void Clear() { spent_.clear(); }
+
+ private:
+  // The budget of `row`: its PartitionKey, or its physical partition's index (4 bytes).
+  std::string_view Key(const SealedRow& row);
+
+  const SharedTable& data_;
+  const bool by_physical_;
+  const double capacity_;
+  std::unordered_map<std::string, double, StringHash, std::equal_to<>> spent_;
+  std::string key_;
+};
+
 class BulkGroup {
  public:
-  // With `limits` (the table's) the group cuts its rows into batches; without, the whole group
-  // is one batch, so a conflict leaves all of it unwritten (for rows that do not come in stream
-  // order). REQUIRES: the limits outlive the group.
-  explicit BulkGroup(const Limits* limits) {
-    if (limits != nullptr) cutter_.emplace(*limits);
-  }
+  // A group of rows of `data`'s table. With `cut_batches` the group cuts its rows into batches
+  // by the table's limits; without, the whole group is one batch, so that a conflict leaves all
+  // of it unwritten (for rows that do not come in stream order). With throttling emulation on
+  // the table, the group ends before a row that does not fit its budget (GroupBudget).
+  // REQUIRES: `data` outlives the group.
+  BulkGroup(const SharedTable& data, bool cut_batches);
 
-  // Whether `row` belongs in the next group: this one is not empty and holds `max_rows` rows, or
-  // `max_bytes` of sealed rows would be exceeded with it.
-  bool Full(const SealedRow& row, size_t max_rows, size_t max_bytes) const {
+  // Whether `row` belongs in the next group: this one is not empty and holds `max_rows` rows,
+  // `max_bytes` of sealed rows would be exceeded with it, or its budget has no room for it.
+  bool Full(const SealedRow& row, size_t max_rows, size_t max_bytes) {
     return !rows_.empty() &&
-           (rows_.size() >= max_rows || bytes_.size() + row.bytes().size() > max_bytes);
+           (rows_.size() >= max_rows || bytes_.size() + row.bytes().size() > max_bytes ||
+            (budget_ && !budget_->Fits(row)));
   }
   // Appends a copy of `row` (parsed by the sealer the group will be committed with), the row's
   // 0-based position in the stream and its 1-based input line (0: none).
@@ -149,6 +182,7 @@ class BulkGroup {
   };
 
   std::optional<BatchCutter> cutter_;
+  std::optional<GroupBudget> budget_;
   std::string bytes_;  // the sealed rows, back to back
   std::vector<Row> rows_;
   std::vector<uint64_t> positions_;
@@ -219,11 +253,7 @@ class GroupWriter {
     uint32_t physical = 0;
     uint64_t rows = 0, bytes = 0;
   };
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-  };
-  std::unordered_map<std::string, Written, Hash, std::equal_to<>> statistics_;
+  std::unordered_map<std::string, Written, StringHash, std::equal_to<>> statistics_;
   size_t statistics_groups_ = 0;
   std::string statistics_key_;
 };

@@ -247,7 +247,7 @@ GroupFeed::GroupFeed(BulkStage& stage, const SharedTable& data, const RowSealer&
       max_bytes_(max_bytes) {
   for (int i = 0; i < 3; ++i) {
     // Staged rows come in key order: their groups have no batches of their own.
-    groups_.push_back(std::make_unique<BulkGroup>(nullptr));
+    groups_.push_back(std::make_unique<BulkGroup>(data, /*cut_batches=*/false));
     free_.push_back(groups_.back().get());
   }
   thread_ = std::thread([this] { Run(); });

@@ -33,7 +33,7 @@ struct BulkWriter::Impl {
         sealer(s),
         options(o),
         clock(o.clock ? o.clock : Clock::Steady()),
-        group(&handle.data().limits()),
+        group(handle.data(), /*cut_batches=*/true),
         writer(handle, sealer, o.mode, o.write.sync) {
     read_options.require_keys =
         !handle.data().partition_key_scheme() && !handle.data().row_key_scheme();

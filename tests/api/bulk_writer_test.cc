@@ -346,7 +346,7 @@ TEST_F(BulkTableTest, OnlyInsertsAndUpsertsAndRoomForARow) {
   EXPECT_TRUE(BulkWriter::Create(*table_).status().IsNotFound());
 }
 
-class BulkWriterThrottleTest : public ::testing::Test {
+class BulkWriterThrottleTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     StoreOptions o;
@@ -358,14 +358,18 @@ class BulkWriterThrottleTest : public ::testing::Test {
     ASSERT_TRUE(store_->CreateTable("Items").ok());
     table_.emplace(*store_->OpenTable("Items"));
   }
-  // 3,000 rows of one PartitionKey in groups of 2,500: Azure's budget is 2,000 entities a
-  // second per partition, so the first group leaves the partition in debt and the second waits.
-  Status AddRows(BulkWriter& w) {
-    for (int i = 0; i < 3000; ++i) {
-      Entity e("p", RowKey(i));
-      PARTKV_RETURN_IF_ERROR(w.Add(e));
-    }
+  // `rows` rows of one PartitionKey. Azure's budget is 2,000 entities a second per partition,
+  // with a second's burst: a group charges one partition at most 2,000 rows.
+  Status AddRows(BulkWriter& w, int rows) {
+    for (int i = 0; i < rows; ++i) PARTKV_RETURN_IF_ERROR(w.Add(Entity("p", RowKey(i))));
     return Status::OK();
+  }
+  BulkWriteOptions Options(bool retry) {
+    BulkWriteOptions o;
+    o.validate_before_writing = GetParam();
+    if (retry) o.retry_throttled = RetryPolicy{};
+    o.clock = clock_;
+    return o;
   }
   testing::TempDir dir_;
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(1'000'000);
@@ -373,32 +377,34 @@ class BulkWriterThrottleTest : public ::testing::Test {
   std::optional<Table> table_;
 };
 
-TEST_F(BulkWriterThrottleTest, AThrottledGroupIsRetriedAfterTheRetryAfter) {
-  BulkWriteOptions o;
-  o.max_group_rows = 2500;
-  o.retry_throttled = RetryPolicy{};
-  o.clock = clock_;
-  auto w = BulkWriter::Create(*table_, o);
+INSTANTIATE_TEST_SUITE_P(Streaming, BulkWriterThrottleTest, ::testing::Values(false));
+INSTANTIATE_TEST_SUITE_P(ValidateBeforeWriting, BulkWriterThrottleTest, ::testing::Values(true));
+
+TEST_P(BulkWriterThrottleTest, AGroupTakesAPartitionsBurstAtMostAndWaitsForTheRest) {
+  auto w = BulkWriter::Create(*table_, Options(/*retry=*/true));
   ASSERT_TRUE(w.ok());
-  ASSERT_TRUE(AddRows(*w).ok());
+  ASSERT_TRUE(AddRows(*w, 5000).ok());
   ASSERT_TRUE(w->Finish().ok()) << w->report().error.ToString();
-  EXPECT_EQ(w->report().rows_written, 3000u);
-  EXPECT_GE(w->report().throttled, 1u);
-  EXPECT_GT(w->report().throttled_wait_micros, 0);
-  EXPECT_GE(table_->Statistics().total.throttled, 1u);
+  const BulkWriteReport& r = w->report();
+  EXPECT_EQ(r.rows_written, 5000u);
+  // Groups of 2,000, 2,000 and 1,000 rows: the first takes the full bucket, the second waits
+  // 1 s for it to refill, the third 0.5 s: the cloud's 2,000 entities a second.
+  EXPECT_EQ(r.groups_written, 3u);
+  EXPECT_EQ(r.throttled, 2u);
+  EXPECT_EQ(r.throttled_wait_micros, 1'500'000);
+  EXPECT_EQ(table_->Statistics().total.throttled, 2u);
 }
 
-TEST_F(BulkWriterThrottleTest, WithoutAPolicyThrottledTakesNothingAndTheSameCallResumes) {
-  BulkWriteOptions o;
-  o.max_group_rows = 2500;
-  auto w = BulkWriter::Create(*table_, o);
+TEST_P(BulkWriterThrottleTest, WithoutAPolicyThrottledTakesNothingAndTheSameCallResumes) {
+  auto w = BulkWriter::Create(*table_, Options(/*retry=*/false));
   ASSERT_TRUE(w.ok());
-  ASSERT_TRUE(AddRows(*w).ok());
+  ASSERT_TRUE(AddRows(*w, 3000).ok());
   Status s = w->Finish();
   ASSERT_TRUE(s.IsThrottled()) << s.ToString();
-  EXPECT_GT(s.retry_after().count(), 0);
-  EXPECT_EQ(w->report().rows_written, 2500u);  // the second group waits
+  EXPECT_EQ(s.retry_after(), std::chrono::milliseconds(500));
+  EXPECT_EQ(w->report().rows_written, 2000u);  // the second group waits
   EXPECT_EQ(w->report().throttled, 1u);
+  EXPECT_TRUE(w->report().error.ok());  // not a stop
   clock_->Advance(std::chrono::microseconds(s.retry_after()).count());
   ASSERT_TRUE(w->Finish().ok()) << w->report().error.ToString();
   EXPECT_EQ(w->report().rows_written, 3000u);

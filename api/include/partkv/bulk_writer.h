@@ -62,11 +62,13 @@
 // after the check, before the row's group is written, fails that group (none of it is written)
 // and stops the writer, leaving the groups written before it (report().resume_line is then 0).
 //
-// Throttling emulation (partkv/profile.h): a group that a partition's budget refuses is not
-// written. With retry_throttled the writer waits the retry-after and tries again, as the cloud
-// SDKs do; without it, or once the policy gives up, the call returns Throttled having taken
-// nothing: make the same call again after retry_after(). Busy (the storage engine held writes
-// back too long) is returned the same way.
+// Throttling emulation (partkv/profile.h): a group charges each partition the cost of its rows,
+// and holds no more rows of one partition than its budget's burst (2,000 entities for
+// azure-table), so that a bulk write goes at the pace the service allows. A group that a
+// partition's budget refuses is not written. With retry_throttled the writer waits the retry-after
+// and tries again, as the cloud SDKs do; without it, or once the policy gives up, the call returns
+// Throttled having taken nothing: make the same call again after retry_after(). Busy (the storage
+// engine held writes back too long) is returned the same way.
 //
 // Statistics (Table::Statistics) count every row written, per partition; the writer records
 // them every 16 groups and at Flush and Finish, so a reader during a bulk write sees them late.
@@ -154,8 +156,9 @@ struct BulkWriteOptions {
   // What every row is: OpType::kInsert, kInsertOrReplace or kInsertOrMerge.
   OpType mode = OpType::kInsert;
   // A group is written once it holds max_group_rows rows, or when the next row would take it
-  // past max_group_bytes of encoded rows. Larger groups write faster, to a point, and cost
-  // about twice max_group_bytes of memory while one is written.
+  // past max_group_bytes of encoded rows (or, with throttling emulation, a partition's burst).
+  // Larger groups write faster, to a point, and cost about twice max_group_bytes of memory while
+  // one is written.
   size_t max_group_rows = 16384;
   size_t max_group_bytes = 8u << 20;
   // Durability of every group (WriteOptions::sync: an fsync per group).
