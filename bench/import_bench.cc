@@ -205,7 +205,8 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  Layout layout{keys, std::max<uint64_t>(1, entities / keys)};
+  keys = std::min(keys, entities);
+  Layout layout{keys, entities / keys};
   const uint64_t rows = layout.rows();
 
   TempDir dir("partkv-import-bench");
