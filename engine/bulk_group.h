@@ -18,10 +18,10 @@
 //      group costs one MultiGet per physical partition with sorted input, and a WriteBatch whose
 //      memtable inserts walk forward;
 //   2. with throttling emulation, charges each logical partition (or physical, by the profile's
-//      scope) the write cost of its rows; a refusal is Throttled with the retry-after, nothing
-//      written;
-//   3. issues one tick per row (StoreState::IssueTicks) in stream order: row i gets Timestamp and
-//      ETag version first_tick + i;
+//      scope) the write cost of its rows — no more than its bucket's capacity, as the group was
+//      cut (GroupBudget) — and a refusal is Throttled with the retry-after, nothing written;
+//   3. issues one tick per row (StoreState::IssueTicks), in the group's order: row i gets
+//      Timestamp and ETag version first_tick + i;
 //   4. locks the distinct row-lock stripes of the group in ascending order (as every batch does,
 //      so group and batch writers never deadlock), reads the current rows with MultiGet (not for
 //      InsertOrReplace, which does not depend on them), decides every row, and writes one

@@ -26,7 +26,8 @@
 // FindFirstConflict reads the stage once to find the first row, in stream order, that an Insert
 // may not write, so that the write can leave out exactly the batches from it on.
 //
-// Thread-safety: used by one thread. REQUIRES: the table and the sealer outlive the stage.
+// Thread-safety: used by one thread at a time (a GroupFeed's own thread while the feed reads
+// it). REQUIRES: the table and the sealer outlive the stage.
 
 #ifndef PARTKV_ENGINE_BULK_STAGE_H_
 #define PARTKV_ENGINE_BULK_STAGE_H_
