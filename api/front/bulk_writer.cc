@@ -20,6 +20,31 @@
 #include "engine/table_handle.h"
 
 namespace partkv {
+namespace {
+
+// Commits `group`, retrying a throttled one under the options' policy, and counts the refusals
+// and the waits in *report. A function of internal linkage: RetryThrottled's instantiation,
+// whose name carries engine types, stays out of libpartkv's exported symbols.
+engine::GroupOutcome CommitRetrying(engine::GroupWriter& writer, engine::BulkGroup& group,
+                                    const BulkWriteOptions& options, Clock& clock,
+                                    BulkWriteReport* report) {
+  engine::GroupOutcome o;
+  auto commit = [&] {
+    o = writer.Commit(group);
+    if (o.status.IsThrottled()) ++report->throttled;
+    return o.status;
+  };
+  if (options.retry_throttled) {
+    RetryStats retry;
+    (void)RetryThrottled(commit, clock, *options.retry_throttled, &retry);
+    report->throttled_wait_micros += retry.waited_micros;
+  } else {
+    (void)commit();
+  }
+  return o;
+}
+
+}  // namespace
 
 WriteResult BulkWrittenGroup::result(size_t i) const {
   const int64_t tick = first_tick_ + static_cast<int64_t>(i);
@@ -89,23 +114,11 @@ struct BulkWriter::Impl {
     return Status::OK();
   }
 
-  // Writes `group`, retrying a throttled one under the options' policy. Throttled and Busy
-  // keep the group for the next call; anything else ends it.
+  // Writes `group` (CommitRetrying) and takes in what came of it. Throttled and Busy keep the
+  // group for the next call; anything else ends it.
   Status Commit(engine::BulkGroup& group) {
     if (group.empty()) return Status::OK();
-    engine::GroupOutcome o;
-    auto commit = [&] {
-      o = writer.Commit(group);
-      if (o.status.IsThrottled()) ++report.throttled;
-      return o.status;
-    };
-    if (options.retry_throttled) {
-      RetryStats retry;
-      (void)RetryThrottled(commit, *clock, *options.retry_throttled, &retry);
-      report.throttled_wait_micros += retry.waited_micros;
-    } else {
-      (void)commit();
-    }
+    const engine::GroupOutcome o = CommitRetrying(writer, group, options, *clock, &report);
     if (o.status.IsThrottled() || o.status.IsBusy()) {
       report.resume_line = stage ? 0 : group.line(0);
       return o.status;
