@@ -1,4 +1,4 @@
-// $batch: entity group transactions (service.h; shared/reference/azure-table-semantics.md §4).
+// $batch: entity group transactions (service.h; Azure's "Performing entity group transactions").
 //
 // One changeset of up to 100 writes to distinct rows of one PartitionKey of one table, applied
 // atomically by Table::Submit. A structural problem of the request (not multipart, several

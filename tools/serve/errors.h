@@ -1,5 +1,5 @@
 // Azure Table's error replies: status codes, error codes and bodies
-// (shared/reference/azure-table-semantics.md §2, §4; docs/serve.md "Errors").
+// (Azure's "Table Storage error codes"; docs/serve.md "Errors").
 //
 // Every failure answers with the HTTP status and the error code the Table service uses, in the
 // `x-ms-error-code` header and in Azure's JSON error body
