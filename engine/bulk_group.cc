@@ -1,7 +1,6 @@
 #include "engine/bulk_group.h"
 
 #include <algorithm>
-#include <bitset>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -214,22 +213,6 @@ Status GroupWriter::ChargeRuns(const BulkGroup& g) {
   return Status::OK();
 }
 
-namespace {
-
-// Every distinct stripe of the group's keys, locked in ascending order (as batches lock theirs).
-std::vector<std::unique_lock<std::mutex>> LockStripes(StoreState& store,
-                                                      const std::vector<std::string_view>& keys) {
-  std::bitset<StoreState::kLockStripes> stripes;
-  for (std::string_view key : keys) stripes.set(StoreState::StripeOf(HashBytes(key)));
-  std::vector<std::unique_lock<std::mutex>> locks;
-  locks.reserve(stripes.count());
-  for (size_t s = 0; s < stripes.size(); ++s) {
-    if (stripes.test(s)) locks.emplace_back(store.Stripe(s));
-  }
-  return locks;
-}
-
-}  // namespace
 
 // The current value of every row, in key order (values_[j] belongs to row order[j]): one
 // MultiGet with sorted input per physical partition.
@@ -382,7 +365,7 @@ GroupOutcome GroupWriter::Commit(BulkGroup& group) {
   }
   out.first_tick = *tick;
 
-  std::vector<std::unique_lock<std::mutex>> locks = LockStripes(store, group.keys());
+  std::vector<std::unique_lock<std::mutex>> locks = store.LockRows(group.keys());
   if (mode_ == OpType::kInsertOrReplace) {
     // An upsert does not depend on the current rows: nothing to read.
     statuses_.assign(n, rocksdb::Status::NotFound());

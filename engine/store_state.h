@@ -79,6 +79,9 @@ class StoreState {
   static constexpr size_t kLockStripes = 4096;
   std::mutex& Stripe(size_t index) { return stripes_[index]; }
   static size_t StripeOf(uint64_t key_hash) { return key_hash % kLockStripes; }
+  // Locks the stripe of every full key in `keys`, each once, in ascending index order (batches
+  // and bulk-write groups alike); the locks are released when the result is destroyed.
+  std::vector<std::unique_lock<std::mutex>> LockRows(const std::vector<std::string_view>& keys);
 
   // The shared data column families.
   const std::vector<rocksdb::ColumnFamilyHandle*>& data_column_families() const { return data_; }

@@ -1,11 +1,13 @@
 // StoreState's clock and bounded write path (engine/store_state.h): the ticks that become every
 // Timestamp and ETag, persisted ahead of use, and the one way the store writes to RocksDB.
 
+#include <bitset>
 #include <chrono>
 #include <string>
 
 #include "engine/catalog.h"
 #include "engine/rocks_status.h"
+#include "engine/shared_table.h"
 #include "engine/store_state.h"
 #include "partkv/value.h"
 
@@ -85,5 +87,17 @@ Status StoreState::Write(bool sync, rocksdb::WriteBatch* batch, std::string_view
 }
 
 void StoreState::SetClockForTesting(std::function<int64_t()> clock) { clock_ = std::move(clock); }
+
+std::vector<std::unique_lock<std::mutex>> StoreState::LockRows(
+    const std::vector<std::string_view>& keys) {
+  std::bitset<kLockStripes> stripes;
+  for (std::string_view key : keys) stripes.set(StripeOf(HashBytes(key)));
+  std::vector<std::unique_lock<std::mutex>> locks;
+  locks.reserve(stripes.count());
+  for (size_t s = 0; s < kLockStripes; ++s) {
+    if (stripes.test(s)) locks.emplace_back(stripes_[s]);
+  }
+  return locks;
+}
 
 }  // namespace partkv::engine

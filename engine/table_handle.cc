@@ -173,10 +173,7 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, SharedTable& dat
   }
   std::vector<ValueHeader> headers(ops.size());
   std::vector<std::string> encoded(ops.size());
-  std::vector<size_t> stripes;
-  stripes.reserve(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
-    stripes.push_back(StoreState::StripeOf(HashBytes(keys[i])));
     if (ops[i].type == OpType::kDelete) continue;
     headers[i].timestamp_ticks = tick++;
     headers[i].etag_version = static_cast<uint64_t>(headers[i].timestamp_ticks);
@@ -185,11 +182,7 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, SharedTable& dat
       EncodeValue(headers[i], *ops[i].entity, &encoded[i]);
     }
   }
-  std::sort(stripes.begin(), stripes.end());
-  stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
-  std::vector<std::unique_lock<std::mutex>> locks;
-  locks.reserve(stripes.size());
-  for (size_t s : stripes) locks.emplace_back(store.Stripe(s));
+  std::vector<std::unique_lock<std::mutex>> locks = store.LockRows(keys);
 
   rocksdb::ColumnFamilyHandle* cf = data.partitions()[physical].cf;
   std::vector<rocksdb::Slice> key_slices(ops.size());
