@@ -2,10 +2,12 @@
 
 #include "tools/serve/errors.h"
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <random>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -74,11 +76,86 @@ std::string_view StandardMessage(std::string_view code) {
     return "Value for one of the query parameters specified in the request URI is invalid.";
   }
   if (code == "InternalError") return "The server encountered an internal error. Please retry the request.";
+  // Answered by the HTTP layer (docs/serve.md "Limits and timeouts").
+  if (code == "RequestTimeout") {
+    return "The server did not receive the complete request within the permitted time.";
+  }
+  if (code == "RequestUriTooLong") return "The request URI exceeds the maximum permissible length.";
+  if (code == "RequestHeaderFieldsTooLarge") {
+    return "The request's header fields exceed the maximum permissible size or number.";
+  }
+  if (code == "UnsupportedHeader") return "One of the HTTP headers specified in the request is not supported.";
   return "";
 }
 
 bool Contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
+}
+
+std::string Lower(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+// Whether a failed store call was reading or writing, from the library's message: the engine's
+// context starts it ("read entity: ...", "write entity: ..."), RocksDB's own words follow
+// ("While appending to file: ...", "While pread offset ...").
+std::string_view IoDirection(std::string_view lower) {
+  for (std::string_view w : {"while append", "while write", "pwrite", "sync", "while rename",
+                             "for appending", "write entity", "build batch"}) {
+    if (Contains(lower, w)) return "could not write";
+  }
+  for (std::string_view r : {"while pread", "while read", "random read", "sequential read"}) {
+    if (Contains(lower, r)) return "could not read";
+  }
+  if (lower.starts_with("read") || lower.starts_with("query")) return "could not read";
+  if (lower.starts_with("write") || lower.starts_with("store") || lower.starts_with("set") ||
+      lower.starts_with("reserve") || lower.starts_with("build")) {
+    return "could not write";
+  }
+  return "could not read or write";
+}
+
+// The detail of an I/O error the client may see: what failed, in words that name no file.
+// RocksDB's messages end in strerror's text after the file's path, which is recognised here.
+std::string IoErrorDetail(std::string_view message) {
+  static constexpr std::pair<std::string_view, std::string_view> kReasons[] = {
+      {"no space left on device", "no space left on device"},
+      {"disk quota exceeded", "the disk quota is exceeded"},
+      {"read-only file system", "the file system is read-only"},
+      {"permission denied", "permission denied"},
+      {"too many open files", "too many open files"},
+      {"input/output error", "the device reported an input/output error"},
+      {"cannot allocate memory", "out of memory"},
+      {"no such file or directory", "one of its files is missing"},
+  };
+  std::string lower = Lower(message);
+  std::string detail = "the store " + std::string(IoDirection(lower)) + ": ";
+  for (const auto& [pattern, reason] : kReasons) {
+    if (Contains(lower, pattern)) return detail + std::string(reason);
+  }
+  return detail + "an I/O error (the server's log has the details)";
+}
+
+// True when `text` seems to hold an absolute file path: a '/' at its start or after a space,
+// quote, parenthesis or colon, followed by a name. Client input quoted in a message can look like
+// one too; this only decides whether a message of the storage engine is shown.
+bool MentionsPath(std::string_view text) {
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    if (text[i] != '/') continue;
+    const bool starts = i == 0 || std::string_view(" '\"(:=").find(text[i - 1]) != std::string_view::npos;
+    const unsigned char next = static_cast<unsigned char>(text[i + 1]);
+    if (starts && (std::isalnum(next) || next == '.' || next == '_')) return true;
+  }
+  return false;
+}
+
+// An internal failure: 500 with `detail` for the client, the status for the operator's log.
+AzureError Internal(const Status& status, std::string_view detail) {
+  AzureError e = MakeError(500, "InternalError", detail);
+  e.log_detail = status.ToString();
+  return e;
 }
 
 }  // namespace
@@ -105,7 +182,7 @@ AzureError ErrorFor(const Status& status, Subject subject) {
   }
   switch (status.code()) {
     case Status::Code::kOk:
-      return MakeError(500, "InternalError", "no error");
+      return Internal(status, "a failed call reported no error");
     case Status::Code::kNotFound:
       if (subject == Subject::kEntityOperation && detail.starts_with("table '")) {
         return MakeError(404, "TableNotFound", detail);
@@ -140,12 +217,21 @@ AzureError ErrorFor(const Status& status, Subject subject) {
     case Status::Code::kThrottled:
       return MakeError(503, "ServerBusy", detail);
     case Status::Code::kBusy:
+      // The engine's own busy messages ("the storage engine has held writes back ...") help a
+      // client decide when to retry; one carrying a path is not shown.
+      if (MentionsPath(detail)) {
+        AzureError e = MakeError(503, "ServerBusy", "the store is busy");
+        e.log_detail = status.ToString();
+        return e;
+      }
       return MakeError(503, "ServerBusy", detail);
     case Status::Code::kCorruption:
+      return Internal(status,
+                      "the store found damaged data (the server's log has the details)");
     case Status::Code::kIOError:
-      return MakeError(500, "InternalError", detail);
+      return Internal(status, IoErrorDetail(detail));
   }
-  return MakeError(500, "InternalError", detail);
+  return Internal(status, "an unexpected failure (the server's log has the details)");
 }
 
 std::string NewRequestId() {
@@ -194,8 +280,26 @@ std::string ErrorText(const AzureError& error, std::string_view request_id,
 
 }  // namespace
 
+namespace {
+
+// The operator's line for an internal failure (errors.h): one line, so that logs stay greppable
+// by request id.
+void LogInternal(const AzureError& error, std::string_view request_id) {
+  if (error.log_detail.empty()) return;
+  std::string line = error.log_detail;
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  std::fprintf(stderr, "partkv serve: request %.*s: %d %s: %s\n",
+               static_cast<int>(request_id.size()), request_id.data(), error.status,
+               error.code.c_str(), line.c_str());
+}
+
+}  // namespace
+
 std::string ErrorBody(const AzureError& error, std::string_view request_id,
                       std::string_view index_prefix) {
+  LogInternal(error, request_id);
   std::string value = ErrorText(error, request_id, index_prefix);
   nlohmann::json body = {
       {"odata.error",
@@ -207,6 +311,7 @@ std::string ErrorBody(const AzureError& error, std::string_view request_id,
 HttpReply XmlErrorReply(const AzureError& error) {
   HttpReply reply;
   std::string request_id = NewRequestId();
+  LogInternal(error, request_id);
   reply.status = error.status;
   reply.body =
       "<?xml version=\"1.0\" encoding=\"utf-8\"?><m:error xmlns:m=\"http://schemas.microsoft.com/"

@@ -22,6 +22,37 @@ bool PrefersNoContent(const HttpRequest& request) {
   return request.Header("Prefer").find("return-no-content") != std::string::npos;
 }
 
+// The request's Content-Encoding when it is not the identity, else "". Several codings
+// ("gzip, identity") are refused as a whole, named as sent.
+std::string ContentEncoding(const HttpRequest& request) {
+  auto [first, last] = request.headers.equal_range("Content-Encoding");
+  std::string named;
+  bool identity = true;
+  for (auto it = first; it != last; ++it) {
+    std::string_view value = it->second;
+    if (!named.empty() && !value.empty()) named += ", ";
+    named += value;
+    while (!value.empty()) {
+      size_t comma = value.find(',');
+      std::string_view coding = value.substr(0, comma);
+      while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) coding.remove_prefix(1);
+      while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) coding.remove_suffix(1);
+      const bool is_identity =
+          coding.empty() ||
+          std::equal(coding.begin(), coding.end(), std::string_view("identity").begin(),
+                     std::string_view("identity").end(), [](unsigned char a, unsigned char b) {
+                       return std::tolower(a) == b;
+                     });
+      if (!is_identity) identity = false;
+      value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
+    }
+  }
+  if (identity) return std::string();
+  constexpr size_t kMaxNamed = 100;  // the message quotes it; a long header is cut
+  if (named.size() > kMaxNamed) named = named.substr(0, kMaxNamed) + "...";
+  return named;
+}
+
 }  // namespace
 
 Service::Service(Store store, Accounts accounts, ServiceOptions options)
@@ -63,36 +94,70 @@ void Service::ForgetTables() const {
   ++tables_generation_;
 }
 
-HttpReply Service::Handle(const HttpRequest& request) const {
+void Service::AddCommonHeaders(const HttpRequest& request, bool xml, HttpReply* reply) {
+  if (reply->Header("x-ms-request-id").empty()) {
+    reply->SetHeader("x-ms-request-id", NewRequestId());
+  }
+  std::string version = request.Header("x-ms-version");
+  reply->SetHeader("x-ms-version", version.empty() ? kDefaultVersion : version);
+  if (std::string id = request.Header("x-ms-client-request-id"); !id.empty()) {
+    reply->SetHeader("x-ms-client-request-id", id);
+  }
+  reply->SetHeader("Date", HttpDateNow());
+  if (reply->status < 300 && !xml) reply->SetHeader("DataServiceVersion", "3.0;");
+}
+
+std::optional<HttpReply> Service::Admit(const HttpRequest& head, AuthResult* auth) const {
+  const bool xml = IsXmlOperation(head);
+  auto refuse = [&](const AzureError& e) {
+    HttpReply reply = xml ? XmlErrorReply(e) : ErrorReply(e);
+    AddCommonHeaders(head, xml, &reply);
+    return reply;
+  };
+  auto resource = ParseResource(head.path);
+  if (!resource.ok()) return refuse(MakeError(400, "InvalidUri", resource.status().message()));
+  *auth = Authenticate(head, accounts_, resource->account, policies_);
+  if (auth->error) return refuse(*auth->error);
+  // Checked only after authentication, so that an unauthenticated client learns nothing of the
+  // server beyond its refusal.
+  if (std::string encoding = ContentEncoding(head); !encoding.empty()) {
+    HttpReply reply = refuse(MakeError(
+        415, "UnsupportedHeader",
+        "Content-Encoding '" + encoding +
+            "' is not supported: send the request body uncompressed (Content-Encoding: identity, "
+            "or no Content-Encoding header)"));
+    reply.SetHeader("Accept-Encoding", "identity");
+    return reply;
+  }
+  return std::nullopt;
+}
+
+HttpReply Service::Handle(const HttpRequest& request, const AuthResult& auth) const {
   HttpReply reply;
   const bool xml = IsXmlOperation(request);
   auto error_reply = [xml](const AzureError& e) { return xml ? XmlErrorReply(e) : ErrorReply(e); };
   auto resource = ParseResource(request.path);
-  if (!resource.ok()) {
+  if (!resource.ok()) {  // Admit refuses these; a caller that skipped it gets the same answer
     reply = error_reply(MakeError(400, "InvalidUri", resource.status().message()));
+  } else if (auth.error) {
+    reply = error_reply(*auth.error);
+  } else if (xml) {
+    reply = XmlOperation(request, *resource, auth);
   } else {
     ODataContext ctx;
     ctx.account = resource->account;
     ctx.account_url = request.base_url + "/" + resource->account;
     ctx.metadata = MetadataFor(request);
-    AuthResult auth = Authenticate(request, accounts_, resource->account, policies_);
-    if (auth.error) {
-      reply = error_reply(*auth.error);
-    } else if (xml) {
-      reply = XmlOperation(request, *resource, auth);
-    } else {
-      reply = Dispatch(request, *resource, ctx, auth);
-    }
+    reply = Dispatch(request, *resource, ctx, auth);
   }
-  if (reply.Header("x-ms-request-id").empty()) reply.SetHeader("x-ms-request-id", NewRequestId());
-  std::string version = request.Header("x-ms-version");
-  reply.SetHeader("x-ms-version", version.empty() ? kDefaultVersion : version);
-  if (std::string id = request.Header("x-ms-client-request-id"); !id.empty()) {
-    reply.SetHeader("x-ms-client-request-id", id);
-  }
-  reply.SetHeader("Date", HttpDateNow());
-  if (reply.status < 300 && !xml) reply.SetHeader("DataServiceVersion", "3.0;");
+  AddCommonHeaders(request, xml, &reply);
   return reply;
+}
+
+HttpReply Service::Handle(const HttpRequest& request) const {
+  AuthResult auth;
+  if (std::optional<HttpReply> refused = Admit(request, &auth)) return std::move(*refused);
+  return Handle(request, auth);
 }
 
 HttpReply Service::Dispatch(const HttpRequest& request, const Resource& resource,

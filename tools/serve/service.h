@@ -2,13 +2,18 @@
 // (docs/serve.md). Transport-neutral: it takes an HttpRequest and returns an HttpReply, so the
 // HTTP server and $batch sub-requests share every operation.
 //
-// Handle() authenticates the request (auth.h), routes it by resource and method (uri.h), runs the
-// operation on the store and answers with Azure's status codes, headers and JSON bodies (XML for
-// service properties and table ACLs, service_xml.cc), and Azure's error codes on failure
-// (errors.h). Writes are acknowledged only after the store has
+// A request is taken in two steps, so that the HTTP server can refuse one before reading its
+// body: Admit() looks at the request line and headers only (the URI, authentication (auth.h),
+// Content-Encoding) and either refuses or accepts; Handle() then routes the accepted request by
+// resource and method (uri.h), runs the operation on the store and answers with Azure's status
+// codes, headers and JSON bodies (XML for service properties and table ACLs, service_xml.cc), and
+// Azure's error codes on failure (errors.h). Writes are acknowledged only after the store has
 // applied them (with ServiceOptions::sync, after the write-ahead log is fsync'ed).
 //
-// Thread-safety: Handle() may be called from any number of threads at once.
+// A Service serves the accounts it is given, over one store; `partkv serve` builds one Service
+// per account, each over that account's own store (services.h).
+//
+// Thread-safety: Admit() and Handle() may be called from any number of threads at once.
 
 #ifndef PARTKV_TOOLS_SERVE_SERVICE_H_
 #define PARTKV_TOOLS_SERVE_SERVICE_H_
@@ -44,6 +49,16 @@ class Service {
  public:
   Service(Store store, Accounts accounts, ServiceOptions options);
 
+  // Admission, from the request line and headers alone (request.body is not read): the server
+  // calls it before it reads a body and refuses without reading one. Returns the complete reply
+  // refusing the request (a malformed URI 400 InvalidUri, authentication 403, and — only once the
+  // request is authenticated — a Content-Encoding other than "identity": 415 UnsupportedHeader
+  // with an `Accept-Encoding: identity` header and a message naming the encoding and saying to
+  // send the body uncompressed), or nullopt and sets *auth.
+  std::optional<HttpReply> Admit(const HttpRequest& head, AuthResult* auth) const;
+  // Executes a request Admit accepted (Admit is not repeated: HMAC costs CPU per request).
+  HttpReply Handle(const HttpRequest& request, const AuthResult& auth) const;
+  // Admit, then Handle.
   HttpReply Handle(const HttpRequest& request) const;
 
   // One entity write as a request describes it (also a $batch sub-request).
@@ -57,6 +72,9 @@ class Service {
   static ParsedWrite ParseEntityWrite(const HttpRequest& request, const Resource& resource);
 
  private:
+  // The headers every reply carries (x-ms-request-id, x-ms-version, Date, the client's request
+  // id echoed, DataServiceVersion on JSON successes), refusals included.
+  static void AddCommonHeaders(const HttpRequest& request, bool xml, HttpReply* reply);
   HttpReply Dispatch(const HttpRequest& request, const Resource& resource,
                      const ODataContext& ctx, const AuthResult& auth) const;
   HttpReply QueryTables(const HttpRequest& request, const Resource& resource,
