@@ -6,6 +6,10 @@
 // (malformed, another table or partition, a repeated row, a failed condition) answers 202 with a
 // single sub-response naming the operation's 0-based index ("3:The specified entity already
 // exists."), and nothing is written. Success answers 202 with one sub-response per operation.
+//
+// A sub-request runs as the batch's account, on the batch's store: its path (an absolute URL's
+// host is ignored; the path is percent-decoded as the outer request's) must name that account,
+// or the operation is refused.
 
 #include <set>
 
@@ -79,6 +83,9 @@ HttpReply Service::Batch(const HttpRequest& request, const ODataContext& ctx,
     sub->remote_addr = request.remote_addr;
     auto resource = ParseResource(sub->path);
     if (!resource.ok()) return ErrorReply(MakeError(400, "InvalidInput", resource.status().message()));
+    if (resource->account != ctx.account) {
+      return ErrorReply(MakeError(400, "InvalidInput", "the query names another account"));
+    }
     HttpReply inner = Dispatch(*sub, *resource, ctx, auth);
     std::string batch = "batchresponse_" + NewRequestId();
     HttpReply reply;
