@@ -151,6 +151,17 @@ bool MentionsPath(std::string_view text) {
   return false;
 }
 
+// Whether a NotFound or InvalidArgument is RocksDB's own about the store's files rather than
+// the library's about the request: the engine passes RocksDB's status text on ("read entity:
+// Invalid argument: ..."), and such a text naming a path is no answer for a client. The
+// library's messages about keys, properties and filters never carry RocksDB's wording.
+bool IsEngineFileError(std::string_view detail) {
+  for (std::string_view prefix : {": NotFound: ", ": Invalid argument: ", ": Not implemented: "}) {
+    if (Contains(detail, prefix)) return MentionsPath(detail);
+  }
+  return false;
+}
+
 // An internal failure: 500 with `detail` for the client, the status for the operator's log.
 AzureError Internal(const Status& status, std::string_view detail) {
   AzureError e = MakeError(500, "InternalError", detail);
@@ -179,6 +190,9 @@ AzureError ErrorFor(const Status& status, Subject subject) {
     if (size_t colon = detail.find(": "); colon != std::string_view::npos) {
       detail.remove_prefix(colon + 2);
     }
+  }
+  if ((status.IsNotFound() || status.IsInvalidArgument()) && IsEngineFileError(detail)) {
+    return Internal(status, "the storage engine failed (the server's log has the details)");
   }
   switch (status.code()) {
     case Status::Code::kOk:
