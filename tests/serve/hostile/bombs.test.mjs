@@ -57,7 +57,7 @@ test("GzipBombIsRefusedWithoutInflating", async () => {
     await conn.write(request("POST", target, { signAs: null, contentLength: bomb.length, headers: gzip }));
     let r = await conn.readResponse(3000, "the 403 to an unsigned gzip request (body not sent)");
     assertRefusal(assert, r, 403, "AuthenticationFailed");
-    await conn.waitClosed(3000, "the server closing the refused connection");
+    await conn.waitClosed(4000, "the server closing the refused connection");
     conn.destroy();
 
     // Signed: 415 from the header alone, then with the whole bomb sent behind the header.
@@ -65,7 +65,7 @@ test("GzipBombIsRefusedWithoutInflating", async () => {
     await conn.write(request("POST", target, { contentLength: bomb.length, headers: gzip }));
     r = await conn.readResponse(3000, "the 415 to a signed gzip request (body not sent)");
     assertRefusal(assert, r, 415, "UnsupportedHeader");
-    await conn.waitClosed(3000, "the server closing the refused connection");
+    await conn.waitClosed(4000, "the server closing the refused connection");
     conn.destroy();
 
     conn = await Conn.open(server.port);
@@ -130,7 +130,7 @@ test("ContentLengthOverFourMiBIs413Unread", async () => {
     await conn.write(request("POST", tablePath("limit"), { contentLength: kBodyLimit + 1 }));
     r = await conn.readResponse(3000, "the 413 to Content-Length 4 MiB + 1 (body not sent)");
     assertRefusal(assert, r, 413, "RequestBodyTooLarge");
-    await conn.waitClosed(3000, "the server closing the refused connection");
+    await conn.waitClosed(4000, "the server closing the refused connection");
     conn.destroy();
     assert.equal(await entityCount(server.port, "limit"), 1);
   });

@@ -105,7 +105,7 @@ test("ExpectContinueIsAnsweredOnlyToASignedRequest", async () => {
                              { signAs: null, contentLength: unsigned.length, headers: expect }));
     const refusal = await conn.readResponse(3000, "the 403 to an unsigned request expecting 100-continue");
     assertRefusal(assert, refusal, 403, "AuthenticationFailed");
-    await conn.waitClosed(3000, "the server closing the refused connection");
+    await conn.waitClosed(4000, "the server closing the refused connection");
     conn.destroy();
     assert.deepEqual(await rowKeys(server.port, "expect"), ["signed"]);
   });

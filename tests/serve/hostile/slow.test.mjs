@@ -152,7 +152,7 @@ test("ConnectionBeyondTheCapIs503UntilOneCloses", async () => {
       await extra.write(get("extra"));
       const r = await extra.readResponse(3000, "the 503 to a fifth connection");
       assertRefusal(assert, r, 503, "ServerBusy");
-      await extra.waitClosed(3000, "the server closing the fifth connection");
+      await extra.waitClosed(4000, "the server closing the fifth connection");
       extra.destroy();
 
       // The four are undisturbed.

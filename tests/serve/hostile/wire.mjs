@@ -161,7 +161,7 @@ export function request(method, target, { body, headers = [], signAs = {}, conte
     lines.push(`Authorization: ${sign(signAs.signer ?? account, key, target, date)}`);
   }
   const bodyBytes = body === undefined ? Buffer.alloc(0) : Buffer.from(body);
-  if (body !== undefined || contentLength !== undefined) lines.push("Content-Type: application/json");
+  if (body !== undefined || contentLength !== undefined || chunked) lines.push("Content-Type: application/json");
   if (chunked) {
     lines.push("Transfer-Encoding: chunked");
   } else if (contentLength !== undefined) {
