@@ -144,7 +144,8 @@ std::string IoErrorDetail(std::string_view message) {
 bool MentionsPath(std::string_view text) {
   for (size_t i = 0; i + 1 < text.size(); ++i) {
     if (text[i] != '/') continue;
-    const bool starts = i == 0 || std::string_view(" '\"(:=").find(text[i - 1]) != std::string_view::npos;
+    const bool starts =
+        i == 0 || std::string_view(" '\"(:=").find(text[i - 1]) != std::string_view::npos;
     const unsigned char next = static_cast<unsigned char>(text[i + 1]);
     if (starts && (std::isalnum(next) || next == '.' || next == '_')) return true;
   }

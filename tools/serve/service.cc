@@ -22,6 +22,12 @@ bool PrefersNoContent(const HttpRequest& request) {
   return request.Header("Prefer").find("return-no-content") != std::string::npos;
 }
 
+std::string LowerCase(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
 // The request's Content-Encoding when it is not the identity, else "". Several codings
 // ("gzip, identity") are refused as a whole, named as sent.
 std::string ContentEncoding(const HttpRequest& request) {
@@ -35,15 +41,11 @@ std::string ContentEncoding(const HttpRequest& request) {
     while (!value.empty()) {
       size_t comma = value.find(',');
       std::string_view coding = value.substr(0, comma);
-      while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) coding.remove_prefix(1);
-      while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) coding.remove_suffix(1);
-      const bool is_identity =
-          coding.empty() ||
-          std::equal(coding.begin(), coding.end(), std::string_view("identity").begin(),
-                     std::string_view("identity").end(), [](unsigned char a, unsigned char b) {
-                       return std::tolower(a) == b;
-                     });
-      if (!is_identity) identity = false;
+      size_t begin = coding.find_first_not_of(" \t");
+      coding = begin == std::string_view::npos
+                   ? std::string_view()
+                   : coding.substr(begin, coding.find_last_not_of(" \t") + 1 - begin);
+      if (!coding.empty() && LowerCase(coding) != "identity") identity = false;
       value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
     }
   }
@@ -61,16 +63,6 @@ Service::Service(Store store, Accounts accounts, ServiceOptions options)
     return FindPolicy(table, id);
   };
 }
-
-namespace {
-
-std::string LowerCase(std::string_view name) {
-  std::string lower(name);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower;
-}
-
-}  // namespace
 
 Result<Table> Service::OpenTable(std::string_view name) const {
   std::string key = LowerCase(name);
