@@ -7,7 +7,7 @@ packages=(
   librocksdb-dev libfmt-dev libxxhash-dev libssl-dev
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libsimdjson-dev libcpp-httplib-dev libexpat1-dev
+  libsimdjson-dev libboost1.81-dev libexpat1-dev
   clang libclang-rt-14-dev chromium
 )
 missing=()

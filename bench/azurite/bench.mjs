@@ -118,12 +118,18 @@ async function runPhases(server) {
   });
   await phase("insert, 16 in flight", par, () => inParallel(par, 16, (i) =>
     client.createEntity({ partitionKey: `par${i % 64}`, rowKey: String(i).padStart(8, "0"), ...payload(i) })));
-  await phase("batch of 100 (entities)", batches, async () => {
-    for (let b = 0; b < batches / 100; b++) {
-      const actions = [];
-      for (let i = 0; i < 100; i++) actions.push(["create", { partitionKey: `batch${b}`, rowKey: String(i).padStart(8, "0"), ...payload(i) }]);
-      await client.submitTransaction(actions);
-    }
+  const batchOf = (prefix, b) => {
+    const actions = [];
+    for (let i = 0; i < 100; i++) actions.push(["create", { partitionKey: `${prefix}${b}`, rowKey: String(i).padStart(8, "0"), ...payload(i) }]);
+    return actions;
+  };
+  await phase("batch of 100, sequential (entities)", batches, async () => {
+    for (let b = 0; b < batches / 100; b++) await client.submitTransaction(batchOf("batch", b));
+  });
+  await phase("batch of 100, 16 in flight (entities)", batches, () => inParallel(batches / 100, 16, (b) =>
+    client.submitTransaction(batchOf("pbatch", b))));
+  await phase("point read, sequential", reads, async () => {
+    for (let i = 0; i < reads; i++) await client.getEntity("seq", String(i % seq).padStart(8, "0"));
   });
   await phase("point read, 16 in flight", reads, () => inParallel(reads, 16, (i) =>
     client.getEntity(`par${(i % par) % 64}`, String(i % par).padStart(8, "0"))));

@@ -42,9 +42,44 @@ void AddServeCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--memory-mb", args->memory_mb, "the store's memory budget in MiB")
       ->capture_default_str()
       ->check(CLI::Range(8, 1 << 20));
-  cmd->add_option("--threads", args->options.threads, "worker threads (concurrent connections)")
+  cmd->add_option("--threads", args->options.threads,
+                  "threads executing requests (a slow or idle connection holds none)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
+  // The HTTP layer's limits and timeouts (docs/serve.md "Limits and timeouts").
+  cmd->add_option("--max-connections", args->options.max_connections,
+                  "open connections; one more is answered 503 ServerBusy and closed")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--backlog", args->options.backlog,
+                  "the listen queue (the kernel caps it at net.core.somaxconn)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 16));
+  cmd->add_option("--max-header-bytes", args->options.max_header_bytes,
+                  "request line and header fields, in bytes (431 beyond)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1024}, size_t{1} << 24));
+  cmd->add_option("--max-header-fields", args->options.max_header_fields,
+                  "header fields of one request (431 beyond)")
+      ->capture_default_str()
+      ->check(CLI::Range(8, 100000));
+  auto seconds = [&](const char* name, double& field, const char* what) {
+    cmd->add_option(name, field, what)
+        ->capture_default_str()
+        ->type_name("SECONDS")
+        ->check(CLI::Range(0.05, 86400.0));
+  };
+  seconds("--header-timeout", args->options.header_timeout_s,
+          "from a request's first byte to the end of its header (408 after); also how long a "
+          "new connection may stay silent");
+  seconds("--body-timeout", args->options.body_timeout_s,
+          "to receive a request's body once its header is in (408 after)");
+  seconds("--idle-timeout", args->options.idle_timeout_s,
+          "a kept-alive connection waiting for its next request (closed after)");
+  seconds("--write-timeout", args->options.write_timeout_s,
+          "to send one response (the connection is closed after)");
+  seconds("--shutdown-grace", args->options.shutdown_grace_s,
+          "after SIGINT/SIGTERM, for replies in progress to be sent");
   cmd->add_flag("--verbose", args->options.verbose, "log every request on stderr");
   cmd->callback([&ctx, args] {
     ctx.action = [&ctx, args]() -> Status {

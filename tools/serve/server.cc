@@ -1,38 +1,164 @@
-// The HTTP server of partkv serve (server.h): cpp-httplib in, Service out.
+// The HTTP/1.1 layer of partkv serve (server.h): Boost.Beast's parser over Asio sockets in,
+// Services out.
+//
+// One io_context runs on `threads` threads. Each connection is a Session whose handlers run on
+// its own strand, one step at a time:
+//
+//   wait for a byte ─▶ read the header ─▶ admit (authenticate) ─▶ read the body ─▶ execute ─▶ write
+//        ▲                                                                                    │
+//        └──────────────────────── keep-alive, pipelined bytes first ─────────────────────────┘
+//
+// Reading and writing are asynchronous, so a client that is slow or idle holds a socket but no
+// thread; only "execute" (Service::Handle, which may wait on the store) occupies one. A request
+// is admitted from its header alone: an unauthenticated request, or one whose body the service
+// would not take, is refused before a byte of its body is read, so no body is ever buffered —
+// let alone decompressed — for a client without a key.
+//
+// Deadlines are kept by one sweeper timer (every 250 ms) rather than a timer per operation: a
+// session stores the deadline of its current phase in an atomic, the sweeper closes or times
+// out the sessions past theirs. Shutdown goes through the same sweeper.
 
 #include "tools/serve/server.h"
 
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
+#include <unordered_set>
+#include <vector>
 
-#include <httplib.h>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/basic_parser.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
 
-#include "partkv/profile.h"
-#include "partkv/store.h"
 #include "tools/serve/auth.h"
+#include "tools/serve/errors.h"
 #include "tools/serve/service.h"
+#include "tools/serve/services.h"
 #include "tools/serve/uri.h"
 
 namespace partkv::serve {
 namespace {
 
-HttpRequest FromHttplib(const httplib::Request& in) {
-  HttpRequest r;
-  r.verb = in.method;
-  r.method = in.method;
-  if (r.method == "PATCH") r.method = "MERGE";
-  // httplib keeps its headers ordered case-insensitively as HeaderMap does: append at the end.
-  for (const auto& [name, value] : in.headers) r.headers.emplace_hint(r.headers.end(), name, value);
-  if (r.method == "POST") {
-    std::string override_method = r.Header("X-HTTP-Method");
-    if (!override_method.empty()) r.method = override_method;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+using error_code = boost::system::error_code;
+
+constexpr auto kSweepInterval = std::chrono::milliseconds(250);
+// After a refusal that leaves request bytes unread, the server stops sending, then reads and
+// discards what the client still sends — for at most this long and this much — before closing,
+// so that closing with unread data (a TCP reset) does not destroy the reply in flight.
+constexpr auto kLingerTime = std::chrono::seconds(2);
+constexpr size_t kLingerBytes = 8u << 20;
+constexpr size_t kReadChunk = 64u << 10;
+
+Clock::duration Seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+// Beast's HTTP/1.1 parser, writing straight into an HttpRequest, with the limits the generic
+// parser lacks: the number of header fields and the length of the request target.
+class RequestParser : public http::basic_parser<true> {
+ public:
+  RequestParser(const ServeOptions& options) : options_(options) {
+    header_limit(static_cast<uint32_t>(std::min<size_t>(options.max_header_bytes, UINT32_MAX)));
+    body_limit(kMaxBodyBytes);
+    request_.headers.clear();
   }
-  std::string_view target = in.target;
+
+  HttpRequest& request() { return request_; }
+  const std::string& target() const { return target_; }
+  bool too_many_fields() const { return too_many_fields_; }
+  bool target_too_long() const { return target_too_long_; }
+  bool expects_continue() const { return expects_continue_; }
+
+ private:
+  void on_request_impl(http::verb, beast::string_view method, beast::string_view target,
+                       int version, error_code& ec) override {
+    if (target.size() > options_.max_target_bytes) {
+      target_too_long_ = true;
+      ec = http::error::header_limit;
+      return;
+    }
+    request_.verb.assign(method.data(), method.size());
+    target_.assign(target.data(), target.size());
+    http_10_ = version < 11;
+  }
+
+  void on_response_impl(int, beast::string_view, int, error_code& ec) override {
+    ec = http::error::bad_version;  // a request parser never sees a status line
+  }
+
+  void on_field_impl(http::field name, beast::string_view name_string, beast::string_view value,
+                     error_code& ec) override {
+    if (++fields_ > options_.max_header_fields) {
+      too_many_fields_ = true;
+      ec = http::error::header_limit;
+      return;
+    }
+    if (name == http::field::expect && beast::iequals(value, "100-continue")) {
+      expects_continue_ = true;
+    }
+    request_.headers.emplace_hint(request_.headers.end(),
+                                  std::string(name_string.data(), name_string.size()),
+                                  std::string(value.data(), value.size()));
+  }
+
+  void on_header_impl(error_code&) override {}
+
+  void on_body_init_impl(const boost::optional<uint64_t>& content_length, error_code&) override {
+    // The limit was checked against content_length before this is called.
+    if (content_length) request_.body.reserve(static_cast<size_t>(*content_length));
+  }
+
+  size_t on_body_impl(beast::string_view body, error_code&) override {
+    request_.body.append(body.data(), body.size());
+    return body.size();
+  }
+
+  void on_chunk_header_impl(uint64_t, beast::string_view, error_code&) override {}
+
+  size_t on_chunk_body_impl(uint64_t, beast::string_view body, error_code&) override {
+    request_.body.append(body.data(), body.size());
+    return body.size();
+  }
+
+  void on_finish_impl(error_code&) override {}
+
+  const ServeOptions& options_;
+  HttpRequest request_;
+  std::string target_;
+  int fields_ = 0;
+  bool http_10_ = false;
+  bool too_many_fields_ = false;
+  bool target_too_long_ = false;
+  bool expects_continue_ = false;
+};
+
+// The request line's target split into path and query, as the service wants them.
+void FillTarget(HttpRequest& r, std::string_view target) {
   size_t q = target.find('?');
   r.raw_path = std::string(target.substr(0, q));
   auto path = PercentDecode(r.raw_path, false);
@@ -41,30 +167,531 @@ HttpRequest FromHttplib(const httplib::Request& in) {
     auto query = ParseQuery(target.substr(q + 1));
     if (query.ok()) r.query = std::move(*query);
   }
-  r.body = in.body;
-  r.remote_addr = in.remote_addr;
-  std::string host = r.Header("Host");
-  r.base_url = "http://" + (host.empty() ? in.local_addr + ":" + std::to_string(in.local_port) : host);
-  return r;
 }
 
-void ToHttplib(HttpReply&& reply, httplib::Response& out) {
-  out.status = reply.status;
-  // The service writes header values without CR/LF (set_header would check each again).
-  for (auto& [name, value] : reply.headers) out.headers.emplace(std::move(name), std::move(value));
-  out.body = std::move(reply.body);
+// The status line, the reply's headers, Content-Length and (when closing) Connection: close.
+std::string SerializeHead(const HttpReply& reply, size_t body_size, bool close) {
+  std::string head;
+  head.reserve(256 + reply.headers.size() * 48);
+  head += "HTTP/1.1 ";
+  head += std::to_string(reply.status);
+  head += ' ';
+  head += ReasonPhrase(reply.status);
+  head += "\r\n";
+  for (const auto& [name, value] : reply.headers) {
+    head += name;
+    head += ": ";
+    head += value;
+    head += "\r\n";
+  }
+  head += "Content-Length: ";
+  head += std::to_string(body_size);
+  head += "\r\n";
+  if (close) head += "Connection: close\r\n";
+  head += "\r\n";
+  return head;
+}
+
+class Server;
+
+// One connection. Owned by the handlers in flight (shared_from_this); the server knows it by a
+// raw pointer in its registry, which the destructor removes.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  enum class Phase : int {
+    kFresh,      // accepted, no byte yet: header timeout, then closed silently
+    kIdle,       // kept alive, waiting for the next request: idle timeout, closed silently
+    kHeader,     // a request's header arriving: header timeout, then 408
+    kBody,       // its body arriving: body timeout, then 408
+    kExecuting,  // in Service::Handle: no deadline
+    kWriting,    // a reply going out: write timeout, then closed
+    kLingering,  // refused; draining what the client still sends before closing
+    kClosed,
+  };
+
+  Session(Server& server, tcp::socket socket, bool admitted);
+  ~Session();
+
+  void Start();
+  // From the sweeper (any thread): the deadline has passed, or the server is stopping.
+  void CheckDeadline(Clock::time_point now);
+  void OnShutdown();
+  void ForceClose();
+  Clock::rep deadline() const { return deadline_.load(std::memory_order_relaxed); }
+
+ private:
+  void SetPhase(Phase phase, Clock::duration timeout);
+  void WaitForRequest();
+  void ReadHeader();
+  void OnHeader(error_code ec);
+  void ReadBody();
+  void OnBody(error_code ec);
+  void Execute();
+  void Refuse(int status, std::string_view code, std::string_view detail);
+  void Send(HttpReply reply, bool close);
+  void OnWritten(error_code ec);
+  void Linger(Clock::duration how_long);
+  void DrainSome();
+  void Close();
+  void OnReadError(error_code ec);
+
+  Server& server_;
+  const ServeOptions& options_;
+  tcp::socket socket_;  // its executor is the session's strand (Server::Accept)
+  asio::any_io_executor strand_;
+  const bool admitted_;  // counted against max_connections (false: it only gets the 503)
+  std::string remote_addr_;
+  std::string local_base_url_;
+  beast::flat_buffer buffer_;
+  std::optional<RequestParser> parser_;
+  const Service* service_ = nullptr;
+  AuthResult auth_;
+  bool head_request_ = false;
+  bool keep_alive_ = true;
+  bool timed_out_ = false;
+  Phase phase_ = Phase::kFresh;  // on the strand
+  std::atomic<Clock::rep> deadline_{0};  // 0 = none; read by the sweeper
+  std::string head_;  // the reply being written
+  std::string body_;
+  size_t drained_ = 0;
+  std::unique_ptr<char[]> drain_buffer_;
+};
+
+class Server {
+ public:
+  explicit Server(const ServeOptions& options) : options_(options), acceptor_(io_), sweeper_(io_) {}
+  // Before Run.
+  void set_services(const Services* services) { services_ = services; }
+
+  // Binds and listens; the error names the address.
+  Status Listen(int* port) {
+    error_code ec;
+    tcp::resolver resolver(io_);
+    auto results = resolver.resolve(options_.host, std::to_string(options_.port),
+                                    tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+    const std::string where = options_.host + ":" + std::to_string(options_.port);
+    if (ec || results.empty()) {
+      return Status::IOError("cannot listen on " + where + ": cannot resolve the host (" +
+                             ec.message() + ")");
+    }
+    tcp::endpoint endpoint = results.begin()->endpoint();
+    acceptor_.open(endpoint.protocol(), ec);
+    // SO_REUSEADDR lets a restarted server bind past connections in TIME_WAIT; unlike
+    // SO_REUSEPORT (never set) it does not let a second server share a port that is listened on.
+    if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(endpoint, ec);
+    if (!ec) acceptor_.listen(options_.backlog, ec);
+    if (ec) {
+      std::string message = "cannot listen on " + where + ": " + ec.message();
+      if (ec == asio::error::address_in_use) {
+        message += " (in use by another program? --port 0 picks any free port)";
+      }
+      return Status::IOError(message);
+    }
+    *port = acceptor_.local_endpoint().port();
+    return Status::OK();
+  }
+
+  // Serves on `threads` threads until Stop() and the last connection has ended.
+  void Run() {
+    Accept();
+    Sweep();
+    const int n = std::max(1, options_.threads);
+    std::vector<std::thread> threads;
+    threads.reserve(static_cast<size_t>(n - 1));
+    for (int i = 1; i < n; ++i) threads.emplace_back([this] { io_.run(); });
+    io_.run();
+    for (std::thread& t : threads) t.join();
+  }
+
+  // From any thread: stop accepting, close what is idle, give replies in progress the grace.
+  void Stop() {
+    asio::post(io_, [this] {
+      if (stopping_.exchange(true)) return;
+      grace_end_ = Clock::now() + Seconds(options_.shutdown_grace_s);
+      error_code ignored;
+      acceptor_.close(ignored);
+      for (const auto& session : Live()) session->OnShutdown();
+    });
+  }
+
+  bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
+  asio::io_context& io() { return io_; }
+  const ServeOptions& options() const { return options_; }
+  const Services& services() const { return *services_; }
+
+  void Register(Session* s, bool admitted) {
+    std::lock_guard lock(mu_);
+    sessions_.insert(s);
+    if (admitted) ++admitted_;
+  }
+  void Unregister(Session* s, bool admitted) {
+    std::lock_guard lock(mu_);
+    sessions_.erase(s);
+    if (admitted) --admitted_;
+  }
+
+ private:
+  // Strong references to the sessions alive now (one being destroyed is skipped).
+  std::vector<std::shared_ptr<Session>> Live() {
+    std::vector<std::shared_ptr<Session>> live;
+    std::lock_guard lock(mu_);
+    live.reserve(sessions_.size());
+    for (Session* s : sessions_) {
+      if (auto strong = s->weak_from_this().lock()) live.push_back(std::move(strong));
+    }
+    return live;
+  }
+
+  void Accept() {
+    acceptor_.async_accept(asio::make_strand(io_), [this](error_code ec, tcp::socket socket) {
+      if (stopping()) return;
+      if (!ec) {
+        error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
+        bool admitted;
+        {
+          std::lock_guard lock(mu_);
+          admitted = admitted_ < static_cast<size_t>(options_.max_connections);
+        }
+        std::make_shared<Session>(*this, std::move(socket), admitted)->Start();
+      } else if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space ||
+                 ec == asio::error::no_memory) {
+        // Out of file descriptors: keep the listener; the sweeper frees connections meanwhile.
+        std::fprintf(stderr, "partkv serve: accept: %s\n", ec.message().c_str());
+      }
+      Accept();
+    });
+  }
+
+  void Sweep() {
+    sweeper_.expires_after(kSweepInterval);
+    sweeper_.async_wait([this](error_code ec) {
+      if (ec) return;
+      const auto now = Clock::now();
+      auto live = Live();
+      const bool past_grace = stopping() && now >= grace_end_;
+      for (const auto& session : live) {
+        if (past_grace) {
+          session->ForceClose();
+        } else if (Clock::rep d = session->deadline(); d != 0 && now.time_since_epoch().count() >= d) {
+          session->CheckDeadline(now);
+        }
+      }
+      live.clear();  // a session may end here, on this thread
+      if (stopping()) {
+        std::lock_guard lock(mu_);
+        if (sessions_.empty()) return;  // nothing left: the io_context runs out of work
+      }
+      Sweep();
+    });
+  }
+
+  const ServeOptions& options_;
+  const Services* services_ = nullptr;
+  asio::io_context io_;
+  tcp::acceptor acceptor_;
+  asio::steady_timer sweeper_;  // used on the io_context's threads one at a time (its chain)
+  std::atomic<bool> stopping_{false};
+  Clock::time_point grace_end_;  // set by Stop's handler before stopping_ is seen by the sweeper
+  std::mutex mu_;
+  std::unordered_set<Session*> sessions_;
+  size_t admitted_ = 0;
+};
+
+Session::Session(Server& server, tcp::socket socket, bool admitted)
+    : server_(server),
+      options_(server.options()),
+      socket_(std::move(socket)),
+      strand_(socket_.get_executor()),
+      admitted_(admitted) {
+  server_.Register(this, admitted_);
+}
+
+Session::~Session() { server_.Unregister(this, admitted_); }
+
+void Session::SetPhase(Phase phase, Clock::duration timeout) {
+  phase_ = phase;
+  deadline_.store(timeout == Clock::duration::zero()
+                      ? 0
+                      : (Clock::now() + timeout).time_since_epoch().count(),
+                  std::memory_order_relaxed);
+}
+
+void Session::Start() {
+  error_code ec;
+  tcp::endpoint remote = socket_.remote_endpoint(ec);
+  if (!ec) remote_addr_ = remote.address().to_string();
+  tcp::endpoint local = socket_.local_endpoint(ec);
+  if (!ec) {
+    std::string host = local.address().to_string();
+    if (local.address().is_v6()) host = "[" + host + "]";
+    local_base_url_ = "http://" + host + ":" + std::to_string(local.port());
+  }
+  asio::dispatch(strand_, [self = shared_from_this()] {
+    if (!self->admitted_) {
+      HttpReply reply = ErrorReply(MakeError(503, "ServerBusy",
+                                             "the server has as many connections open as "
+                                             "--max-connections allows; retry later"));
+      reply.SetHeader("Retry-After", "1");
+      reply.SetHeader("x-ms-request-id", NewRequestId());
+      reply.SetHeader("Date", HttpDateNow());
+      self->Send(std::move(reply), true);
+      return;
+    }
+    if (self->server_.stopping()) return self->Close();
+    self->SetPhase(Phase::kFresh, Seconds(self->options_.header_timeout_s));
+    self->WaitForRequest();
+  });
+}
+
+// Waits for the first byte of a request (pipelined bytes already read count as one).
+void Session::WaitForRequest() {
+  parser_.emplace(options_);
+  service_ = nullptr;
+  auth_ = AuthResult();
+  timed_out_ = false;
+  if (buffer_.size() > 0) return ReadHeader();
+  socket_.async_wait(tcp::socket::wait_read,
+                     asio::bind_executor(strand_, [self = shared_from_this()](error_code ec) {
+    if (ec || self->phase_ == Phase::kClosed) return self->Close();
+    self->ReadHeader();
+  }));
+}
+
+void Session::ReadHeader() {
+  SetPhase(Phase::kHeader, Seconds(options_.header_timeout_s));
+  http::async_read_header(socket_, buffer_, *parser_,
+                          asio::bind_executor(strand_, [self = shared_from_this()](
+                                                           error_code ec, size_t) {
+    self->OnHeader(ec);
+  }));
+}
+
+void Session::OnReadError(error_code ec) {
+  if (phase_ == Phase::kClosed) return;
+  if (timed_out_) {
+    return Refuse(408, "RequestTimeout",
+                  phase_ == Phase::kBody
+                      ? "the request's body did not arrive within --body-timeout"
+                      : "the request's header did not arrive within --header-timeout");
+  }
+  if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
+    if (parser_->target_too_long()) {
+      return Refuse(414, "RequestUriTooLong",
+                    "the request target is over " + std::to_string(options_.max_target_bytes) +
+                        " bytes");
+    }
+    if (parser_->too_many_fields()) {
+      return Refuse(431, "RequestHeaderFieldsTooLarge",
+                    "the request has more than " + std::to_string(options_.max_header_fields) +
+                        " header fields");
+    }
+    return Refuse(431, "RequestHeaderFieldsTooLarge",
+                  "the request line and header fields are over " +
+                      std::to_string(options_.max_header_bytes) + " bytes");
+  }
+  if (ec == http::error::body_limit) {
+    return Refuse(413, "RequestBodyTooLarge", "the request body is over Azure's limit of 4 MiB");
+  }
+  if (ec.category() == make_error_code(http::error::end_of_stream).category() &&
+      ec != http::error::end_of_stream && ec != http::error::partial_message) {
+    return Refuse(400, "InvalidInput", "malformed HTTP request: " + ec.message());
+  }
+  Close();  // the client went away (or closed mid-request): nothing to answer
+}
+
+void Session::OnHeader(error_code ec) {
+  if (ec) return OnReadError(ec);
+  HttpRequest& r = parser_->request();
+  head_request_ = r.verb == "HEAD";
+  keep_alive_ = parser_->keep_alive();
+  r.method = r.verb == "PATCH" ? "MERGE" : r.verb;
+  if (r.method == "POST") {
+    std::string override_method = r.Header("X-HTTP-Method");
+    if (!override_method.empty()) r.method = std::move(override_method);
+  }
+  FillTarget(r, parser_->target());
+  r.remote_addr = remote_addr_;
+  std::string host = r.Header("Host");
+  r.base_url = host.empty() ? local_base_url_ : "http://" + host;
+  if (r.verb == "OPTIONS") {  // CORS preflight: answered without authentication
+    HttpReply reply;
+    reply.status = 204;
+    reply.SetHeader("x-ms-request-id", NewRequestId());
+    reply.SetHeader("Date", HttpDateNow());
+    return Send(std::move(reply), !parser_->is_done() || !keep_alive_);
+  }
+  // Chunked is the only transfer coding a request may use (it is all the parser decodes);
+  // anything else would reach the service still coded.
+  if (auto te = r.headers.find("Transfer-Encoding"); te != r.headers.end() &&
+                                                     !beast::iequals(te->second, "chunked")) {
+    return Refuse(501, "NotImplemented",
+                  "Transfer-Encoding '" + te->second + "' is not supported: send the body "
+                  "with Content-Length or chunked");
+  }
+  service_ = &server_.services().Route(r);
+  if (std::optional<HttpReply> refusal = service_->Admit(r, &auth_)) {
+    if (options_.verbose) {
+      std::fprintf(stderr, "%s %s -> %d %s\n", r.verb.c_str(), parser_->target().c_str(),
+                   refusal->status, refusal->Header("x-ms-error-code").c_str());
+    }
+    // The body, if any, is not read: the connection cannot carry another request.
+    return Send(std::move(*refusal), !parser_->is_done() || !keep_alive_);
+  }
+  if (parser_->is_done()) return Execute();
+  if (parser_->expects_continue()) {
+    SetPhase(Phase::kWriting, Seconds(options_.write_timeout_s));
+    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    return asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
+                             asio::bind_executor(strand_, [self = shared_from_this()](
+                                                              error_code ec, size_t) {
+      if (ec || self->phase_ == Phase::kClosed) return self->Close();
+      self->ReadBody();
+    }));
+  }
+  ReadBody();
+}
+
+void Session::ReadBody() {
+  SetPhase(Phase::kBody, Seconds(options_.body_timeout_s));
+  http::async_read(socket_, buffer_, *parser_,
+                   asio::bind_executor(strand_, [self = shared_from_this()](error_code ec, size_t) {
+    self->OnBody(ec);
+  }));
+}
+
+void Session::OnBody(error_code ec) {
+  if (ec) return OnReadError(ec);
+  Execute();
+}
+
+void Session::Execute() {
+  SetPhase(Phase::kExecuting, Clock::duration::zero());
+  const HttpRequest& r = parser_->request();
+  HttpReply reply;
+  try {
+    reply = service_->Handle(r, auth_);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "partkv serve: %s %s: internal error: %s\n", r.verb.c_str(),
+                 parser_->target().c_str(), e.what());
+    reply = ErrorReply(MakeError(500, "InternalError"));
+  }
+  if (options_.verbose) {
+    std::fprintf(stderr, "%s %s -> %d %s\n", r.verb.c_str(), parser_->target().c_str(),
+                 reply.status, reply.Header("x-ms-error-code").c_str());
+  }
+  Send(std::move(reply), !keep_alive_);
+}
+
+void Session::Refuse(int status, std::string_view code, std::string_view detail) {
+  HttpReply reply = ErrorReply(MakeError(status, code, detail));
+  reply.SetHeader("x-ms-request-id", NewRequestId());
+  reply.SetHeader("Date", HttpDateNow());
+  Send(std::move(reply), true);
+}
+
+void Session::Send(HttpReply reply, bool close) {
+  if (phase_ == Phase::kClosed) return;
+  close = close || server_.stopping();
+  keep_alive_ = !close;
+  body_ = std::move(reply.body);
+  head_ = SerializeHead(reply, body_.size(), close);
+  if (head_request_) body_.clear();
+  SetPhase(Phase::kWriting, Seconds(options_.write_timeout_s));
+  std::array<asio::const_buffer, 2> buffers{asio::buffer(head_), asio::buffer(body_)};
+  asio::async_write(socket_, buffers,
+                    asio::bind_executor(strand_, [self = shared_from_this()](error_code ec, size_t) {
+    self->OnWritten(ec);
+  }));
+}
+
+void Session::OnWritten(error_code ec) {
+  if (ec || phase_ == Phase::kClosed) return Close();
+  head_.clear();
+  body_.clear();
+  body_.shrink_to_fit();
+  if (!keep_alive_) {
+    // Request bytes may still be unread (a refused body, pipelined requests): linger.
+    if (parser_ && parser_->is_done() && buffer_.size() == 0 && !timed_out_) return Close();
+    // A client that timed out is slow by definition: a short linger, enough for the 408.
+    return Linger(timed_out_ ? std::chrono::duration_cast<Clock::duration>(kLingerTime) / 4
+                             : std::chrono::duration_cast<Clock::duration>(kLingerTime));
+  }
+  parser_.reset();
+  SetPhase(Phase::kIdle, Seconds(options_.idle_timeout_s));
+  WaitForRequest();
+}
+
+void Session::Linger(Clock::duration how_long) {
+  error_code ignored;
+  socket_.shutdown(tcp::socket::shutdown_send, ignored);
+  SetPhase(Phase::kLingering, how_long);
+  drained_ = 0;
+  drain_buffer_ = std::make_unique<char[]>(kReadChunk);
+  DrainSome();
+}
+
+void Session::DrainSome() {
+  socket_.async_read_some(asio::buffer(drain_buffer_.get(), kReadChunk),
+                          asio::bind_executor(strand_, [self = shared_from_this()](error_code ec,
+                                                                                   size_t n) {
+    self->drained_ += n;
+    if (ec || self->phase_ == Phase::kClosed || self->drained_ >= kLingerBytes) return self->Close();
+    self->DrainSome();
+  }));
+}
+
+void Session::Close() {
+  if (phase_ == Phase::kClosed) return;
+  phase_ = Phase::kClosed;
+  deadline_.store(0, std::memory_order_relaxed);
+  error_code ignored;
+  socket_.shutdown(tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+}
+
+void Session::CheckDeadline(Clock::time_point now) {
+  asio::post(strand_, [self = shared_from_this(), now] {
+    Clock::rep d = self->deadline_.load(std::memory_order_relaxed);
+    if (d == 0 || now.time_since_epoch().count() < d) return;  // moved on meanwhile
+    switch (self->phase_) {
+      case Phase::kHeader:
+      case Phase::kBody: {
+        // Cancel the read; its handler answers 408.
+        self->timed_out_ = true;
+        self->deadline_.store(0, std::memory_order_relaxed);
+        error_code ignored;
+        self->socket_.cancel(ignored);
+        return;
+      }
+      case Phase::kExecuting:
+        return;
+      default:
+        return self->Close();
+    }
+  });
+}
+
+void Session::OnShutdown() {
+  asio::post(strand_, [self = shared_from_this()] {
+    switch (self->phase_) {
+      case Phase::kExecuting:
+      case Phase::kWriting:
+        return;  // the reply goes out with Connection: close (or within the grace)
+      default:
+        return self->Close();
+    }
+  });
+}
+
+void Session::ForceClose() {
+  asio::post(strand_, [self = shared_from_this()] { self->Close(); });
 }
 
 }  // namespace
 
 Status RunServe(const ServeOptions& options) {
-  Accounts accounts;
-  if (options.accounts.empty()) {
-    PARTKV_RETURN_IF_ERROR(accounts.Add(kDevAccountName, kDevAccountKey));
-  }
-  for (const auto& [name, key] : options.accounts) PARTKV_RETURN_IF_ERROR(accounts.Add(name, key));
-  PARTKV_RETURN_IF_ERROR(CheckProfileName(options.profile));
-
   // Signals are taken by one thread with sigwait; every thread started from here inherits the
   // blocked mask, so no worker is ever interrupted by them.
   sigset_t signals;
@@ -75,65 +702,13 @@ Status RunServe(const ServeOptions& options) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  std::error_code ec;
-  std::filesystem::create_directories(options.store_dir, ec);
-  if (ec) return Status::IOError("cannot create the store directory '" + options.store_dir + "': " + ec.message());
-  StoreOptions store_options;
-  store_options.create_if_missing = true;
-  store_options.profile = options.profile;
-  store_options.throttling = options.throttling;
-  store_options.memory_budget_bytes = options.memory_budget_bytes;
-  auto store = Store::Open(options.store_dir, store_options);
-  if (!store.ok()) return store.status();
-  ServiceOptions service_options;
-  service_options.sync = options.sync;
-  service_options.scan_budget = options.scan_budget;
-  auto service = std::make_unique<Service>(std::move(*store), std::move(accounts), service_options);
-
-  httplib::Server server;
-  const int threads = options.threads > 0 ? options.threads : 64;
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  server.set_payload_max_length(kMaxBodyBytes);
-  server.set_keep_alive_max_count(100000);
-  server.set_tcp_nodelay(true);
-  auto handler = [&service, verbose = options.verbose](const httplib::Request& req,
-                                                       httplib::Response& res) {
-    HttpReply reply = service->Handle(FromHttplib(req));
-    if (verbose) {
-      std::fprintf(stderr, "%s %s -> %d %s\n", req.method.c_str(), req.target.c_str(), reply.status,
-                   reply.Header("x-ms-error-code").c_str());
-    }
-    ToHttplib(std::move(reply), res);
-  };
-  const std::string all = ".*";
-  server.Get(all, handler).Post(all, handler).Put(all, handler).Patch(all, handler)
-      .Delete(all, handler);
-  server.Options(all, [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
-  // Errors cpp-httplib answers itself (body over the limit, malformed request) get Azure's body.
-  server.set_error_handler(httplib::Server::HandlerWithResponse(
-      [](const httplib::Request&, httplib::Response& res) {
-    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    AzureError error = res.status == 413
-                           ? MakeError(413, "RequestBodyTooLarge",
-                                       "the request body is over Azure's limit of 4 MiB")
-                           : MakeError(res.status, res.status == 404 ? "InvalidUri" : "InvalidInput");
-    HttpReply reply = ErrorReply(error);
-    reply.status = res.status;
-    ToHttplib(std::move(reply), res);
-    return httplib::Server::HandlerResponse::Handled;
-  }));
-  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-    ToHttplib(ErrorReply(MakeError(500, "InternalError")), res);
-  });
-
-  int port = options.port;
-  if (port == 0) {
-    port = server.bind_to_any_port(options.host);
-    if (port < 0) return Status::IOError("cannot bind " + options.host + " to a free port");
-  } else if (!server.bind_to_port(options.host, port)) {
-    return Status::IOError("cannot listen on " + options.host + ":" + std::to_string(port) +
-                           " (in use? try --port 0 for any free port)");
-  }
+  // The address first: a port in use is reported before any store is opened.
+  Server server(options);
+  int port = 0;
+  PARTKV_RETURN_IF_ERROR(server.Listen(&port));
+  auto services = Services::Open(options);
+  if (!services.ok()) return services.status();
+  server.set_services(services->get());
 
   std::thread signal_thread([&server, signals] {
     int sig = 0;
@@ -142,14 +717,17 @@ Status RunServe(const ServeOptions& options) {
       std::fprintf(stderr, "partkv serve: %s received, finishing requests in progress\n",
                    sig == SIGINT ? "SIGINT" : "SIGTERM");
     }
-    server.stop();
+    server.Stop();
   });
 
-  const std::string account =
-      options.accounts.empty() ? std::string(kDevAccountName) : options.accounts.front().first;
+  const auto& served = (*services)->served();
   std::string url = "http://" + options.host + ":" + std::to_string(port);
-  std::printf("partkv serve: listening on %s/%s (store %s)\n", url.c_str(), account.c_str(),
-              options.store_dir.c_str());
+  std::printf("partkv serve: listening on %s/%s (store %s)\n", url.c_str(),
+              served.front().account.c_str(), served.front().store_dir.c_str());
+  for (size_t i = 1; i < served.size(); ++i) {
+    std::printf("partkv serve: account %s at %s/%s (store %s)\n", served[i].account.c_str(),
+                url.c_str(), served[i].account.c_str(), served[i].store_dir.c_str());
+  }
   if (options.accounts.empty()) {
     std::printf("connection string: DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;"
                 "TableEndpoint=%s/%s;\n",
@@ -157,13 +735,12 @@ Status RunServe(const ServeOptions& options) {
   }
   std::fflush(stdout);
 
-  bool served = server.listen_after_bind();
-  // Whether a signal or a failure ended listening, wake the signal thread so it can be joined.
+  server.Run();
+  // Whether a signal or a failure ended serving, wake the signal thread so it can be joined.
   pthread_kill(signal_thread.native_handle(), SIGUSR1);
   signal_thread.join();
-  service.reset();  // closes the store after every request has answered
+  services->reset();  // closes the stores after every request has answered
   std::fprintf(stderr, "partkv serve: stopped\n");
-  if (!served) return Status::IOError("the server stopped accepting connections unexpectedly");
   return Status::OK();
 }
 
