@@ -12,7 +12,8 @@ import { Conn, DEV_ACCOUNT, MiB, assertRefusal, assertServes, createTable, excha
 const kMaxGrowth = 16 * MiB;
 const kBodyLimit = 4 * MiB;
 
-function assertPeak(growth, what) {
+function assertPeak(t, growth, what) {
+  t.diagnostic(`${what}: peak RSS growth ${(growth / MiB).toFixed(2)} MiB`);
   assert.ok(growth <= kMaxGrowth,
             `${what}: the server's peak resident size grew by ${(growth / MiB).toFixed(1)} MiB ` +
             `(limit ${kMaxGrowth / MiB} MiB)`);
@@ -44,7 +45,7 @@ async function entityCount(port, table) {
   return JSON.parse(r.text).value.length;
 }
 
-test("GzipBombIsRefusedWithoutInflating", async () => {
+test("GzipBombIsRefusedWithoutInflating", async (t) => {
   await withServer({}, async (server) => {
     await createTable(server.port, "bombed");
     await assertServes(assert, server.port, "before the attack");
@@ -75,13 +76,13 @@ test("GzipBombIsRefusedWithoutInflating", async () => {
     await conn.waitClosed(5000, "the server closing the refused connection");
     conn.destroy();
 
-    assertPeak(peak(), "gzip bomb");
+    assertPeak(t, peak(), "gzip bomb");
     await assertServes(assert, server.port);
     assert.equal(await entityCount(server.port, "bombed"), 0);
   });
 });
 
-test("EndlessChunkedBodyIs413WhileStillSending", async () => {
+test("EndlessChunkedBodyIs413WhileStillSending", async (t) => {
   await withServer({}, async (server) => {
     await createTable(server.port, "chunked");
     await assertServes(assert, server.port, "before the attack");
@@ -110,7 +111,7 @@ test("EndlessChunkedBodyIs413WhileStillSending", async () => {
     assert.ok(decoded > kBodyLimit, `413 after only ${decoded} decoded bytes (limit ${kBodyLimit})`);
     await conn.waitClosed(5000, "the server closing the refused connection");
     conn.destroy();
-    assertPeak(peak(), "64 MiB chunked body");
+    assertPeak(t, peak(), "64 MiB chunked body");
     await assertServes(assert, server.port);
     assert.equal(await entityCount(server.port, "chunked"), 0);
   });
@@ -136,7 +137,7 @@ test("ContentLengthOverFourMiBIs413Unread", async () => {
   });
 });
 
-test("HundredThousandHeaderFieldsAre431", async () => {
+test("HundredThousandHeaderFieldsAre431", async (t) => {
   await withServer({}, async (server) => {
     await assertServes(assert, server.port, "before the attack");
     const peak = measurePeak(server.pid);
@@ -148,7 +149,7 @@ test("HundredThousandHeaderFieldsAre431", async () => {
     assertRefusal(assert, r, 431, "RequestHeaderFieldsTooLarge");
     await conn.waitClosed(5000, "the server closing the connection (it must stop reading)");
     conn.destroy();
-    assertPeak(peak(), "100,000 header fields");
+    assertPeak(t, peak(), "100,000 header fields");
     await assertServes(assert, server.port);
   });
 });
@@ -167,6 +168,26 @@ test("HeaderFieldAndByteLimitsHoldAtTheirEdges", async () => {
     r = await exchange(server.port, request("GET", target, { headers: [["X-Long", "a".repeat(65536)]] }));
     assertRefusal(assert, r, 431, "RequestHeaderFieldsTooLarge");
     await assertServes(assert, server.port);
+  });
+});
+
+test("HeaderLimitOptionsAreHonoured", async () => {
+  await withServer({ args: ["--max-header-fields", "20", "--max-header-bytes", "4096"] }, async (server) => {
+    const target = `/${DEV_ACCOUNT}/Tables`;
+    const standard = 6;
+    const fill = (n) => Array.from({ length: n }, (_, i) => [`X-Fill-${i}`, "v"]);
+    let r = await exchange(server.port, request("GET", target, { headers: fill(20 - standard) }));
+    assert.equal(r.status, 200, `20 header fields: ${r.status} ${r.text}`);
+    r = await exchange(server.port, request("GET", target, { headers: fill(21 - standard) }));
+    assertRefusal(assert, r, 431, "RequestHeaderFieldsTooLarge", "21 fields over --max-header-fields 20");
+    const sized = (n) => {
+      const bare = request("GET", target, { headers: [["X-Pad", ""]] }).length;
+      return request("GET", target, { headers: [["X-Pad", "p".repeat(n - bare)]] });
+    };
+    r = await exchange(server.port, sized(3500));
+    assert.equal(r.status, 200, `a 3,500-byte header section: ${r.status} ${r.text}`);
+    r = await exchange(server.port, sized(5000));
+    assertRefusal(assert, r, 431, "RequestHeaderFieldsTooLarge", "5,000 bytes over --max-header-bytes 4096");
   });
 });
 

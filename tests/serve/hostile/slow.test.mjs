@@ -1,11 +1,12 @@
 // Clients that hold connections instead of using them: slow-loris headers trickled a byte at a
-// time, a body that stops, a connection that never speaks, one left idle, and more connections
-// than the cap. Each is cut off by its deadline (the sweeper's granularity is 0.25 s: 1 s of
+// time, a body that stops, a connection that never speaks, one left idle, a reply never read,
+// and more connections than the cap. Each is cut off by its deadline (the sweeper's granularity is 0.25 s: 1 s of
 // slack) while normal clients keep being served.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Conn, DEV_ACCOUNT, assertRefusal, assertServes, request, withServer } from "./wire.mjs";
+import { Conn, DEV_ACCOUNT, assertRefusal, assertReplyCut, assertServes, fillBigTable, request, stuckReader,
+         withServer } from "./wire.mjs";
 
 const kSlack = 1000;        // ms past a deadline the server may take
 const kGranularity = 250;   // ms before a deadline the server may not act
@@ -185,5 +186,24 @@ test("ConnectionBeyondTheCapIs503UntilOneCloses", async () => {
     } finally {
       for (const conn of held) conn.destroy();
     }
+  });
+});
+
+// A client that stops reading a reply of ~24 MiB holds it for --write-timeout at most: by then
+// the server has given up the reply (the client, reading afterwards, finds it cut short and the
+// connection closed) and goes on serving.
+test("ReaderThatStopsIsCutOffAfterWriteTimeout", async () => {
+  await withServer({ args: ["--write-timeout", "1"] }, async (server) => {
+    await fillBigTable(server.port, "big");
+    const reader = await stuckReader(server.port, "big");
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1000 + kSlack));  // the deadline itself
+      reader.socket.resume();
+      await reader.waitClosed(kSlack, "the stuck reply's connection closed by write-timeout + 1 s");
+      assertReplyCut(assert, reader);
+    } finally {
+      reader.destroy();
+    }
+    await assertServes(assert, server.port, "after cutting off a stuck reader");
   });
 });

@@ -330,16 +330,24 @@ export async function exchange(port, bytes, ms = 5000) {
   }
 }
 
-// Asserts that `r` is one of the contract's refusals: the status, the Azure error code in both
-// the header and the JSON body, Content-Length, Connection: close.
-export function assertRefusal(assert, r, status, code) {
-  assert.equal(r.status, status, `expected ${status} ${code}, got ${r.status}: ${r.head}\n${r.text}`);
-  assert.equal(r.headers["x-ms-error-code"], code, r.head);
-  assert.equal(r.headers.connection?.toLowerCase(), "close", `Connection: close missing: ${r.head}`);
+// Asserts that `r` is an Azure error: the status, the error code in both the x-ms-error-code
+// header and the JSON body, a Content-Length that matches the body.
+export function assertAzureError(assert, r, status, code, what = "") {
+  const to = what ? ` (${what})` : "";
+  assert.equal(r.status, status, `expected ${status} ${code}${to}, got ${r.status}: ${r.head}\n${r.text}`);
+  assert.equal(r.headers["x-ms-error-code"], code, `${r.head}${to}`);
   assert.equal(Number(r.headers["content-length"]), r.body.length);
   let json;
-  assert.doesNotThrow(() => (json = JSON.parse(r.text)), `the body is not JSON: ${r.text}`);
-  assert.equal(json["odata.error"]?.code, code, r.text);
+  assert.doesNotThrow(() => (json = JSON.parse(r.text)), `the body is not JSON${to}: ${r.text}`);
+  assert.equal(json["odata.error"]?.code, code, `${r.text}${to}`);
+}
+
+// Asserts that `r` is one of the contract's refusals: an Azure error with Connection: close
+// (the caller checks that the server then closes).
+export function assertRefusal(assert, r, status, code, what = "") {
+  assertAzureError(assert, r, status, code, what);
+  assert.equal(r.headers.connection?.toLowerCase(), "close",
+               `Connection: close missing${what ? ` (${what})` : ""}: ${r.head}`);
 }
 
 // Creates `table` with a signed request; asserts 201 (or 204 with return-no-content).
@@ -358,4 +366,44 @@ export async function assertServes(assert, port, what = "after the attack") {
 
 export function freshDir() {
   return mkdtempSync(join(tmpdir(), "partkv-hostile-"));
+}
+
+// Fills `table` with 200 entities of 120 KB (four 30,000-character strings), so that a query of
+// the whole table answers one page of about 24 MiB: more than the socket buffers hold.
+export async function fillBigTable(port, table) {
+  await createTable(port, table);
+  const conn = await Conn.open(port);
+  try {
+    const filler = "x".repeat(30000);
+    for (let i = 0; i < 200; i++) {
+      const entity = { PartitionKey: "p", RowKey: String(i).padStart(4, "0"), a: filler, b: filler, c: filler, d: filler };
+      await conn.write(request("POST", `/${DEV_ACCOUNT}/${table}`,
+                               { body: JSON.stringify(entity), headers: [["Prefer", "return-no-content"]] }));
+      const r = await conn.readResponse(5000, `inserting entity ${i}`);
+      if (r.status !== 204) throw new Error(`inserting entity ${i}: ${r.status} ${r.text}`);
+    }
+  } finally {
+    conn.destroy();
+  }
+}
+
+// Sends a query of all of `table` on a new connection and stops reading after the first bytes of
+// the reply; the connection, paused.
+export async function stuckReader(port, table) {
+  const reader = await Conn.open(port);
+  await reader.write(request("GET", `/${DEV_ACCOUNT}/${table}()`));
+  await reader.until(() => (reader.received > 0 ? true : undefined), 20000, "the first bytes of the query's reply");
+  reader.socket.pause();
+  return reader;
+}
+
+// After `reader` resumed and closed: asserts the reply was cut short, i.e. the client really
+// held the server's write.
+export function assertReplyCut(assert, reader) {
+  const end = reader.buf.indexOf("\r\n\r\n");
+  assert.ok(end > 0, "no header in the reply");
+  const length = Number(reader.buf.subarray(0, end).toString("latin1").match(/content-length: (\d+)/i)[1]);
+  assert.ok(length > 20 * MiB, `the reply is only ${length} bytes`);
+  assert.ok(reader.received < end + 4 + length,
+            "the whole reply fit in the socket buffers: the client never held the server's write");
 }
