@@ -19,6 +19,8 @@ test("UnsignedAndBadlySignedRequestsAre403AndClosed", async () => {
       ["unsigned POST announcing 4 MiB, none sent",
        request("POST", `/${DEV_ACCOUNT}/Tables`, { signAs: null, contentLength: 4 * MiB })],
     ];
+    // Every case is tried; the failures are reported together.
+    const failures = [];
     for (const [what, bytes] of cases) {
       const conn = await Conn.open(server.port);
       try {
@@ -27,10 +29,13 @@ test("UnsignedAndBadlySignedRequestsAre403AndClosed", async () => {
         assertRefusal(assert, r, 403, "AuthenticationFailed", what);
         await conn.waitClosed(4000, `the server closing the connection after refusing an ${what}`);
         assert.equal(conn.buf.length, 0, `bytes after the 403 to an ${what}: ${conn.buf.toString("latin1")}`);
+      } catch (err) {
+        failures.push(err.message.split(/\r?\n/)[0]);
       } finally {
         conn.destroy();
       }
     }
+    assert.deepEqual(failures, []);
     const r = await exchange(server.port, request("GET", `/${DEV_ACCOUNT}/Tables`));
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(JSON.parse(r.text).value, [], "a refused request created a table");
