@@ -1,8 +1,12 @@
 // The HTTP/1.1 layer of partkv serve (server.h): Boost.Beast's parser over Asio sockets in,
 // Services out.
 //
-// One io_context runs on `threads` threads. Each connection is a Session whose handlers run on
-// its own strand, one step at a time:
+// There are `threads` io_contexts, each run by one thread; a new connection goes to the next
+// one in turn and stays there. So a connection's steps run on one thread, one at a time, without
+// hopping between threads (one io_context shared by many threads hands every step to whichever
+// thread is free: measured, that doubled the server's CPU per request), and a request being
+// executed holds up only the connections of its own thread — none while there are no more
+// busy connections than threads. A Session's steps:
 //
 //   wait for a byte ─▶ read the header ─▶ admit (authenticate) ─▶ read the body ─▶ execute ─▶ write
 //        ▲                                                                                    │
@@ -43,12 +47,12 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/basic_parser.hpp>
 #include <boost/beast/http/error.hpp>
-#include <boost/beast/http/read.hpp>
+#include <boost/beast/core/buffers_suffix.hpp>
 
 #include "tools/serve/auth.h"
 #include "tools/serve/errors.h"
@@ -72,7 +76,10 @@ constexpr auto kSweepInterval = std::chrono::milliseconds(250);
 // so that closing with unread data (a TCP reset) does not destroy the reply in flight.
 constexpr auto kLingerTime = std::chrono::seconds(2);
 constexpr size_t kLingerBytes = 8u << 20;
-constexpr size_t kReadChunk = 64u << 10;
+constexpr size_t kReadChunk = 64u << 10;  // reads of bytes to discard
+// Reads of a request: a whole ordinary request in one read, without holding much per idle
+// connection (the buffer keeps its capacity).
+constexpr size_t kRequestReadChunk = 16u << 10;
 
 Clock::duration Seconds(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
@@ -222,10 +229,11 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   void SetPhase(Phase phase, Clock::duration timeout);
   void WaitForRequest();
-  void ReadHeader();
-  void OnHeader(error_code ec);
-  void ReadBody();
-  void OnBody(error_code ec);
+  void ReadMore();
+  void OnRead(error_code ec, size_t n);
+  void Parse();
+  void OnHeader();
+  void ContinueBody();
   void Execute();
   void Refuse(int status, std::string_view code, std::string_view detail);
   void Send(HttpReply reply, bool close);
@@ -237,8 +245,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   Server& server_;
   const ServeOptions& options_;
-  tcp::socket socket_;  // its executor is the session's strand (Server::Accept)
-  asio::any_io_executor strand_;
+  tcp::socket socket_;  // on its io_context (Server::Accept), which one thread runs
+  asio::any_io_executor strand_;  // the socket's executor: the session's steps run one at a time
   const bool admitted_;  // counted against max_connections (false: it only gets the 503)
   std::string remote_addr_;
   std::string local_base_url_;
@@ -249,7 +257,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool head_request_ = false;
   bool keep_alive_ = true;
   bool timed_out_ = false;
-  Phase phase_ = Phase::kFresh;  // on the strand
+  bool header_done_ = false;  // OnHeader has run for the current request
+  Phase phase_ = Phase::kFresh;  // on the session's thread
   std::atomic<Clock::rep> deadline_{0};  // 0 = none; read by the sweeper
   std::string head_;  // the reply being written
   std::string body_;
@@ -259,14 +268,16 @@ class Session : public std::enable_shared_from_this<Session> {
 
 class Server {
  public:
-  explicit Server(const ServeOptions& options) : options_(options), acceptor_(io_), sweeper_(io_) {}
+  explicit Server(const ServeOptions& options)
+      : options_(options), contexts_(MakeContexts(options.threads)), acceptor_(*contexts_[0]),
+        sweeper_(*contexts_[0]) {}
   // Before Run.
   void set_services(const Services* services) { services_ = services; }
 
   // Binds and listens; the error names the address.
   Status Listen(int* port) {
     error_code ec;
-    tcp::resolver resolver(io_);
+    tcp::resolver resolver(*contexts_[0]);
     auto results = resolver.resolve(options_.host, std::to_string(options_.port),
                                     tcp::resolver::passive | tcp::resolver::numeric_service, ec);
     const std::string where = options_.host + ":" + std::to_string(options_.port);
@@ -296,17 +307,20 @@ class Server {
   void Run() {
     Accept();
     Sweep();
-    const int n = std::max(1, options_.threads);
+    // Each io_context runs until the sweeper releases the guards (after the last connection).
+    for (auto& context : contexts_) guards_.emplace_back(context->get_executor());
     std::vector<std::thread> threads;
-    threads.reserve(static_cast<size_t>(n - 1));
-    for (int i = 1; i < n; ++i) threads.emplace_back([this] { io_.run(); });
-    io_.run();
+    threads.reserve(contexts_.size() - 1);
+    for (size_t i = 1; i < contexts_.size(); ++i) {
+      threads.emplace_back([context = contexts_[i].get()] { context->run(); });
+    }
+    contexts_[0]->run();
     for (std::thread& t : threads) t.join();
   }
 
   // From any thread: stop accepting, close what is idle, give replies in progress the grace.
   void Stop() {
-    asio::post(io_, [this] {
+    asio::post(*contexts_[0], [this] {
       if (stopping_.exchange(true)) return;
       grace_end_ = Clock::now() + Seconds(options_.shutdown_grace_s);
       error_code ignored;
@@ -316,7 +330,6 @@ class Server {
   }
 
   bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
-  asio::io_context& io() { return io_; }
   const ServeOptions& options() const { return options_; }
   const Services& services() const { return *services_; }
 
@@ -344,7 +357,8 @@ class Server {
   }
 
   void Accept() {
-    acceptor_.async_accept(asio::make_strand(io_), [this](error_code ec, tcp::socket socket) {
+    asio::io_context& context = *contexts_[next_context_++ % contexts_.size()];
+    acceptor_.async_accept(context, [this](error_code ec, tcp::socket socket) {
       if (stopping()) return;
       if (!ec) {
         error_code ignored;
@@ -381,7 +395,10 @@ class Server {
       live.clear();  // a session may end here, on this thread
       if (stopping()) {
         std::lock_guard lock(mu_);
-        if (sessions_.empty()) return;  // nothing left: the io_context runs out of work
+        if (sessions_.empty()) {  // nothing left: let every io_context run out of work
+          guards_.clear();
+          return;
+        }
       }
       Sweep();
     });
@@ -389,9 +406,19 @@ class Server {
 
   const ServeOptions& options_;
   const Services* services_ = nullptr;
-  asio::io_context io_;
+  static std::vector<std::unique_ptr<asio::io_context>> MakeContexts(int threads) {
+    std::vector<std::unique_ptr<asio::io_context>> contexts;
+    for (int i = 0; i < std::max(1, threads); ++i) {
+      contexts.push_back(std::make_unique<asio::io_context>(1));  // one thread runs it
+    }
+    return contexts;
+  }
+
+  std::vector<std::unique_ptr<asio::io_context>> contexts_;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
+  size_t next_context_ = 0;  // the accept chain's, on contexts_[0]
   tcp::acceptor acceptor_;
-  asio::steady_timer sweeper_;  // used on the io_context's threads one at a time (its chain)
+  asio::steady_timer sweeper_;  // on contexts_[0], one wait at a time (its chain)
   std::atomic<bool> stopping_{false};
   Clock::time_point grace_end_;  // set by Stop's handler before stopping_ is seen by the sweeper
   std::mutex mu_;
@@ -420,6 +447,7 @@ void Session::SetPhase(Phase phase, Clock::duration timeout) {
 
 void Session::Start() {
   error_code ec;
+  socket_.non_blocking(true, ec);  // Send's first write_some must not block
   tcp::endpoint remote = socket_.remote_endpoint(ec);
   if (!ec) remote_addr_ = remote.address().to_string();
   tcp::endpoint local = socket_.local_endpoint(ec);
@@ -445,27 +473,72 @@ void Session::Start() {
   });
 }
 
-// Waits for the first byte of a request (pipelined bytes already read count as one).
+// Starts on the next request: the bytes already read (pipelined) first, else the socket's.
 void Session::WaitForRequest() {
   parser_.emplace(options_);
   service_ = nullptr;
   auth_ = AuthResult();
   timed_out_ = false;
-  if (buffer_.size() > 0) return ReadHeader();
-  socket_.async_wait(tcp::socket::wait_read,
-                     asio::bind_executor(strand_, [self = shared_from_this()](error_code ec) {
-    if (ec || self->phase_ == Phase::kClosed) return self->Close();
-    self->ReadHeader();
+  header_done_ = false;
+  if (buffer_.size() > 0) {
+    SetPhase(Phase::kHeader, Seconds(options_.header_timeout_s));
+    return Parse();
+  }
+  ReadMore();
+}
+
+// One read of whatever the client has sent, into the buffer, then Parse.
+void Session::ReadMore() {
+  socket_.async_read_some(buffer_.prepare(kRequestReadChunk),
+                          asio::bind_executor(strand_, [self = shared_from_this()](error_code ec,
+                                                                                   size_t n) {
+    self->OnRead(ec, n);
   }));
 }
 
-void Session::ReadHeader() {
-  SetPhase(Phase::kHeader, Seconds(options_.header_timeout_s));
-  http::async_read_header(socket_, buffer_, *parser_,
-                          asio::bind_executor(strand_, [self = shared_from_this()](
-                                                           error_code ec, size_t) {
-    self->OnHeader(ec);
-  }));
+void Session::OnRead(error_code ec, size_t n) {
+  if (phase_ == Phase::kClosed) return;
+  buffer_.commit(n);
+  if (n > 0 && (phase_ == Phase::kFresh || phase_ == Phase::kIdle)) {
+    // The first byte of a request: from now on the header timeout runs.
+    SetPhase(Phase::kHeader, Seconds(options_.header_timeout_s));
+  }
+  if (ec) {
+    if (timed_out_) return OnReadError(ec);
+    if (ec == asio::error::eof && header_done_) {
+      // The client ended its side mid-body: the request cannot complete.
+      return OnReadError(http::error::partial_message);
+    }
+    return Close();  // gone between requests or mid-header: nothing to answer
+  }
+  Parse();
+}
+
+// Feeds the buffered bytes to the parser: the header once it is whole (OnHeader), then the
+// body as it comes; reads more while the request is incomplete. Bytes past the end of the
+// request stay in the buffer for the next one (pipelining).
+void Session::Parse() {
+  while (buffer_.size() > 0 && !parser_->is_done()) {
+    error_code ec;
+    size_t used = parser_->put(buffer_.data(), ec);
+    buffer_.consume(used);
+    if (ec == http::error::need_more) break;
+    if (ec) return OnReadError(ec);
+    if (!header_done_ && parser_->is_header_done()) {
+      header_done_ = true;
+      return OnHeader();  // continues with ContinueBody or answers
+    }
+    if (used == 0) break;
+  }
+  if (header_done_ && parser_->is_done()) return Execute();
+  ReadMore();
+}
+
+// The request is admitted and has a body: read it (what is buffered first).
+void Session::ContinueBody() {
+  SetPhase(Phase::kBody, Seconds(options_.body_timeout_s));
+  parser_->eager(true);  // each put takes all the body bytes it is given
+  Parse();
 }
 
 void Session::OnReadError(error_code ec) {
@@ -501,8 +574,7 @@ void Session::OnReadError(error_code ec) {
   Close();  // the client went away (or closed mid-request): nothing to answer
 }
 
-void Session::OnHeader(error_code ec) {
-  if (ec) return OnReadError(ec);
+void Session::OnHeader() {
   HttpRequest& r = parser_->request();
   head_request_ = r.verb == "HEAD";
   keep_alive_ = parser_->keep_alive();
@@ -540,30 +612,17 @@ void Session::OnHeader(error_code ec) {
     return Send(std::move(*refusal), !parser_->is_done() || !keep_alive_);
   }
   if (parser_->is_done()) return Execute();
-  if (parser_->expects_continue()) {
+  if (parser_->expects_continue() && buffer_.size() == 0) {
     SetPhase(Phase::kWriting, Seconds(options_.write_timeout_s));
     static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
     return asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
                              asio::bind_executor(strand_, [self = shared_from_this()](
                                                               error_code ec, size_t) {
       if (ec || self->phase_ == Phase::kClosed) return self->Close();
-      self->ReadBody();
+      self->ContinueBody();
     }));
   }
-  ReadBody();
-}
-
-void Session::ReadBody() {
-  SetPhase(Phase::kBody, Seconds(options_.body_timeout_s));
-  http::async_read(socket_, buffer_, *parser_,
-                   asio::bind_executor(strand_, [self = shared_from_this()](error_code ec, size_t) {
-    self->OnBody(ec);
-  }));
-}
-
-void Session::OnBody(error_code ec) {
-  if (ec) return OnReadError(ec);
-  Execute();
+  ContinueBody();
 }
 
 void Session::Execute() {
@@ -598,9 +657,21 @@ void Session::Send(HttpReply reply, bool close) {
   body_ = std::move(reply.body);
   head_ = SerializeHead(reply, body_.size(), close);
   if (head_request_) body_.clear();
-  SetPhase(Phase::kWriting, Seconds(options_.write_timeout_s));
+  // Most replies fit the socket's send buffer: written at once, without a trip through the
+  // reactor. The rest of a large one goes out asynchronously.
   std::array<asio::const_buffer, 2> buffers{asio::buffer(head_), asio::buffer(body_)};
-  asio::async_write(socket_, buffers,
+  const size_t total = head_.size() + body_.size();
+  error_code ec;
+  size_t written = socket_.write_some(buffers, ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) {
+    ec.clear();
+    written = 0;
+  }
+  if (ec || written == total) return OnWritten(ec);
+  SetPhase(Phase::kWriting, Seconds(options_.write_timeout_s));
+  beast::buffers_suffix<std::array<asio::const_buffer, 2>> rest(buffers);
+  rest.consume(written);
+  asio::async_write(socket_, rest,
                     asio::bind_executor(strand_, [self = shared_from_this()](error_code ec, size_t) {
     self->OnWritten(ec);
   }));
@@ -620,6 +691,13 @@ void Session::OnWritten(error_code ec) {
   }
   parser_.reset();
   SetPhase(Phase::kIdle, Seconds(options_.idle_timeout_s));
+  if (buffer_.size() > 0) {
+    // A pipelined request: run it from the io_context's queue, not from inside this reply's
+    // call chain (the chain would grow with every request in the buffer).
+    return asio::post(strand_, [self = shared_from_this()] {
+      if (self->phase_ != Phase::kClosed) self->WaitForRequest();
+    });
+  }
   WaitForRequest();
 }
 
