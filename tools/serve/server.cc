@@ -26,6 +26,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
@@ -270,7 +271,7 @@ class Server {
  public:
   explicit Server(const ServeOptions& options)
       : options_(options), contexts_(MakeContexts(options.threads)), acceptor_(*contexts_[0]),
-        sweeper_(*contexts_[0]) {}
+        accept_pause_(*contexts_[0]), sweeper_(*contexts_[0]) {}
   // Before Run.
   void set_services(const Services* services) { services_ = services; }
 
@@ -371,8 +372,15 @@ class Server {
         std::make_shared<Session>(*this, std::move(socket), admitted)->Start();
       } else if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space ||
                  ec == asio::error::no_memory) {
-        // Out of file descriptors: keep the listener; the sweeper frees connections meanwhile.
-        std::fprintf(stderr, "partkv serve: accept: %s\n", ec.message().c_str());
+        // Out of file descriptors: the pending connection stays queued and the listener
+        // readable, so accepting again at once would spin. Pause; timeouts free descriptors.
+        std::fprintf(stderr, "partkv serve: cannot accept a connection (%s); retrying in 100 ms\n",
+                     ec.message().c_str());
+        accept_pause_.expires_after(std::chrono::milliseconds(100));
+        accept_pause_.async_wait([this](error_code) {
+          if (!stopping()) Accept();
+        });
+        return;
       }
       Accept();
     });
@@ -418,6 +426,7 @@ class Server {
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
   size_t next_context_ = 0;  // the accept chain's, on contexts_[0]
   tcp::acceptor acceptor_;
+  asio::steady_timer accept_pause_;  // the accept chain's, after running out of descriptors
   asio::steady_timer sweeper_;  // on contexts_[0], one wait at a time (its chain)
   std::atomic<bool> stopping_{false};
   Clock::time_point grace_end_;  // set by Stop's handler before stopping_ is seen by the sweeper
@@ -779,6 +788,12 @@ Status RunServe(const ServeOptions& options) {
   sigaddset(&signals, SIGUSR1);  // internal: ends the signal thread when the server stops itself
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  // Every connection is a descriptor, and so is every open file of the stores: take the hard
+  // limit (Debian's soft limit of 1,024 would run out before --max-connections does).
+  if (rlimit files; getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
 
   // The address first: a port in use is reported before any store is opened.
   Server server(options);
