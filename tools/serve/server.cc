@@ -18,7 +18,7 @@
 // would not take, is refused before a byte of its body is read, so no body is ever buffered —
 // let alone decompressed — for a client without a key.
 //
-// Deadlines are kept by one sweeper timer (every 250 ms) rather than a timer per operation: a
+// Deadlines are kept by one sweeper timer (every 100 ms) rather than a timer per operation: a
 // session stores the deadline of its current phase in an atomic, the sweeper closes or times
 // out the sessions past theirs. Shutdown goes through the same sweeper.
 
@@ -71,7 +71,7 @@ using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 using error_code = boost::system::error_code;
 
-constexpr auto kSweepInterval = std::chrono::milliseconds(250);
+constexpr auto kSweepInterval = std::chrono::milliseconds(100);
 // After a refusal that leaves request bytes unread, the server stops sending, then reads and
 // discards what the client still sends — for at most this long and this much — before closing,
 // so that closing with unread data (a TCP reset) does not destroy the reply in flight.
@@ -695,7 +695,7 @@ void Session::OnWritten(error_code ec) {
     // Request bytes may still be unread (a refused body, pipelined requests): linger.
     if (parser_ && parser_->is_done() && buffer_.size() == 0 && !timed_out_) return Close();
     // A client that timed out is slow by definition: a short linger, enough for the 408.
-    return Linger(timed_out_ ? std::chrono::duration_cast<Clock::duration>(kLingerTime) / 4
+    return Linger(timed_out_ ? std::chrono::duration_cast<Clock::duration>(kLingerTime) / 8
                              : std::chrono::duration_cast<Clock::duration>(kLingerTime));
   }
   parser_.reset();
