@@ -252,7 +252,12 @@ Result<BulkWriter> BulkWriter::Create(const Table& table, const BulkWriteOptions
   if (options.max_group_rows == 0 || options.max_group_bytes == 0) {
     return Status::InvalidArgument("a bulk write's groups need room for at least one row");
   }
-  engine::TableHandle& handle = FrontAccess::Of(table);
+  engine::TableHandle* local = FrontAccess::LocalOf(table);
+  if (local == nullptr) {
+    return Status::InvalidArgument("table '" + table.name() +
+                                   "': bulk writes need a local store (this backend lacks them)");
+  }
+  engine::TableHandle& handle = *local;
   // A merge's row is sealed whole, as an upsert's: what differs is how its group writes it.
   PARTKV_ASSIGN_OR_RETURN(
       engine::RowSealer sealer,

@@ -1,30 +1,31 @@
-// Store: the public facade over engine::StoreState.
+// Store: the public facade over a backend (engine/backend.h): the local engine, opened here.
 
 #include "partkv/store.h"
 
 #include "api/front/front_access.h"
-#include "engine/background_work.h"
+#include "engine/local_backend.h"
+#include "engine/store_state.h"
 
 namespace partkv {
 
-Store::Store(std::shared_ptr<engine::StoreState> state) : state_(std::move(state)) {}
+Store::Store(std::shared_ptr<engine::StoreBackend> backend) : backend_(std::move(backend)) {}
 Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
 Store::~Store() = default;
 
 Result<Store> Store::Open(std::string_view path, const StoreOptions& options) {
   PARTKV_ASSIGN_OR_RETURN(auto state, engine::StoreState::Open(std::string(path), options));
-  return Store(std::move(state));
+  return Store(std::make_shared<engine::LocalStore>(std::move(state)));
 }
 
 Status Store::CreateTable(std::string_view name, const TableOptions& options) {
-  return state_->CreateTable(name, options);
+  return backend_->CreateTable(name, options);
 }
 
-Status Store::DropTable(std::string_view name) { return state_->DropTable(name); }
+Status Store::DropTable(std::string_view name) { return backend_->DropTable(name); }
 
 Result<std::vector<TableInfo>> Store::ListTables() const {
-  std::vector<TableInfo> tables = state_->ListTables();
+  PARTKV_ASSIGN_OR_RETURN(std::vector<TableInfo> tables, backend_->ListTables());
   // The catalog holds the schemes as text; each parsed when the store loaded it, so it parses.
   for (TableInfo& t : tables) {
     for (auto [text, parsed] : {std::pair{&t.partition_key_scheme, &t.partition_key_strategy},
@@ -42,23 +43,23 @@ Result<std::vector<TableInfo>> Store::ListTables() const {
 }
 
 Result<Table> Store::OpenTable(std::string_view name) const {
-  PARTKV_ASSIGN_OR_RETURN(auto data, state_->FindTable(name));
-  return FrontAccess::MakeTable(std::make_shared<engine::TableHandle>(state_, std::move(data)));
+  PARTKV_ASSIGN_OR_RETURN(auto table, backend_->OpenTable(name));
+  return FrontAccess::MakeTable(std::move(table));
 }
 
-Result<std::string> Store::ServiceProperties() const { return state_->ServiceProperties(); }
+Result<std::string> Store::ServiceProperties() const { return backend_->ServiceProperties(); }
 Status Store::SetServiceProperties(std::string_view document) {
-  return state_->SetServiceProperties(document);
+  return backend_->SetServiceProperties(document);
 }
 
-Status Store::Flush() { return state_->Flush(); }
+Status Store::Flush() { return backend_->Flush(); }
 Status Store::AwaitBackgroundWork(std::chrono::milliseconds timeout) {
-  return engine::AwaitBackgroundWork(state_->db(), timeout);
+  return backend_->AwaitBackgroundWork(timeout);
 }
 Status Store::AwaitWritable(std::chrono::milliseconds timeout) {
-  return state_->AwaitWritable(timeout);
+  return backend_->AwaitWritable(timeout);
 }
 
-const std::string& Store::path() const { return state_->path(); }
+const std::string& Store::path() const { return backend_->path(); }
 
 }  // namespace partkv

@@ -1,10 +1,8 @@
-// Table and Batch: the public facade over engine::TableHandle.
+// Table: the public facade over a table backend (engine/backend.h).
 
 #include "partkv/table.h"
 
-#include "engine/census.h"
-#include "engine/query.h"
-#include "engine/table_handle.h"
+#include "engine/backend.h"
 
 namespace partkv {
 
@@ -20,78 +18,62 @@ std::string_view OpTypeName(OpType type) {
   return "unknown";
 }
 
-const std::string& Table::name() const { return handle_->data().record().name; }
+const std::string& Table::name() const { return backend_->name(); }
 
 Result<std::vector<AccessPolicy>> Table::AccessPolicies() const {
-  PARTKV_RETURN_IF_ERROR(handle_->CheckLive());
-  return handle_->data().access_policies();
+  return backend_->AccessPolicies();
 }
 
 Status Table::SetAccessPolicies(const std::vector<AccessPolicy>& policies) {
-  return handle_->store().SetAccessPolicies(&handle_->data(), policies);
+  return backend_->SetAccessPolicies(policies);
 }
 
-TableInfo Table::info() const {
-  const auto& r = handle_->data().record();
-  return TableInfo{r.name,
-                   r.id,
-                   static_cast<uint32_t>(r.lower_bounds.size()),
-                   DateTime{r.created_ticks},
-                   r.pk_scheme,
-                   r.rk_scheme,
-                   handle_->data().profile().name,
-                   handle_->data().throttler() != nullptr,
-                   handle_->data().partition_key_scheme(),
-                   handle_->data().row_key_scheme()};
-}
+TableInfo Table::info() const { return backend_->info(); }
 
 Result<Entity> Table::ComputeKeys(const Entity& entity, OpType type) const {
-  std::optional<Entity> computed;
-  PARTKV_ASSIGN_OR_RETURN(const Entity* keyed, handle_->WithSchemeKeys(type, entity, &computed));
-  if (computed) return std::move(*computed);
-  return *keyed;
+  return backend_->ComputeKeys(entity, type);
 }
 
 uint32_t Table::PhysicalPartitionOf(std::string_view partition_key) const {
-  return static_cast<uint32_t>(handle_->data().PartitionIndexOf(partition_key));
+  return backend_->PhysicalPartitionOf(partition_key);
 }
 
 Result<WriteResult> Table::Insert(const Entity& entity, const WriteOptions& options) {
-  return handle_->Write(OpType::kInsert, entity, IfMatch::Any(), options);
+  return backend_->Write(OpType::kInsert, entity, IfMatch::Any(), options);
 }
 
 Result<WriteResult> Table::Replace(const Entity& entity, const IfMatch& if_match,
                                    const WriteOptions& options) {
-  return handle_->Write(OpType::kReplace, entity, if_match, options);
+  return backend_->Write(OpType::kReplace, entity, if_match, options);
 }
 
 Result<WriteResult> Table::Merge(const Entity& entity, const IfMatch& if_match,
                                  const WriteOptions& options) {
-  return handle_->Write(OpType::kMerge, entity, if_match, options);
+  return backend_->Write(OpType::kMerge, entity, if_match, options);
 }
 
 Result<WriteResult> Table::InsertOrReplace(const Entity& entity, const WriteOptions& options) {
-  return handle_->Write(OpType::kInsertOrReplace, entity, IfMatch::Any(), options);
+  return backend_->Write(OpType::kInsertOrReplace, entity, IfMatch::Any(), options);
 }
 
 Result<WriteResult> Table::InsertOrMerge(const Entity& entity, const WriteOptions& options) {
-  return handle_->Write(OpType::kInsertOrMerge, entity, IfMatch::Any(), options);
+  return backend_->Write(OpType::kInsertOrMerge, entity, IfMatch::Any(), options);
 }
 
 Status Table::Delete(std::string_view partition_key, std::string_view row_key,
                      const IfMatch& if_match, const WriteOptions& options) {
-  return handle_
+  return backend_
       ->Write(OpType::kDelete, Entity(std::string(partition_key), std::string(row_key)), if_match,
               options)
       .status();
 }
 
 Result<Entity> Table::Get(std::string_view partition_key, std::string_view row_key) const {
-  return handle_->Get(partition_key, row_key);
+  return backend_->Get(partition_key, row_key);
 }
 
 Result<std::vector<WriteResult>> Table::Submit(const Batch& batch, const WriteOptions& options) {
-  return handle_->Submit(batch, options);
+  return backend_->Submit(batch, options);
 }
 
 }  // namespace partkv
@@ -105,7 +87,7 @@ Result<Page> Table::QueryEntities(const Query& query) const {
 }
 
 Status Table::QueryEntities(const Query& query, Page* page) const {
-  return engine::RunQuery(handle_->store(), handle_->data(), query, page);
+  return backend_->QueryEntities(query, page);
 }
 
 }  // namespace partkv
@@ -113,7 +95,7 @@ Status Table::QueryEntities(const Query& query, Page* page) const {
 namespace partkv {
 
 Result<Entity> Table::GetByAttributes(const Entity& attributes) const {
-  return handle_->GetByAttributes(attributes);
+  return backend_->GetByAttributes(attributes);
 }
 
 Result<Page> Table::QueryShards(std::string_view base, const Query& query) const {
@@ -130,7 +112,7 @@ Result<Page> Table::QueryShards(const KeyStrategy& strategy, std::string_view ba
 }
 
 Status Table::QueryShards(std::string_view base, const Query& query, Page* page) const {
-  const auto& scheme = handle_->data().partition_key_scheme();
+  const auto& scheme = backend_->partition_key_scheme();
   if (!scheme || !scheme->is_sharded()) {
     return Status::InvalidArgument("table '" + name() +
                                    "' has no sharded PartitionKey scheme; pass the strategy");
@@ -145,19 +127,17 @@ Status Table::QueryShards(const KeyStrategy& strategy, std::string_view base, co
     return Status::InvalidArgument("strategy " + strategy.ToString() +
                                    " is not sharded (random-suffix or hash-suffix)");
   }
-  return engine::RunShardQuery(handle_->store(), handle_->data(), strategy.ShardKeys(base), query,
-                               page);
+  return backend_->QueryShards(strategy.ShardKeys(base), query, page);
 }
 
 }  // namespace partkv
 
 namespace partkv {
 
-TableStats Table::Statistics(size_t top) const { return handle_->data().stats().Snapshot(top); }
+TableStats Table::Statistics(size_t top) const { return backend_->Statistics(top); }
 
 Result<TableCensus> Table::Census(const CensusOptions& options) const {
-  PARTKV_RETURN_IF_ERROR(handle_->CheckLive());
-  return engine::TakeCensus(handle_->store(), handle_->data(), options);
+  return backend_->Census(options);
 }
 
 }  // namespace partkv

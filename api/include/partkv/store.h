@@ -28,7 +28,7 @@
 #include "partkv/table.h"
 
 namespace partkv::engine {
-class StoreState;
+class StoreBackend;
 }  // namespace partkv::engine
 
 // Everything declared below is part of libpartkv's ABI (the library is built with hidden
@@ -89,8 +89,9 @@ class Store {
  private:
   friend class FrontAccess;
   // Hidden: no engine type is part of the library's ABI.
-  __attribute__((visibility("hidden"))) explicit Store(std::shared_ptr<engine::StoreState> state);
-  std::shared_ptr<engine::StoreState> state_;
+  __attribute__((visibility("hidden"))) explicit Store(
+      std::shared_ptr<engine::StoreBackend> backend);
+  std::shared_ptr<engine::StoreBackend> backend_;
 };
 
 }  // namespace partkv

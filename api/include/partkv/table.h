@@ -33,7 +33,7 @@
 #include "partkv/table_info.h"
 
 namespace partkv::engine {
-class TableHandle;
+class TableBackend;
 }  // namespace partkv::engine
 
 // Everything declared below is part of libpartkv's ABI (the library is built with hidden
@@ -142,8 +142,8 @@ class Table {
 
  private:
   friend class FrontAccess;
-  explicit Table(std::shared_ptr<engine::TableHandle> handle) : handle_(std::move(handle)) {}
-  std::shared_ptr<engine::TableHandle> handle_;
+  explicit Table(std::shared_ptr<engine::TableBackend> backend) : backend_(std::move(backend)) {}
+  std::shared_ptr<engine::TableBackend> backend_;
 };
 
 }  // namespace partkv

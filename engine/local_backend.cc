@@ -1,0 +1,121 @@
+// The local engine as a backend (local_backend.h).
+
+#include "engine/local_backend.h"
+
+#include "engine/background_work.h"
+#include "engine/census.h"
+#include "engine/query.h"
+#include "engine/store_state.h"
+#include "engine/table_handle.h"
+
+namespace partkv::engine {
+
+const std::string& LocalTable::name() const { return handle_->data().record().name; }
+
+TableInfo LocalTable::info() const {
+  const auto& r = handle_->data().record();
+  return TableInfo{r.name,
+                   r.id,
+                   static_cast<uint32_t>(r.lower_bounds.size()),
+                   DateTime{r.created_ticks},
+                   r.pk_scheme,
+                   r.rk_scheme,
+                   handle_->data().profile().name,
+                   handle_->data().throttler() != nullptr,
+                   handle_->data().partition_key_scheme(),
+                   handle_->data().row_key_scheme()};
+}
+
+Result<WriteResult> LocalTable::Write(OpType type, const Entity& entity, const IfMatch& if_match,
+                                      const WriteOptions& options) {
+  return handle_->Write(type, entity, if_match, options);
+}
+
+Result<Entity> LocalTable::Get(std::string_view partition_key, std::string_view row_key) const {
+  return handle_->Get(partition_key, row_key);
+}
+
+Result<std::vector<WriteResult>> LocalTable::Submit(const Batch& batch,
+                                                    const WriteOptions& options) {
+  return handle_->Submit(batch, options);
+}
+
+Status LocalTable::QueryEntities(const Query& query, Page* page) const {
+  return RunQuery(handle_->store(), handle_->data(), query, page);
+}
+
+Status LocalTable::QueryShards(const std::vector<std::string>& shard_keys, const Query& query,
+                               Page* page) const {
+  return RunShardQuery(handle_->store(), handle_->data(), shard_keys, query, page);
+}
+
+Result<Entity> LocalTable::ComputeKeys(const Entity& entity, OpType type) const {
+  std::optional<Entity> computed;
+  PARTKV_ASSIGN_OR_RETURN(const Entity* keyed, handle_->WithSchemeKeys(type, entity, &computed));
+  if (computed) return std::move(*computed);
+  return *keyed;
+}
+
+Result<Entity> LocalTable::GetByAttributes(const Entity& attributes) const {
+  return handle_->GetByAttributes(attributes);
+}
+
+const std::optional<KeyStrategy>& LocalTable::partition_key_scheme() const {
+  return handle_->data().partition_key_scheme();
+}
+
+uint32_t LocalTable::PhysicalPartitionOf(std::string_view partition_key) const {
+  return static_cast<uint32_t>(handle_->data().PartitionIndexOf(partition_key));
+}
+
+TableStats LocalTable::Statistics(size_t top) const {
+  return handle_->data().stats().Snapshot(top);
+}
+
+Result<TableCensus> LocalTable::Census(const CensusOptions& options) const {
+  PARTKV_RETURN_IF_ERROR(handle_->CheckLive());
+  return TakeCensus(handle_->store(), handle_->data(), options);
+}
+
+Result<std::vector<AccessPolicy>> LocalTable::AccessPolicies() const {
+  PARTKV_RETURN_IF_ERROR(handle_->CheckLive());
+  return handle_->data().access_policies();
+}
+
+Status LocalTable::SetAccessPolicies(const std::vector<AccessPolicy>& policies) {
+  return handle_->store().SetAccessPolicies(&handle_->data(), policies);
+}
+
+Status LocalStore::CreateTable(std::string_view name, const TableOptions& options) {
+  return state_->CreateTable(name, options);
+}
+
+Status LocalStore::DropTable(std::string_view name) { return state_->DropTable(name); }
+
+Result<std::vector<TableInfo>> LocalStore::ListTables() const { return state_->ListTables(); }
+
+Result<std::shared_ptr<TableBackend>> LocalStore::OpenTable(std::string_view name) const {
+  PARTKV_ASSIGN_OR_RETURN(auto data, state_->FindTable(name));
+  return std::shared_ptr<TableBackend>(
+      std::make_shared<LocalTable>(std::make_shared<TableHandle>(state_, std::move(data))));
+}
+
+Result<std::string> LocalStore::ServiceProperties() const { return state_->ServiceProperties(); }
+
+Status LocalStore::SetServiceProperties(std::string_view document) {
+  return state_->SetServiceProperties(document);
+}
+
+Status LocalStore::Flush() { return state_->Flush(); }
+
+Status LocalStore::AwaitBackgroundWork(std::chrono::milliseconds timeout) {
+  return engine::AwaitBackgroundWork(state_->db(), timeout);
+}
+
+Status LocalStore::AwaitWritable(std::chrono::milliseconds timeout) {
+  return state_->AwaitWritable(timeout);
+}
+
+const std::string& LocalStore::path() const { return state_->path(); }
+
+}  // namespace partkv::engine
