@@ -691,8 +691,10 @@ void Session::OnWritten(error_code ec) {
   head_.clear();
   body_.clear();
   body_.shrink_to_fit();
-  if (!keep_alive_) {
-    // Request bytes may still be unread (a refused body, pipelined requests): linger.
+  if (!keep_alive_ || server_.stopping()) {
+    // Stopping: no further request on this connection (a reply sent before the signal did not
+    // say Connection: close; the client learns it from the close). Request bytes may still be
+    // unread (a refused body, pipelined requests): linger.
     if (parser_ && parser_->is_done() && buffer_.size() == 0 && !timed_out_) return Close();
     // A client that timed out is slow by definition: a short linger, enough for the 408.
     return Linger(timed_out_ ? std::chrono::duration_cast<Clock::duration>(kLingerTime) / 8
