@@ -57,6 +57,7 @@
 
 #include "tools/serve/auth.h"
 #include "tools/serve/errors.h"
+#include "tools/serve/request_parser.h"
 #include "tools/serve/service.h"
 #include "tools/serve/services.h"
 #include "tools/serve/uri.h"
@@ -84,120 +85,6 @@ constexpr size_t kRequestReadChunk = 16u << 10;
 
 Clock::duration Seconds(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
-}
-
-// Beast's HTTP/1.1 parser, writing straight into an HttpRequest, with the limits the generic
-// parser lacks: the number of header fields and the length of the request target.
-class RequestParser : public http::basic_parser<true> {
- public:
-  RequestParser(const ServeOptions& options) : options_(options) {
-    header_limit(static_cast<uint32_t>(std::min<size_t>(options.max_header_bytes, UINT32_MAX)));
-    body_limit(kMaxBodyBytes);
-    request_.headers.clear();
-  }
-
-  HttpRequest& request() { return request_; }
-  const std::string& target() const { return target_; }
-  bool too_many_fields() const { return too_many_fields_; }
-  bool target_too_long() const { return target_too_long_; }
-  bool expects_continue() const { return expects_continue_; }
-
- private:
-  void on_request_impl(http::verb, beast::string_view method, beast::string_view target,
-                       int version, error_code& ec) override {
-    if (target.size() > options_.max_target_bytes) {
-      target_too_long_ = true;
-      ec = http::error::header_limit;
-      return;
-    }
-    request_.verb.assign(method.data(), method.size());
-    target_.assign(target.data(), target.size());
-    http_10_ = version < 11;
-  }
-
-  void on_response_impl(int, beast::string_view, int, error_code& ec) override {
-    ec = http::error::bad_version;  // a request parser never sees a status line
-  }
-
-  void on_field_impl(http::field name, beast::string_view name_string, beast::string_view value,
-                     error_code& ec) override {
-    if (++fields_ > options_.max_header_fields) {
-      too_many_fields_ = true;
-      ec = http::error::header_limit;
-      return;
-    }
-    if (name == http::field::expect && beast::iequals(value, "100-continue")) {
-      expects_continue_ = true;
-    }
-    request_.headers.emplace_hint(request_.headers.end(),
-                                  std::string(name_string.data(), name_string.size()),
-                                  std::string(value.data(), value.size()));
-  }
-
-  void on_header_impl(error_code&) override {}
-
-  void on_body_init_impl(const boost::optional<uint64_t>& content_length, error_code&) override {
-    // The limit was checked against content_length before this is called.
-    if (content_length) request_.body.reserve(static_cast<size_t>(*content_length));
-  }
-
-  size_t on_body_impl(beast::string_view body, error_code&) override {
-    request_.body.append(body.data(), body.size());
-    return body.size();
-  }
-
-  void on_chunk_header_impl(uint64_t, beast::string_view, error_code&) override {}
-
-  size_t on_chunk_body_impl(uint64_t, beast::string_view body, error_code&) override {
-    request_.body.append(body.data(), body.size());
-    return body.size();
-  }
-
-  void on_finish_impl(error_code&) override {}
-
-  const ServeOptions& options_;
-  HttpRequest request_;
-  std::string target_;
-  int fields_ = 0;
-  bool http_10_ = false;
-  bool too_many_fields_ = false;
-  bool target_too_long_ = false;
-  bool expects_continue_ = false;
-};
-
-// The request line's target split into path and query, as the service wants them.
-void FillTarget(HttpRequest& r, std::string_view target) {
-  size_t q = target.find('?');
-  r.raw_path = std::string(target.substr(0, q));
-  auto path = PercentDecode(r.raw_path, false);
-  r.path = path.ok() ? std::move(*path) : std::string();  // "" is answered InvalidUri
-  if (q != std::string_view::npos) {
-    auto query = ParseQuery(target.substr(q + 1));
-    if (query.ok()) r.query = std::move(*query);
-  }
-}
-
-// The status line, the reply's headers, Content-Length and (when closing) Connection: close.
-std::string SerializeHead(const HttpReply& reply, size_t body_size, bool close) {
-  std::string head;
-  head.reserve(256 + reply.headers.size() * 48);
-  head += "HTTP/1.1 ";
-  head += std::to_string(reply.status);
-  head += ' ';
-  head += ReasonPhrase(reply.status);
-  head += "\r\n";
-  for (const auto& [name, value] : reply.headers) {
-    head += name;
-    head += ": ";
-    head += value;
-    head += "\r\n";
-  }
-  head += "Content-Length: ";
-  head += std::to_string(body_size);
-  head += "\r\n";
-  if (close) head += "Connection: close\r\n";
-  head += "\r\n";
-  return head;
 }
 
 class Server;
