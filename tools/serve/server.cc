@@ -87,6 +87,14 @@ Clock::duration Seconds(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
+// A reply the HTTP layer makes itself (not the service): the request id and Date every reply
+// carries.
+HttpReply Stamped(HttpReply reply) {
+  reply.SetHeader("x-ms-request-id", NewRequestId());
+  reply.SetHeader("Date", HttpDateNow());
+  return reply;
+}
+
 class Server;
 
 // One connection. Owned by the handlers in flight (shared_from_this); the server knows it by a
@@ -358,9 +366,7 @@ void Session::Start() {
                                              "the server has as many connections open as "
                                              "--max-connections allows; retry later"));
       reply.SetHeader("Retry-After", "1");
-      reply.SetHeader("x-ms-request-id", NewRequestId());
-      reply.SetHeader("Date", HttpDateNow());
-      self->Send(std::move(reply), true);
+      self->Send(Stamped(std::move(reply)), true);
       return;
     }
     if (self->server_.stopping()) return self->Close();
@@ -486,9 +492,7 @@ void Session::OnHeader() {
   if (r.verb == "OPTIONS") {  // CORS preflight: answered without authentication
     HttpReply reply;
     reply.status = 204;
-    reply.SetHeader("x-ms-request-id", NewRequestId());
-    reply.SetHeader("Date", HttpDateNow());
-    return Send(std::move(reply), !parser_->is_done() || !keep_alive_);
+    return Send(Stamped(std::move(reply)), !parser_->is_done() || !keep_alive_);
   }
   // Chunked is the only transfer coding a request may use (it is all the parser decodes);
   // anything else would reach the service still coded.
@@ -540,10 +544,7 @@ void Session::Execute() {
 }
 
 void Session::Refuse(int status, std::string_view code, std::string_view detail) {
-  HttpReply reply = ErrorReply(MakeError(status, code, detail));
-  reply.SetHeader("x-ms-request-id", NewRequestId());
-  reply.SetHeader("Date", HttpDateNow());
-  Send(std::move(reply), true);
+  Send(Stamped(ErrorReply(MakeError(status, code, detail))), true);
 }
 
 void Session::Send(HttpReply reply, bool close) {
