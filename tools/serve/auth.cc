@@ -2,13 +2,8 @@
 
 #include "tools/serve/auth.h"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/params.h>
-
-#include <cstdlib>
-#include <ctime>
+#include <chrono>
+#include <optional>
 
 #include "partkv/base64.h"
 
@@ -16,14 +11,7 @@ namespace partkv::serve {
 namespace {
 
 // Azure refuses a request whose date is more than 15 minutes off the service's clock.
-constexpr int64_t kMaxClockSkewSeconds = 15 * 60;
-
-std::optional<int64_t> ParseHttpDate(const std::string& text) {
-  std::tm tm{};
-  const char* end = strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  if (end == nullptr || *end != '\0') return std::nullopt;
-  return static_cast<int64_t>(timegm(&tm));
-}
+constexpr std::chrono::minutes kMaxClockSkew{15};
 
 AzureError Refused(std::string_view detail) {
   return MakeError(403, "AuthenticationFailed", detail);
@@ -53,52 +41,11 @@ const Account* Accounts::Find(std::string_view name) const {
   return nullptr;
 }
 
-void Account::MacDeleter::operator()(EVP_MAC_CTX* ctx) const { EVP_MAC_CTX_free(ctx); }
-
 Result<Account> Account::Create(std::string name, std::string key) {
   if (key.empty()) return Status::InvalidArgument("the key of account '" + name + "' is empty");
-  Account account;
-  account.name_ = std::move(name);
-  account.key_ = std::move(key);
-  EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
-  if (mac == nullptr) return Status::IOError("OpenSSL has no HMAC");
-  account.keyed_.reset(EVP_MAC_CTX_new(mac));
-  EVP_MAC_free(mac);  // the context holds its own reference
-  char digest[] = "SHA256";
-  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0),
-                         OSSL_PARAM_construct_end()};
-  if (!account.keyed_ ||
-      EVP_MAC_init(account.keyed_.get(), reinterpret_cast<const unsigned char*>(account.key_.data()),
-                   account.key_.size(), params) != 1) {
-    return Status::IOError("OpenSSL cannot key HMAC-SHA256");
-  }
-  return account;
-}
-
-std::string Account::Sign(std::string_view message) const {
-  // A duplicate of the keyed context only reads the original, so threads may share it.
-  std::unique_ptr<EVP_MAC_CTX, MacDeleter> ctx(EVP_MAC_CTX_dup(keyed_.get()));
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  size_t length = 0;
-  if (!ctx ||
-      EVP_MAC_update(ctx.get(), reinterpret_cast<const unsigned char*>(message.data()),
-                     message.size()) != 1 ||
-      EVP_MAC_final(ctx.get(), digest, &length, sizeof digest) != 1) {
-    return HmacSha256Base64(key_, message);  // the slow path gives the same signature
-  }
-  return Base64Encode(std::string_view(reinterpret_cast<const char*>(digest), length));
-}
-
-std::string HmacSha256Base64(std::string_view key, std::string_view message) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(message.data()), message.size(), digest, &length);
-  return Base64Encode(std::string_view(reinterpret_cast<const char*>(digest), length));
-}
-
-bool SignaturesEqual(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+  PARTKV_ASSIGN_OR_RETURN(protocol::HmacSha256 signer,
+                          protocol::HmacSha256::Create(std::move(key)));
+  return Account(std::move(name), std::move(signer));
 }
 
 AuthResult Authenticate(const HttpRequest& request, const Accounts& accounts,
@@ -113,7 +60,7 @@ AuthResult Authenticate(const HttpRequest& request, const Accounts& accounts,
   if (authorization.empty()) {
     if (request.Param("sig") != nullptr) {
       SasScope scope;
-      result.error = VerifySas(request, account->name(), account->key(), policies, &scope);
+      result.error = VerifySas(request, account->name(), account->signer(), policies, &scope);
       if (!result.error) result.sas = std::move(scope);
       return result;
     }
@@ -129,7 +76,8 @@ AuthResult Authenticate(const HttpRequest& request, const Accounts& accounts,
   std::string scheme = authorization.substr(0, space);
   std::string signer = authorization.substr(space + 1, colon - space - 1);
   std::string signature = authorization.substr(colon + 1);
-  if (scheme != "SharedKey" && scheme != "SharedKeyLite") {
+  const bool lite = scheme == protocol::SchemeName(protocol::SharedKeyScheme::kSharedKeyLite);
+  if (!lite && scheme != protocol::SchemeName(protocol::SharedKeyScheme::kSharedKey)) {
     result.error = Refused("unsupported authorization scheme '" + scheme +
                            "' (SharedKey, SharedKeyLite and SAS are supported)");
     return result;
@@ -141,24 +89,27 @@ AuthResult Authenticate(const HttpRequest& request, const Accounts& accounts,
   }
   std::string date = request.Header("x-ms-date");
   if (date.empty()) date = request.Header("Date");
-  auto when = ParseHttpDate(date);
-  if (!when) {
+  auto when = protocol::ParseHttpDate(date);
+  if (!when.ok()) {
     result.error = Refused("the request has no valid x-ms-date or Date header");
     return result;
   }
-  if (std::llabs(*when - static_cast<int64_t>(std::time(nullptr))) > kMaxClockSkewSeconds) {
+  const auto skew =
+      *when - std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  if (skew > kMaxClockSkew || skew < -kMaxClockSkew) {
     result.error = Refused("the request's date '" + date +
                            "' is more than 15 minutes away from the server's clock");
     return result;
   }
-  std::string resource = "/" + account->name() + request.raw_path;
-  if (const std::string* comp = request.Param("comp")) resource += "?comp=" + *comp;
+  const std::string* comp = request.Param("comp");
+  std::string resource = protocol::CanonicalizedResource(
+      account->name(), request.raw_path,
+      comp ? std::optional<std::string_view>(*comp) : std::nullopt);
   std::string to_sign =
-      scheme == "SharedKeyLite"
-          ? date + "\n" + resource
-          : request.verb + "\n" + request.Header("Content-MD5") + "\n" +
-                request.Header("Content-Type") + "\n" + date + "\n" + resource;
-  if (!SignaturesEqual(signature, account->Sign(to_sign))) {
+      lite ? protocol::SharedKeyLiteStringToSign(date, resource)
+           : protocol::SharedKeyStringToSign(request.verb, request.Header("Content-MD5"),
+                                             request.Header("Content-Type"), date, resource);
+  if (!protocol::SignaturesEqual(signature, account->signer().Sign(to_sign))) {
     result.error = Refused("the " + scheme + " signature does not match; the server signed '" +
                            to_sign + "' (newlines as they are)");
     return result;

@@ -10,19 +10,18 @@
 #ifndef PARTKV_TOOLS_SERVE_AUTH_H_
 #define PARTKV_TOOLS_SERVE_AUTH_H_
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "api/protocol/shared_key.h"
 #include "partkv/result.h"
 #include "partkv/status.h"
 #include "tools/serve/errors.h"
 #include "tools/serve/http_types.h"
 #include "tools/serve/sas.h"
-
-typedef struct evp_mac_ctx_st EVP_MAC_CTX;  // OpenSSL's, kept out of the includers
 
 namespace partkv::serve {
 
@@ -30,25 +29,23 @@ inline constexpr char kDevAccountName[] = "devstoreaccount1";
 inline constexpr char kDevAccountKey[] =
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
-// One account: its name, its decoded key, and HMAC-SHA256 keyed with it, prepared once (keying
-// costs as much as signing a request).
+// One account: its name and HMAC-SHA256 keyed with its decoded key, prepared once (keying costs
+// as much as signing a request).
 class Account {
  public:
   // InvalidArgument when the key is empty.
   static Result<Account> Create(std::string name, std::string key);
 
   const std::string& name() const { return name_; }
-  const std::string& key() const { return key_; }
-  // Base64 of HMAC-SHA256(key, message), as HmacSha256Base64. Thread-safe.
-  std::string Sign(std::string_view message) const;
+  // Signs with the account key (api/protocol/shared_key.h). Thread-safe.
+  const protocol::HmacSha256& signer() const { return signer_; }
 
  private:
-  struct MacDeleter {
-    void operator()(EVP_MAC_CTX* ctx) const;
-  };
+  Account(std::string name, protocol::HmacSha256 signer)
+      : name_(std::move(name)), signer_(std::move(signer)) {}
+
   std::string name_;
-  std::string key_;
-  std::unique_ptr<EVP_MAC_CTX, MacDeleter> keyed_;  // only ever duplicated, never used itself
+  protocol::HmacSha256 signer_;
 };
 
 class Accounts {
@@ -73,11 +70,6 @@ struct AuthResult {
 // names (sas.h).
 AuthResult Authenticate(const HttpRequest& request, const Accounts& accounts,
                         std::string_view account, const PolicyLookup& policies);
-
-// Base64 of HMAC-SHA256(key, message): the signature of every scheme.
-std::string HmacSha256Base64(std::string_view key, std::string_view message);
-// Compares signatures in constant time.
-bool SignaturesEqual(std::string_view a, std::string_view b);
 
 }  // namespace partkv::serve
 

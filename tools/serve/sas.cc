@@ -9,7 +9,6 @@
 #include <cstdint>
 
 #include "partkv/value.h"
-#include "tools/serve/auth.h"
 
 namespace partkv::serve {
 namespace {
@@ -64,8 +63,8 @@ std::string Lower(std::string_view s) {
 }  // namespace
 
 std::optional<AzureError> VerifySas(const HttpRequest& request, std::string_view account,
-                                    std::string_view key, const PolicyLookup& policies,
-                                    SasScope* scope) {
+                                    const protocol::HmacSha256& signer,
+                                    const PolicyLookup& policies, SasScope* scope) {
   const std::string sv = Param(request, "sv"), sig = Param(request, "sig");
   const std::string sp = Param(request, "sp"), st = Param(request, "st"), se = Param(request, "se");
   const std::string sip = Param(request, "sip"), spr = Param(request, "spr");
@@ -105,7 +104,7 @@ std::optional<AzureError> VerifySas(const HttpRequest& request, std::string_view
               "\n" + sip + "\n" + spr + "\n" + sv + "\n";
     if (sv >= "2020-12-06") to_sign += Param(request, "ses") + "\n";
     if (!Has(ss, 't')) {
-      if (!SignaturesEqual(sig, HmacSha256Base64(key, to_sign))) {
+      if (!protocol::SignaturesEqual(sig, signer.Sign(to_sign))) {
         return AuthFailed("the SAS signature does not match");
       }
       return MakeError(403, "AuthorizationServiceMismatch",
@@ -115,7 +114,7 @@ std::optional<AzureError> VerifySas(const HttpRequest& request, std::string_view
     scope->resource_types = srt;
   }
   scope->permissions = sp;
-  if (!SignaturesEqual(sig, HmacSha256Base64(key, to_sign))) {
+  if (!protocol::SignaturesEqual(sig, signer.Sign(to_sign))) {
     return AuthFailed("the SAS signature does not match");
   }
   if (!si.empty()) {

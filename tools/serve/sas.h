@@ -21,8 +21,8 @@
 #include <string>
 #include <string_view>
 
+#include "api/protocol/shared_key.h"
 #include "partkv/table.h"
-
 #include "tools/serve/errors.h"
 #include "tools/serve/http_types.h"
 
@@ -57,12 +57,12 @@ struct SasScope {
   std::string start_pk, start_rk, end_pk, end_rk;  // spk srk epk erk (table SAS); "" = open
 };
 
-// Verifies the SAS in `request`'s query (sv, sig, ...) for `account` with key bytes `key`,
-// finding a stored access policy it names with `policies`. On failure returns the error (403,
-// or 400 for a field given by both token and policy); on success fills *scope.
+// Verifies the SAS in `request`'s query (sv, sig, ...) for `account`, whose key `signer` signs
+// with, finding a stored access policy it names with `policies`. On failure returns the error
+// (403, or 400 for a field given by both token and policy); on success fills *scope.
 std::optional<AzureError> VerifySas(const HttpRequest& request, std::string_view account,
-                                    std::string_view key, const PolicyLookup& policies,
-                                    SasScope* scope);
+                                    const protocol::HmacSha256& signer,
+                                    const PolicyLookup& policies, SasScope* scope);
 
 // Whether the scope allows `op` on `table` (empty for service-level operations). Key ranges
 // are checked separately (InKeyRange), per entity.
