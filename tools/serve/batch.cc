@@ -12,42 +12,51 @@
 // or the operation is refused.
 
 #include <set>
+#include <span>
 
+#include "api/protocol/multipart.h"
 #include "tools/serve/multipart.h"
 #include "tools/serve/service.h"
 
 namespace partkv::serve {
 namespace {
 
+using protocol::BatchSubResponse;
+using protocol::MimePart;
+
 constexpr size_t kMaxOperations = 100;
 
-// Writes one application/http sub-response.
-void AppendSubResponse(std::string* out, const std::string& boundary, const HttpReply& reply,
-                       const std::string& content_id) {
-  *out += "--" + boundary + "\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n";
-  *out += "HTTP/1.1 " + std::to_string(reply.status) + " " + std::string(ReasonPhrase(reply.status)) + "\r\n";
-  *out += "X-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nDataServiceVersion: 3.0;\r\n";
-  if (!content_id.empty()) *out += "Content-ID: " + content_id + "\r\n";
+// One operation's reply as a sub-response: the headers Azure's sub-responses carry, the
+// operation's Content-ID, then the reply's own but for those of the whole response.
+BatchSubResponse SubResponse(const HttpReply& reply, const std::string& content_id) {
+  BatchSubResponse sub;
+  sub.status = reply.status;
+  sub.reason = std::string(ReasonPhrase(reply.status));
+  sub.headers = {{"X-Content-Type-Options", "nosniff"},
+                 {"Cache-Control", "no-cache"},
+                 {"DataServiceVersion", "3.0;"}};
+  if (!content_id.empty()) sub.headers.emplace_back("Content-ID", content_id);
   for (const auto& [name, value] : reply.headers) {
     if (name == "x-ms-request-id" || name == "x-ms-version" || name == "Date") continue;
-    *out += name + ": " + value + "\r\n";
+    sub.headers.emplace_back(name, value);
   }
-  *out += "\r\n" + reply.body + "\r\n";
+  sub.body = reply.body;
+  return sub;
 }
 
 HttpReply BatchEnvelope(const std::vector<HttpReply>& replies,
                         const std::vector<std::string>& content_ids) {
   std::string batch = "batchresponse_" + NewRequestId();
   std::string changeset = "changesetresponse_" + NewRequestId();
-  std::string body = "--" + batch + "\r\nContent-Type: multipart/mixed; boundary=" + changeset + "\r\n\r\n";
+  std::vector<BatchSubResponse> subs;
+  subs.reserve(replies.size());
   for (size_t i = 0; i < replies.size(); ++i) {
-    AppendSubResponse(&body, changeset, replies[i], i < content_ids.size() ? content_ids[i] : "");
+    subs.push_back(SubResponse(replies[i], i < content_ids.size() ? content_ids[i] : ""));
   }
-  body += "--" + changeset + "--\r\n--" + batch + "--\r\n";
   HttpReply reply;
   reply.status = 202;
   reply.SetHeader("Content-Type", "multipart/mixed; boundary=" + batch);
-  reply.body = std::move(body);
+  reply.body = protocol::BatchResponseBody(batch, changeset, subs);
   return reply;
 }
 
@@ -64,7 +73,8 @@ HttpReply OperationFailed(size_t index, const AzureError& error, const std::stri
 
 HttpReply Service::Batch(const HttpRequest& request, const ODataContext& ctx,
                          const AuthResult& auth) const {
-  auto outer = SplitMultipart(request.body, BoundaryOf(request.Header("Content-Type")));
+  auto outer = protocol::SplitMultipart(request.body,
+                                        protocol::BoundaryOf(request.Header("Content-Type")));
   if (!outer.ok()) return ErrorReply(MakeError(400, "InvalidInput", outer.status().message()));
   if (outer->size() != 1) {
     return ErrorReply(MakeError(400, "InvalidInput",
@@ -72,7 +82,8 @@ HttpReply Service::Batch(const HttpRequest& request, const ODataContext& ctx,
                                     std::to_string(outer->size()) + " parts"));
   }
   const MimePart& only = outer->front();
-  std::string part_type = only.headers.count("Content-Type") ? only.headers.find("Content-Type")->second : "";
+  const std::string* content_type = only.Header("Content-Type");
+  std::string part_type = content_type ? *content_type : "";
   if (part_type.starts_with("application/http")) {
     // A query batch: one GET, answered as its own sub-response.
     auto sub = ParseSubRequest(only.body);
@@ -87,17 +98,20 @@ HttpReply Service::Batch(const HttpRequest& request, const ODataContext& ctx,
       return ErrorReply(MakeError(400, "InvalidInput", "the query names another account"));
     }
     HttpReply inner = Dispatch(*sub, *resource, ctx, auth);
+    // Answered directly in the batch, with all of its headers.
+    BatchSubResponse answer;
+    answer.status = inner.status;
+    answer.reason = std::string(ReasonPhrase(inner.status));
+    answer.headers = std::move(inner.headers);
+    answer.body = std::move(inner.body);
     std::string batch = "batchresponse_" + NewRequestId();
     HttpReply reply;
     reply.status = 202;
     reply.SetHeader("Content-Type", "multipart/mixed; boundary=" + batch);
-    reply.body = "--" + batch + "\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n" +
-                 "HTTP/1.1 " + std::to_string(inner.status) + " " + std::string(ReasonPhrase(inner.status)) + "\r\n";
-    for (const auto& [name, value] : inner.headers) reply.body += name + ": " + value + "\r\n";
-    reply.body += "\r\n" + inner.body + "\r\n--" + batch + "--\r\n";
+    reply.body = protocol::BatchResponseBody(batch, "", std::span(&answer, 1));
     return reply;
   }
-  auto parts = SplitMultipart(only.body, BoundaryOf(part_type));
+  auto parts = protocol::SplitMultipart(only.body, protocol::BoundaryOf(part_type));
   if (!parts.ok()) return ErrorReply(MakeError(400, "InvalidInput", parts.status().message()));
   if (parts->empty()) return ErrorReply(MakeError(400, "InvalidInput", "the changeset holds no operation"));
   if (parts->size() > kMaxOperations) {
@@ -112,8 +126,8 @@ HttpReply Service::Batch(const HttpRequest& request, const ODataContext& ctx,
   std::set<std::string> row_keys;
   for (size_t i = 0; i < parts->size(); ++i) {
     const MimePart& part = (*parts)[i];
-    auto id = part.headers.find("Content-ID");
-    content_ids.push_back(id == part.headers.end() ? "" : id->second);
+    const std::string* id = part.Header("Content-ID");
+    content_ids.push_back(id == nullptr ? "" : *id);
     auto sub = ParseSubRequest(part.body);
     if (!sub.ok()) return OperationFailed(i, MakeError(400, "InvalidInput", sub.status().message()), content_ids[i]);
     auto resource = ParseResource(sub->path);
