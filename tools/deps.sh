@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   ca-certificates cmake g++ make pkg-config git
-  librocksdb-dev libfmt-dev libxxhash-dev libssl-dev
+  librocksdb-dev libfmt-dev libxxhash-dev libssl-dev libcurl4-openssl-dev openssl
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev libboost1.81-dev libexpat1-dev
