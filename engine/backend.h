@@ -1,11 +1,12 @@
 // The backend interface: what the front classes (partkv::Store, partkv::Table; api/front/) ask of
-// whatever holds the data. The local engine implements it (engine/local_backend.h); a client of a
-// remote Azure Table endpoint is to be the second implementation. Nothing above this interface
-// knows which one it talks to.
+// whatever holds the data. The local engine implements it (engine/local_backend.h), and so does
+// the client of a remote Azure Table endpoint (engine/remote/remote_backend.h). Nothing above
+// this interface knows which one it talks to.
 //
 // Every method has the contract of the public method of the same name (partkv/store.h,
-// partkv/table.h). A backend that cannot honour a call answers InvalidArgument naming what it
-// lacks, never a silently different answer.
+// partkv/table.h). A backend that cannot honour a call answers InvalidArgument naming the
+// capability it lacks (MissingCapability; partkv/capabilities.h), never a silently different
+// answer.
 //
 // Thread-safety: every method may be called from any number of threads at once.
 
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "partkv/batch.h"
+#include "partkv/capabilities.h"
 #include "partkv/census.h"
 #include "partkv/entity.h"
 #include "partkv/if_match.h"
@@ -73,6 +75,11 @@ class TableBackend {
   virtual TableHandle* local() { return nullptr; }
 };
 
+// The error of a call that needs `capability` (partkv/capabilities.h), which the store's
+// `backend` lacks.
+Status MissingCapability(std::string_view what, std::string_view capability,
+                         std::string_view backend);
+
 // One open store, as a Store handle sees it.
 class StoreBackend {
  public:
@@ -82,7 +89,9 @@ class StoreBackend {
   virtual Status DropTable(std::string_view name) = 0;
   // Every table, sorted by name; the key schemes as text (the front parses them).
   virtual Result<std::vector<TableInfo>> ListTables() const = 0;
-  virtual Result<std::shared_ptr<TableBackend>> OpenTable(std::string_view name) const = 0;
+  virtual Result<std::shared_ptr<TableBackend>> OpenTable(std::string_view name,
+                                                          const OpenTableOptions& options) const = 0;
+  virtual const StoreCapabilities& capabilities() const = 0;
 
   virtual Result<std::string> ServiceProperties() const = 0;
   virtual Status SetServiceProperties(std::string_view document) = 0;

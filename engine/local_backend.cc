@@ -94,8 +94,21 @@ Status LocalStore::DropTable(std::string_view name) { return state_->DropTable(n
 
 Result<std::vector<TableInfo>> LocalStore::ListTables() const { return state_->ListTables(); }
 
-Result<std::shared_ptr<TableBackend>> LocalStore::OpenTable(std::string_view name) const {
+Result<std::shared_ptr<TableBackend>> LocalStore::OpenTable(
+    std::string_view name, const OpenTableOptions& options) const {
   PARTKV_ASSIGN_OR_RETURN(auto data, state_->FindTable(name));
+  // The catalog holds the table's schemes; one given at open must be the same.
+  for (auto [given, stored, what] :
+       {std::tuple{&options.partition_key_scheme, &data->partition_key_scheme(), "PartitionKey"},
+        std::tuple{&options.row_key_scheme, &data->row_key_scheme(), "RowKey"}}) {
+    if (!given->has_value()) continue;
+    std::string stored_text = stored->has_value() ? (*stored)->ToString() : "none";
+    if (stored_text != (*given)->ToString()) {
+      return Status::InvalidArgument(std::string("table '") + data->record().name + "' has " +
+                                     what + " scheme " + stored_text + ", not " +
+                                     (*given)->ToString() + " as given to OpenTable");
+    }
+  }
   return std::shared_ptr<TableBackend>(
       std::make_shared<LocalTable>(std::make_shared<TableHandle>(state_, std::move(data))));
 }
@@ -117,5 +130,27 @@ Status LocalStore::AwaitWritable(std::chrono::milliseconds timeout) {
 }
 
 const std::string& LocalStore::path() const { return state_->path(); }
+
+const StoreCapabilities& LocalStore::capabilities() const {
+  static const StoreCapabilities kLocal{.backend = "local",
+                                        .descending_scans = true,
+                                        .scan_budget = true,
+                                        .key_scheme_catalog = true,
+                                        .physical_partitions = true,
+                                        .throttling_emulation = true,
+                                        .census = true,
+                                        .engine_statistics = true,
+                                        .storage_engine = true,
+                                        .access_policies = true,
+                                        .service_properties = true};
+  return kLocal;
+}
+
+Status MissingCapability(std::string_view what, std::string_view capability,
+                         std::string_view backend) {
+  return Status::InvalidArgument(std::string(what) + " needs the '" + std::string(capability) +
+                                 "' capability, which a " + std::string(backend) +
+                                 " store lacks (partkv/capabilities.h)");
+}
 
 }  // namespace partkv::engine

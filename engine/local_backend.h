@@ -45,7 +45,9 @@ class LocalStore final : public StoreBackend {
   Status CreateTable(std::string_view name, const TableOptions& options) override;
   Status DropTable(std::string_view name) override;
   Result<std::vector<TableInfo>> ListTables() const override;
-  Result<std::shared_ptr<TableBackend>> OpenTable(std::string_view name) const override;
+  Result<std::shared_ptr<TableBackend>> OpenTable(std::string_view name,
+                                                  const OpenTableOptions& options) const override;
+  const StoreCapabilities& capabilities() const override;
   Result<std::string> ServiceProperties() const override;
   Status SetServiceProperties(std::string_view document) override;
   Status Flush() override;

@@ -6,8 +6,10 @@
 #include <random>
 #include <tuple>
 
+#include "engine/batch_rules.h"
 #include "engine/etag.h"
 #include "engine/key_codec.h"
+#include "engine/key_schemes.h"
 #include "engine/profile.h"
 #include "engine/rocks_status.h"
 #include "engine/row_sealer.h"
@@ -80,46 +82,6 @@ Status Decide(OpType type, std::string_view pk, std::string_view rk, const Entit
   out->result.etag = FormatEtag(h.etag_version);
   out->result.timestamp = DateTime{h.timestamp_ticks};
   return Status::OK();
-}
-
-// The batch rules' errors, shared by Submit and SubmitSealed.
-Status TooManyOperations(size_t n, const Limits& limits) {
-  return Status::InvalidArgument("the batch has " + std::to_string(n) +
-                                 " operations; the limit is " +
-                                 std::to_string(limits.max_batch_operations))
-      .WithFailedOp(static_cast<int>(limits.max_batch_operations));
-}
-
-Status MixedPartitionKeys(std::string_view pk, std::string_view first, int index) {
-  return Status::InvalidArgument("all operations of a batch must share one PartitionKey: '" +
-                                 std::string(pk) + "' differs from '" + std::string(first) + "'")
-      .WithFailedOp(index);
-}
-
-Status BatchTooLarge(const Limits& limits, int index) {
-  return Status::InvalidArgument("the batch's entities exceed " +
-                                 std::to_string(limits.max_batch_bytes) + " bytes" +
-                                 (limits.max_batch_bytes == (4u << 20) ? " (4 MiB)" : "") +
-                                 ", the " + std::string(limits.name) + " limit")
-      .WithFailedOp(index);
-}
-
-// Two operations on one row: the error names the later of the two. `rows` holds (RowKey, index)
-// of every operation; it is sorted here.
-Status DuplicateRows(std::vector<std::pair<std::string_view, int>>& rows) {
-  if (!std::is_sorted(rows.begin(), rows.end())) std::sort(rows.begin(), rows.end());
-  int duplicate = -1;
-  std::string_view row_key;
-  for (size_t i = 1; i < rows.size(); ++i) {
-    if (rows[i].first == rows[i - 1].first && (duplicate < 0 || rows[i].second < duplicate)) {
-      duplicate = rows[i].second;
-      row_key = rows[i].first;
-    }
-  }
-  if (duplicate < 0) return Status::OK();
-  return Status::InvalidArgument("a command with RowKey '" + std::string(row_key) +
-                                 "' is already present in the batch")
-      .WithFailedOp(duplicate);
 }
 
 // One operation of a batch that has passed the batch's checks.
@@ -244,62 +206,21 @@ Status EntityExists(std::string_view pk, std::string_view rk) {
 
 Result<const Entity*> TableHandle::WithSchemeKeys(OpType type, const Entity& entity,
                                                  std::optional<Entity>* computed) const {
-  const auto& pk_scheme = data_->partition_key_scheme();
-  const auto& rk_scheme = data_->row_key_scheme();
-  bool need_pk = pk_scheme && entity.partition_key().empty();
-  bool need_rk = rk_scheme && entity.row_key().empty();
-  if (!need_pk && !need_rk) return &entity;
-  bool writes_new = type == OpType::kInsert || type == OpType::kInsertOrReplace ||
-                    type == OpType::kInsertOrMerge;
-  computed->emplace(entity);
-  for (auto [need, scheme, what] :
-       {std::tuple{need_pk, &pk_scheme, "PartitionKey"}, std::tuple{need_rk, &rk_scheme, "RowKey"}}) {
-    if (!need) continue;
-    const KeyStrategy& s = **scheme;
-    if (!writes_new && s.kind() == KeyStrategy::Kind::kRandomSuffix) {
-      return Status::InvalidArgument(std::string(what) + " scheme " + s.ToString() +
-                                     " draws a random suffix: give the " + what +
-                                     " of the existing entity to " + std::string(OpTypeName(type)));
-    }
-    auto key = s.Compute(entity);
-    if (!key.ok()) return key.status().WithContext(std::string("computing the ") + what);
-    if (std::string_view(what) == "PartitionKey") {
-      (*computed)->set_partition_key(std::move(*key));
-    } else {
-      (*computed)->set_row_key(std::move(*key));
-    }
-  }
-  return &**computed;
+  return engine::WithSchemeKeys({data_->partition_key_scheme(), data_->row_key_scheme()}, type,
+                                entity, computed);
 }
 
 Result<Entity> TableHandle::GetByAttributes(const Entity& attributes) const {
   PARTKV_RETURN_IF_ERROR(CheckLive());
-  const auto& pk_scheme = data_->partition_key_scheme();
-  const auto& rk_scheme = data_->row_key_scheme();
-  if (!pk_scheme && !rk_scheme) {
-    return Status::InvalidArgument("table '" + data_->record().name +
-                                   "' has no key scheme to compute keys from attributes");
-  }
-  std::string rk = attributes.row_key();
-  if (rk_scheme) {
-    if (rk_scheme->kind() == KeyStrategy::Kind::kRandomSuffix) {
-      return Status::InvalidArgument("a random-suffix RowKey cannot be recomputed from attributes");
-    }
-    PARTKV_ASSIGN_OR_RETURN(rk, rk_scheme->Compute(attributes));
-  }
-  if (!pk_scheme) return Get(attributes.partition_key(), rk);
-  if (pk_scheme->kind() == KeyStrategy::Kind::kRandomSuffix) {
-    // The suffix was drawn at write time: look in every shard.
-    PARTKV_ASSIGN_OR_RETURN(std::string base, pk_scheme->ComputeBase(attributes));
-    for (const auto& pk : pk_scheme->ShardKeys(base)) {
-      auto e = Get(pk, rk);
-      if (e.ok() || !e.status().IsNotFound()) return e;
-    }
-    return Status::NotFound("no entity with RowKey '" + rk + "' in any of the " +
-                            std::to_string(pk_scheme->shard_count()) + " shards of '" + base + "'");
-  }
-  PARTKV_ASSIGN_OR_RETURN(std::string pk, pk_scheme->Compute(attributes));
-  return Get(pk, rk);
+  return engine::GetByAttributes(
+      {data_->partition_key_scheme(), data_->row_key_scheme()}, data_->record().name, attributes,
+      [this](const std::vector<std::pair<std::string, std::string>>& candidates) -> Result<Entity> {
+        for (const auto& [pk, rk] : candidates) {
+          auto e = Get(pk, rk);
+          if (e.ok() || !e.status().IsNotFound() || &pk == &candidates.back().first) return e;
+        }
+        return Status::NotFound("no candidate keys");
+      });
 }
 
 Status TableHandle::CheckLive() const {
@@ -423,30 +344,9 @@ Result<std::vector<WriteResult>> TableHandle::SubmitKeyed(const Batch& batch,
   const auto& ops = batch.ops();
   const Limits& limits = data_->limits();
   if (ops.empty()) return std::vector<WriteResult>();
-  if (ops.size() > limits.max_batch_operations) return TooManyOperations(ops.size(), limits);
   // Everything is checked before anything is locked or written.
+  PARTKV_RETURN_IF_ERROR(ValidateBatch(ops, limits));
   const std::string& pk = ops[0].entity.partition_key();
-  std::vector<std::pair<std::string_view, int>> rows;  // (RowKey, index), to find duplicates
-  rows.reserve(ops.size());
-  size_t bytes = 0;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const Entity& e = ops[i].entity;
-    int index = static_cast<int>(i);
-    if (e.partition_key() != pk) return MixedPartitionKeys(e.partition_key(), pk, index);
-    rows.emplace_back(e.row_key(), index);
-    size_t size = 0;
-    Status s = ValidateKey(e.row_key(), "RowKey", limits);
-    if (NeedsEntityValidation(ops[i].type)) {
-      s = ValidateEntity(e, limits, &size);
-    } else {
-      size = EntitySize(e, limits);
-    }
-    if (s.ok() && i == 0) s = ValidateKey(pk, "PartitionKey", limits);
-    if (!s.ok()) return s.WithFailedOp(index);
-    bytes += size;
-    if (bytes > limits.max_batch_bytes) return BatchTooLarge(limits, index);
-  }
-  PARTKV_RETURN_IF_ERROR(DuplicateRows(rows));
 
   double cost = 0;
   if (data_->throttler() != nullptr) {

@@ -1,9 +1,12 @@
-// Store: the public facade over a backend (engine/backend.h): the local engine, opened here.
+// Store: the public facade over a backend (engine/backend.h): the local engine or a remote
+// endpoint's client, opened here.
 
 #include "partkv/store.h"
 
 #include "api/front/front_access.h"
 #include "engine/local_backend.h"
+#include "engine/remote/connection_string.h"
+#include "engine/remote/remote_backend.h"
 #include "engine/store_state.h"
 
 namespace partkv {
@@ -14,6 +17,10 @@ Store& Store::operator=(Store&&) noexcept = default;
 Store::~Store() = default;
 
 Result<Store> Store::Open(std::string_view path, const StoreOptions& options) {
+  if (remote::IsRemoteLocation(path)) {
+    PARTKV_ASSIGN_OR_RETURN(auto remote, remote::RemoteStore::Open(path, options));
+    return Store(std::move(remote));
+  }
   PARTKV_ASSIGN_OR_RETURN(auto state, engine::StoreState::Open(std::string(path), options));
   return Store(std::make_shared<engine::LocalStore>(std::move(state)));
 }
@@ -42,10 +49,17 @@ Result<std::vector<TableInfo>> Store::ListTables() const {
   return tables;
 }
 
-Result<Table> Store::OpenTable(std::string_view name) const {
-  PARTKV_ASSIGN_OR_RETURN(auto table, backend_->OpenTable(name));
+Result<Table> Store::OpenTable(std::string_view name) const { return OpenTable(name, {}); }
+
+Result<Table> Store::OpenTable(std::string_view name, const OpenTableOptions& options) const {
+  for (const auto* scheme : {&options.partition_key_scheme, &options.row_key_scheme}) {
+    if (*scheme) PARTKV_RETURN_IF_ERROR((*scheme)->Validate());
+  }
+  PARTKV_ASSIGN_OR_RETURN(auto table, backend_->OpenTable(name, options));
   return FrontAccess::MakeTable(std::move(table));
 }
+
+const StoreCapabilities& Store::capabilities() const { return backend_->capabilities(); }
 
 Result<std::string> Store::ServiceProperties() const { return backend_->ServiceProperties(); }
 Status Store::SetServiceProperties(std::string_view document) {

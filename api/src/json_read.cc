@@ -392,6 +392,21 @@ class FastReader {
     Entity entity;
     if (partition_key_ >= 0) entity.set_partition_key(std::string(members_[partition_key_].text));
     if (row_key_ >= 0) entity.set_row_key(std::string(members_[row_key_].text));
+    if (options.read_system) {
+      for (uint32_t i : ignored_) {
+        const Member& m = members_[i];
+        if (m.name == "odata.etag" || m.name == "Timestamp") {
+          if (m.kind != Member::Kind::kString) return std::nullopt;  // the exact reader's error
+          if (m.name == "odata.etag") {
+            entity.set_etag(std::string(m.text));
+          } else {
+            auto when = DateTime::Parse(m.text);
+            if (!when.ok()) return std::nullopt;
+            entity.set_timestamp(*when);
+          }
+        }
+      }
+    }
     entity.ReserveProperties(properties_.size());
     for (uint32_t p : properties_) {
       const Member& m = members_[p];

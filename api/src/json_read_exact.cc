@@ -469,6 +469,18 @@ Result<Entity> BuildEntity(std::vector<Member>& members, const JsonReadOptions& 
   bool has_pk = false, has_rk = false;
   for (Member& m : members) {
     std::string_view name = m.name;
+    if (options.read_system && (name == "odata.etag" || name == "Timestamp")) {
+      const Scalar& v = m.value;
+      if (v.kind != Scalar::Kind::kString) return Mismatch(name, "must be a string", v);
+      if (name == "odata.etag") {
+        entity.set_etag(v.text);
+      } else {
+        auto when = DateTime::Parse(v.text);
+        if (!when.ok()) return Mismatch(name, when.status().message(), v);
+        entity.set_timestamp(*when);
+      }
+      continue;
+    }
     if (name.ends_with(kTypeSuffix) || IsSystemName(name)) continue;
     present.insert(name);
     Scalar& v = m.value;

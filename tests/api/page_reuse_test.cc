@@ -93,8 +93,8 @@ TEST_F(PageReuseTest, ReusedPageHoldsWhatAFreshPageHolds) {
   q.page_size = 1000;
   ExpectSameAsFresh(q, &page, "ascending, pages of 1000");
   q.page_size = 7;
-  q.descending = true;
-  ExpectSameAsFresh(q, &page, "descending, pages of 7");
+  q.descending = store_->capabilities().descending_scans;
+  ExpectSameAsFresh(q, &page, "pages of 7");
   Query wide;
   wide.page_size = 333;
   ExpectSameAsFresh(wide, &page, "table-wide");
@@ -156,7 +156,7 @@ TEST_F(PageReuseTest, ShardedReadIntoAReusedPage) {
   // Filled with other entities first.
   Query all;
   ASSERT_TRUE(table_->QueryEntities(all, &page).ok());
-  for (bool descending : {false, true}) {
+  for (bool descending : Orders()) {
     Query q;
     q.page_size = 128;
     q.descending = descending;
@@ -200,7 +200,7 @@ TEST_F(PageReuseTest, ShardedPagesResumeExactlyAndSeeWritesMadeBetweenThem) {
     insert(Rk(i));
     expected.push_back(Rk(i));
   }
-  for (bool descending : {false, true}) {
+  for (bool descending : Orders()) {
     for (bool write_between : {false, true}) {
       Query q;
       q.page_size = 97;
@@ -253,8 +253,13 @@ TEST_F(PageReuseTest, QueryPagesResumeExactlyAndSeeWritesMadeBetweenThem) {
     for (int i = 0; i < 60; ++i) expected.emplace(pk, Rk(2 * i));
   }
   for (bool single : {true, false}) {
-    for (bool descending : {false, true}) {
+    for (bool descending : Orders()) {
       for (bool write_between : {false, true}) {
+        // Azure's continuation (NextPartitionKey/NextRowKey) names the next row to return, not
+        // the last one returned: a row written between pages that sorts between the two is not
+        // returned. Azurite does as Azure does; partkv (local, and `partkv serve`) resumes right
+        // after the last row returned, so it is. docs/remote.md "Queries".
+        if (write_between && testing::TestBackend().starts_with("azurite")) continue;
         const std::string what = std::string(single ? "one PartitionKey" : "table-wide") +
                                  (descending ? ", descending" : ", ascending") +
                                  (write_between ? ", writes between pages" : "");

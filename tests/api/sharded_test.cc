@@ -21,8 +21,11 @@ class ShardedTest : public testing::StoreFixture {
     TableOptions o;
     o.partition_key_scheme = *KeyStrategy::Parse(pk);
     if (!rk.empty()) o.row_key_scheme = *KeyStrategy::Parse(rk);
-    EXPECT_TRUE(store_->CreateTable(name, o).ok());
-    return *store_->OpenTable(name);
+    Status created = CreateTableAnywhere(name, o);
+    EXPECT_TRUE(created.ok()) << created.ToString();
+    auto table = store_->OpenTable(name, schemes_);
+    EXPECT_TRUE(table.ok()) << table.status().ToString();
+    return std::move(*table);
   }
   static std::string Id(int i) {
     char buf[32];
@@ -79,6 +82,7 @@ TEST_F(ShardedTest, RandomSuffixCannotBeRecomputedForUpdates) {
 }
 
 TEST_F(ShardedTest, SchemeSurvivesReopen) {
+  PARTKV_REQUIRE(key_scheme_catalog);
   MakeTable("Orders", "hash-suffix(date,orderId,200)", "concat(orderId)");
   Reopen();
   auto tables = store_->ListTables();
@@ -100,7 +104,7 @@ TEST_F(ShardedTest, ShardedReadOfOneDayAcross200SuffixesIsExactAndOrdered) {
     day.push_back(Id(i));
     ASSERT_TRUE(t.Insert(Order(i % 2 ? "2014-07-08" : "2014-07-10", Id(i), i)).ok());
   }
-  for (bool descending : {false, true}) {
+  for (bool descending : Orders()) {
     Query q;
     q.page_size = 250;
     q.descending = descending;

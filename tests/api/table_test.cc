@@ -78,7 +78,11 @@ TEST_F(TableTest, StaleEtagReplaceMergeDeleteChangeNothing) {
   m.Set("extra", Value::Boolean(true));
   EXPECT_TRUE(table_->Merge(m, stale).status().IsPreconditionFailed());
   EXPECT_TRUE(table_->Delete("p", "r", stale).IsPreconditionFailed());
-  EXPECT_TRUE(table_->Delete("p", "r", IfMatch::ETag("garbage")).IsPreconditionFailed());
+  // A malformed ETag matches nothing locally; Azure refuses it as 400 InvalidInput, which a
+  // remote store reports as InvalidArgument. Either way nothing changes.
+  Status garbage = table_->Delete("p", "r", IfMatch::ETag("garbage"));
+  EXPECT_TRUE(remote() ? garbage.IsInvalidArgument() : garbage.IsPreconditionFailed())
+      << garbage.ToString();
 
   EXPECT_EQ(Get("p", "r"), "{n=2}");
   EXPECT_EQ(EtagOf("p", "r"), second->etag);
@@ -128,6 +132,7 @@ TEST_F(TableTest, DeleteWithCurrentEtagRemoves) {
 }
 
 TEST_F(TableTest, EtagsNeverRepeatForAKeyAcrossRestartsAndClockSteps) {
+  PARTKV_REQUIRE_LOCAL("steps the local engine's clock");
   std::set<std::string> seen;
   int64_t fake_now = DateTime::FromUnixMicros(1'900'000'000'000'000).ticks;
   auto write_some = [&] {

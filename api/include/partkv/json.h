@@ -57,11 +57,16 @@ struct JsonReadOptions {
   // When false, a missing PartitionKey or RowKey leaves the entity's key empty (for callers that
   // compute keys themselves); when true, a missing key is InvalidArgument.
   bool require_keys = false;
+  // When true, "Timestamp" (a DateTime string) and "odata.etag" (a string) set the entity's
+  // timestamp() and etag() instead of being ignored, as a client reads the service's entities;
+  // either being of another JSON type is then InvalidArgument.
+  bool read_system = false;
 };
 
 // Parses one JSON object into an Entity. PartitionKey and RowKey, when present, must be strings.
 // Timestamp, odata.etag, odata.metadata, odata.type, odata.id, odata.editLink and their
-// annotations are ignored; a property whose value is null is omitted.
+// annotations are ignored (but see JsonReadOptions::read_system); a property whose value is null
+// is omitted.
 //
 // Returns InvalidArgument, with a message naming the property and what is wrong, for: malformed
 // JSON or invalid UTF-8 (the message gives the byte offset), a value that is not an object, a

@@ -21,6 +21,36 @@
 #pragma GCC visibility push(default)
 namespace partkv {
 
+// How a remote store (Store::Open of a connection string; docs/remote.md) retries a request that
+// failed for a reason a retry may cure: 503 ServerBusy, 429 (Cosmos DB), 500, 502, 504, 408, and
+// connections that failed or dropped. Waits grow exponentially from `initial_backoff` to
+// `max_backoff` with full jitter (a uniform draw in [wait/2, wait]); a server's
+// x-ms-retry-after-ms or Retry-After is honoured when it asks for longer. A request is tried at
+// most `max_attempts` times and not after `max_total` since its first try; then the last failure
+// is returned (Throttled with the server's retry-after for 503/429, IOError otherwise).
+struct RetryOptions {
+  int max_attempts = 6;  // 1 = never retry
+  std::chrono::milliseconds initial_backoff{100};
+  std::chrono::milliseconds max_backoff{8'000};
+  std::chrono::milliseconds max_total{60'000};
+};
+
+// The client of a remote store.
+struct RemoteOptions {
+  // A PEM file of the certificate authorities HTTPS trusts; empty = the system's CA store.
+  std::string ca_file;
+  std::chrono::milliseconds connect_timeout{10'000};
+  // Per request (each attempt), from its first byte sent to the last byte of its response.
+  std::chrono::milliseconds request_timeout{30'000};
+  // HTTP/1.1 keep-alive connections to the endpoint, at most: also the bound on requests in
+  // flight from this store (a request beyond waits for a connection).
+  size_t max_connections = 16;
+  // Requests one call may have in flight at once: Table::QueryShards' shards, GetByAttributes'
+  // probes of a random-suffix key's shards.
+  size_t fan_out = 8;
+  RetryOptions retry;
+};
+
 struct StoreOptions {
   // Create the store directory and an empty store when `path` holds none.
   bool create_if_missing = true;
@@ -42,6 +72,8 @@ struct StoreOptions {
   // compactions to catch up; past it the write fails with Busy (nothing written) instead of
   // waiting on. A write delayed (slowed, not stopped) goes on at the delayed rate.
   std::chrono::milliseconds write_stall_timeout{60'000};
+  // For a remote store only: its client's connections, timeouts and retries.
+  RemoteOptions remote;
 };
 
 struct TableOptions {
@@ -60,6 +92,15 @@ struct TableOptions {
   std::string profile;
   // Throttling emulation for this table; unset = the store's setting. Stored in the catalog.
   std::optional<bool> throttling;
+};
+
+// Given when a table is opened (Store::OpenTable). A remote table has no partkv catalog, so its
+// key schemes (docs/keys.md) come from here: writes compute keys with them, GetByAttributes and
+// QueryShards by base key use them. A local table keeps its schemes in its catalog: a scheme given
+// here must then be the one the table was created with (InvalidArgument naming both otherwise).
+struct OpenTableOptions {
+  std::optional<KeyStrategy> partition_key_scheme;
+  std::optional<KeyStrategy> row_key_scheme;
 };
 
 struct WriteOptions {

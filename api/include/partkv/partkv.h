@@ -8,6 +8,7 @@
 #include "partkv/base64.h"
 #include "partkv/batch.h"
 #include "partkv/bulk_writer.h"
+#include "partkv/capabilities.h"
 #include "partkv/census.h"
 #include "partkv/clock.h"
 #include "partkv/entity.h"

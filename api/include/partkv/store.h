@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "partkv/capabilities.h"
 #include "partkv/options.h"
 #include "partkv/result.h"
 #include "partkv/table.h"
@@ -43,6 +44,15 @@ class Store {
   // Opens (or, with options.create_if_missing, creates) the store in directory `path`.
   // InvalidArgument when `path` holds something that is not a partkv store or a store of an
   // unknown format version; Busy when another process has it open; IOError on file-system errors.
+  //
+  // When `path` is an Azure Storage connection string or a table endpoint URL with a SAS
+  // (docs/remote.md: UseDevelopmentStorage=true; AccountName=…;AccountKey=…;
+  // TableEndpoint=…;SharedAccessSignature=…; https://ACCOUNT.table.core.windows.net/?sv=…&sig=…),
+  // opens a remote store instead: Azure Table Storage, Azure Cosmos DB for Table, Azurite or
+  // `partkv serve`, through options.remote. Nothing is sent until the first call; a bad location
+  // is InvalidArgument naming the setting (never showing a key or signature). The directory
+  // options (create_if_missing, error_if_exists, memory budget, write stall) do not apply;
+  // options.throttling is refused (the service throttles by itself).
   static Result<Store> Open(std::string_view path, const StoreOptions& options = {});
 
   Store(Store&&) noexcept;
@@ -61,6 +71,12 @@ class Store {
   Result<std::vector<TableInfo>> ListTables() const;
   // A handle on an existing table (name compared case-insensitively). NotFound when missing.
   Result<Table> OpenTable(std::string_view name) const;
+  // The same, with the key schemes the handle uses (OpenTableOptions: required for schemes on a
+  // remote table; on a local one they must match the catalog's).
+  Result<Table> OpenTable(std::string_view name, const OpenTableOptions& options) const;
+
+  // What this store's backend can do (partkv/capabilities.h).
+  const StoreCapabilities& capabilities() const;
 
   // The service properties document (Azure's StorageServiceProperties XML, as `partkv serve`
   // keeps it): stored durably as given and returned unchanged; "" when never set.
@@ -76,6 +92,7 @@ class Store {
   // every 10 ms, so it returns up to 10 ms after the work ends. OK once the store is quiet; Busy
   // when `timeout` passed first (writes meanwhile make more work, so it may never be quiet).
   Status AwaitBackgroundWork(std::chrono::milliseconds timeout);
+  // The directory given to Open; for a remote store, its endpoint URL (no key, no signature).
   const std::string& path() const;
 
   // After a write failed with IOError because the storage engine stopped taking writes (a full

@@ -1,0 +1,392 @@
+// The remote backend's queries (remote_backend.h): key conditions as $filter clauses, sealed
+// continuation tokens over the service's, and QueryShards' scatter-gather merge.
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "engine/filter.h"
+#include "engine/remote/remote_table.h"
+#include "engine/token.h"
+#include "partkv/json.h"
+
+namespace partkv::remote {
+namespace {
+
+constexpr uint8_t kFlagShards = 2;  // as the local engine's (engine/query.cc)
+constexpr size_t kMaxSelect = 255;
+
+// The smallest string above every string that starts with `prefix`, as valid UTF-8 (a filter's
+// literal must be): the last code point that can grow grows by one, the ones after it go.
+// "" when there is none (the prefix is all U+10FFFF).
+std::string PrefixSuccessor(std::string_view prefix) {
+  std::string s(prefix);
+  while (!s.empty()) {
+    size_t start = s.size() - 1;
+    while (start > 0 && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(s.data() + start);
+    size_t n = s.size() - start;
+    uint32_t cp = n == 1   ? p[0]
+                  : n == 2 ? ((p[0] & 0x1Fu) << 6) | (p[1] & 0x3Fu)
+                  : n == 3 ? ((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu)
+                           : ((p[0] & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) |
+                                 ((p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu);
+    s.resize(start);
+    if (cp >= 0x10FFFF) continue;
+    ++cp;
+    if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xE000;
+    if (cp < 0x80) {
+      s.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      s.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+      s.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+      s.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+      s.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      s.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+      s.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+      s.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+      s.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      s.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+    return s;
+  }
+  return s;
+}
+
+void AddClause(std::string* filter, std::string_view clause) {
+  if (!filter->empty()) *filter += " and ";
+  *filter += clause;
+}
+
+void AddBound(std::string* filter, std::string_view key, const std::optional<Bound>& bound,
+              bool lower) {
+  if (!bound) return;
+  const char* op = lower ? (bound->inclusive ? " ge " : " gt ") : (bound->inclusive ? " le " : " lt ");
+  AddClause(filter, std::string(key) + op + ODataString(bound->key));
+}
+
+// A query's checked form, shared by QueryEntities and QueryShards.
+struct RemotePlan {
+  std::string filter;  // the whole $filter: key conditions and the caller's filter
+  std::string select;  // the $select value, "" = all
+  uint64_t fingerprint = 0;
+};
+
+Result<RemotePlan> Plan(const std::string& table, const Query& q, const engine::Limits& limits,
+                        std::string_view shard_clause_kind) {
+  if (q.page_size < 1 || q.page_size > Query::kMaxPageSize) {
+    return Status::InvalidArgument("page size " + std::to_string(q.page_size) +
+                                   " is out of range 1..1000");
+  }
+  if (q.descending) {
+    return engine::MissingCapability("Query::descending", "descending-scans", "remote");
+  }
+  if (q.partition_key && (q.partition_lower || q.partition_upper)) {
+    return Status::InvalidArgument(
+        "a query takes either one PartitionKey or a PartitionKey range, not both");
+  }
+  if (q.select.size() > kMaxSelect) {
+    return Status::InvalidArgument("$select names " + std::to_string(q.select.size()) +
+                                   " properties; the limit is 255");
+  }
+  for (const auto& name : q.select) {
+    if (name == "PartitionKey" || name == "RowKey" || name == "Timestamp") continue;
+    Status s = engine::ValidatePropertyName(name, limits);
+    if (!s.ok()) return s.WithContext("$select");
+  }
+  // The caller's filter is parsed as locally, for the same errors; it is sent as written.
+  PARTKV_ASSIGN_OR_RETURN(engine::Filter parsed, engine::Filter::Parse(q.filter));
+  RemotePlan p;
+  if (q.partition_key) AddClause(&p.filter, "PartitionKey eq " + ODataString(*q.partition_key));
+  AddBound(&p.filter, "PartitionKey", q.partition_lower, true);
+  AddBound(&p.filter, "PartitionKey", q.partition_upper, false);
+  AddBound(&p.filter, "RowKey", q.row_lower, true);
+  AddBound(&p.filter, "RowKey", q.row_upper, false);
+  if (q.row_prefix && !q.row_prefix->empty()) {
+    AddClause(&p.filter, "RowKey ge " + ODataString(*q.row_prefix));
+    std::string end = PrefixSuccessor(*q.row_prefix);
+    if (!end.empty()) AddClause(&p.filter, "RowKey lt " + ODataString(end));
+  }
+  if (!parsed.Canonical().empty()) AddClause(&p.filter, "(" + q.filter + ")");
+  if (!q.select.empty()) {
+    std::vector<std::string> names = q.select;
+    for (const char* key : {"PartitionKey", "RowKey", "Timestamp"}) names.push_back(key);
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    for (const auto& n : names) p.select += (p.select.empty() ? "" : ",") + n;
+  }
+  std::string id = "partkv-remote-query/1|table=";
+  for (char c : table) id.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  id += "|filter=" + p.filter + "|select=" + p.select + "|" + std::string(shard_clause_kind);
+  p.fingerprint = XXH3_64bits(id.data(), id.size());
+  return p;
+}
+
+// Two keys in one token: length-prefixed, so any bytes round-trip.
+std::string PackKeys(std::string_view a, std::string_view b) {
+  std::string out = std::to_string(a.size()) + ":";
+  out += a;
+  out += b;
+  return out;
+}
+
+Result<std::pair<std::string, std::string>> UnpackKeys(std::string_view packed) {
+  size_t colon = packed.find(':');
+  size_t n = 0;
+  bool ok = colon != std::string_view::npos && colon > 0 && colon <= 8;
+  for (size_t i = 0; ok && i < colon; ++i) {
+    ok = packed[i] >= '0' && packed[i] <= '9';
+    n = n * 10 + static_cast<size_t>(packed[i] - '0');
+  }
+  if (!ok || n > packed.size() - colon - 1) {
+    return Status::InvalidArgument("continuation token: malformed resume keys");
+  }
+  return std::pair<std::string, std::string>(packed.substr(colon + 1, n),
+                                              packed.substr(colon + 1 + n));
+}
+
+std::string EntitiesQuery(const RemotePlan& plan, uint32_t top) {
+  std::string query = "$top=" + std::to_string(top);
+  if (!plan.filter.empty()) query += "&$filter=" + EncodeComponent(plan.filter);
+  if (!plan.select.empty()) query += "&$select=" + EncodeComponent(plan.select);
+  return query;
+}
+
+}  // namespace
+
+std::string ODataString(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    out.push_back(c);
+    if (c == '\'') out.push_back('\'');
+  }
+  out.push_back('\'');
+  return out;
+}
+
+Result<std::vector<std::string_view>> SplitValueArray(std::string_view body) {
+  // Find the top-level "value" member's array: the first '[' after "value": outside strings.
+  size_t key = body.find("\"value\"");
+  if (key == std::string_view::npos) {
+    return Status::Corruption("the service's query answer has no \"value\" array");
+  }
+  size_t i = body.find('[', key);
+  if (i == std::string_view::npos) {
+    return Status::Corruption("the service's query answer has no \"value\" array");
+  }
+  std::vector<std::string_view> objects;
+  ++i;
+  int depth = 0;
+  size_t start = 0;
+  bool in_string = false;
+  for (; i < body.size(); ++i) {
+    char c = body[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '{') {
+      if (depth++ == 0) start = i;
+    } else if (c == '}') {
+      if (--depth == 0) objects.push_back(body.substr(start, i + 1 - start));
+      if (depth < 0) break;
+    } else if (c == ']' && depth == 0) {
+      return objects;
+    }
+  }
+  return Status::Corruption("the service's query answer ends inside its \"value\" array");
+}
+
+Status RemoteTable::FetchPage(Call call, Page* page, std::pair<std::string, std::string>* next,
+                              bool* has_next) const {
+  PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
+  if (out.response.status >= 300) {
+    Record("", out, false, 0, 0);
+    return StatusOf(out.response, call.what);
+  }
+  PARTKV_ASSIGN_OR_RETURN(std::vector<std::string_view> objects, SplitValueArray(out.response.body));
+  for (std::string_view text : objects) {
+    auto entity = EntityFromJson(text, JsonReadOptions{.read_system = true});
+    if (!entity.ok()) {
+      return Status::Corruption(call.what + ": an entity of the service's answer does not read: " +
+                                std::string(entity.status().message()));
+    }
+    page->entities.push_back(std::move(*entity));
+  }
+  Record("", out, false, objects.size(), out.response.body.size());
+  next->first = out.response.Header("x-ms-continuation-NextPartitionKey");
+  next->second = out.response.Header("x-ms-continuation-NextRowKey");
+  *has_next = !next->first.empty() || !next->second.empty();
+  return Status::OK();
+}
+
+Status RemoteTable::QueryEntities(const Query& query, Page* page) const {
+  PARTKV_ASSIGN_OR_RETURN(RemotePlan plan, Plan(name_, query, limits_, "entities"));
+  Call call{.method = "GET", .path = path_ + "()", .query = EntitiesQuery(plan, query.page_size),
+            .what = "query table '" + name_ + "'"};
+  if (!query.continuation.empty()) {
+    PARTKV_ASSIGN_OR_RETURN(engine::TokenContents token,
+                            engine::DecodeToken(client_->token_secret(), query.continuation,
+                                                plan.fingerprint));
+    if (token.flags != 0) {
+      return Status::InvalidArgument("continuation token: from another kind of query");
+    }
+    PARTKV_ASSIGN_OR_RETURN(auto keys, UnpackKeys(token.resume_key));
+    call.query += "&NextPartitionKey=" + EncodeComponent(keys.first);
+    if (!keys.second.empty()) call.query += "&NextRowKey=" + EncodeComponent(keys.second);
+  }
+  page->entities.clear();
+  page->continuation.clear();
+  std::pair<std::string, std::string> next;
+  bool has_next = false;
+  PARTKV_RETURN_IF_ERROR(FetchPage(std::move(call), page, &next, &has_next));
+  page->examined = page->entities.size();
+  if (has_next) {
+    page->continuation =
+        engine::EncodeToken(client_->token_secret(),
+                            engine::TokenContents{0, plan.fingerprint,
+                                                  PackKeys(next.first, next.second)});
+  }
+  return Status::OK();
+}
+
+// ---- QueryShards ----------------------------------------------------------------------------
+//
+// Each shard is read in RowKey order by its own query; the merge takes the smallest (RowKey,
+// PartitionKey) of the shards' heads until the page is full. A shard's buffer is filled with a
+// few more rows than its share of the page, and refilled (twice as many each time) when it runs
+// dry before the page is full. The token holds the last row the page returned; the next page
+// asks every shard for the rows after it.
+
+namespace {
+
+struct ShardCursor {
+  std::string pk;
+  Page buffer;
+  size_t head = 0;
+  bool more = true;  // the service may hold more rows of this shard
+  std::pair<std::string, std::string> next;  // the service's continuation within this call
+  bool has_next = false;
+  uint32_t fetch = 0;  // rows to ask for next time
+  bool empty() const { return head >= buffer.entities.size(); }
+};
+
+}  // namespace
+
+Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, const Query& query,
+                                Page* page) const {
+  if (query.partition_key || query.partition_lower || query.partition_upper) {
+    return Status::InvalidArgument("a sharded query takes no PartitionKey condition");
+  }
+  std::string kind = "shards=";
+  for (const auto& k : shard_keys) kind += std::to_string(k.size()) + ":" + k;
+  PARTKV_ASSIGN_OR_RETURN(RemotePlan plan, Plan(name_, query, limits_, kind));
+  std::optional<std::pair<std::string, std::string>> after;  // (RowKey, PartitionKey)
+  if (!query.continuation.empty()) {
+    PARTKV_ASSIGN_OR_RETURN(engine::TokenContents token,
+                            engine::DecodeToken(client_->token_secret(), query.continuation,
+                                                plan.fingerprint));
+    if (token.flags != kFlagShards) {
+      return Status::InvalidArgument("continuation token: from another kind of query");
+    }
+    PARTKV_ASSIGN_OR_RETURN(after, UnpackKeys(token.resume_key));
+  }
+  const uint32_t page_size = query.page_size;
+  const size_t n = shard_keys.size();
+  const uint32_t share = static_cast<uint32_t>(
+      std::clamp<size_t>(2 * ((page_size + n - 1) / std::max<size_t>(n, 1)), 16, page_size));
+  std::vector<ShardCursor> shards(n);
+  for (size_t i = 0; i < n; ++i) {
+    shards[i].pk = shard_keys[i];
+    shards[i].fetch = share;
+  }
+  auto shard_call = [&](const ShardCursor& s) {
+    std::string filter = "PartitionKey eq " + ODataString(s.pk);
+    if (after) {
+      // Rows after (RowKey, PartitionKey) = `after`: in a shard whose key sorts after the last
+      // row's, its RowKey itself is still to come.
+      AddClause(&filter, std::string("RowKey ") + (s.pk > after->second ? "ge " : "gt ") +
+                             ODataString(after->first));
+    }
+    if (!plan.filter.empty()) AddClause(&filter, "(" + plan.filter + ")");
+    RemotePlan shard_plan{filter, plan.select, 0};
+    Call call{.method = "GET", .path = path_ + "()", .query = EntitiesQuery(shard_plan, s.fetch),
+              .what = "query shard " + ODataString(s.pk) + " of table '" + name_ + "'"};
+    if (s.has_next) {
+      call.query += "&NextPartitionKey=" + EncodeComponent(s.next.first);
+      if (!s.next.second.empty()) call.query += "&NextRowKey=" + EncodeComponent(s.next.second);
+    }
+    return call;
+  };
+  auto fill = [&](ShardCursor& s) -> Status {
+    // Until rows arrive or the shard is done: a page may come back empty with a continuation.
+    while (s.more && s.empty()) {
+      s.buffer.entities.clear();
+      s.head = 0;
+      PARTKV_RETURN_IF_ERROR(FetchPage(shard_call(s), &s.buffer, &s.next, &s.has_next));
+      s.more = s.has_next;
+      s.fetch = std::min<uint32_t>(s.fetch * 2, Query::kMaxPageSize);
+    }
+    return Status::OK();
+  };
+
+  // The first fill of every shard, fan_out at a time.
+  {
+    std::vector<Status> status(n);
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < n;) status[i] = fill(shards[i]);
+    };
+    std::vector<std::thread> threads;
+    size_t workers = std::min(client_->options().fan_out, n);
+    for (size_t t = 1; t < workers; ++t) threads.emplace_back(work);
+    work();
+    for (auto& t : threads) t.join();
+    for (auto& s : status) PARTKV_RETURN_IF_ERROR(s);
+  }
+
+  page->entities.clear();
+  page->continuation.clear();
+  while (page->entities.size() < page_size) {
+    ShardCursor* best = nullptr;
+    for (auto& s : shards) {
+      if (s.empty()) continue;
+      const Entity& e = s.buffer.entities[s.head];
+      if (best == nullptr) {
+        best = &s;
+        continue;
+      }
+      const Entity& b = best->buffer.entities[best->head];
+      if (e.row_key() < b.row_key() ||
+          (e.row_key() == b.row_key() && e.partition_key() < b.partition_key())) {
+        best = &s;
+      }
+    }
+    if (best == nullptr) break;
+    page->entities.push_back(std::move(best->buffer.entities[best->head++]));
+    PARTKV_RETURN_IF_ERROR(fill(*best));
+  }
+  page->examined = page->entities.size();
+  bool more = std::any_of(shards.begin(), shards.end(),
+                          [](const ShardCursor& s) { return !s.empty() || s.more; });
+  if (more && !page->entities.empty()) {
+    const Entity& last = page->entities.back();
+    page->continuation = engine::EncodeToken(
+        client_->token_secret(),
+        engine::TokenContents{kFlagShards, plan.fingerprint,
+                              PackKeys(last.row_key(), last.partition_key())});
+  }
+  return Status::OK();
+}
+
+}  // namespace partkv::remote

@@ -1,0 +1,114 @@
+// One remote Table service endpoint as the remote backend talks to it: requests built, signed
+// (Shared Key, or the SAS appended), sent through the HTTP transport (http_client.h) and retried
+// by the store's RetryOptions; error responses turned into partkv Statuses.
+//
+// Retries (docs/remote.md "Retries"): 503, 429, 500, 502, 504, 408 and transport failures are
+// retried with exponential back-off and full jitter, honouring x-ms-retry-after-ms and
+// Retry-After, within RetryOptions' attempts and total time. Every request is retried, writes
+// too: a write whose earlier attempt may have been applied (the connection dropped or timed out
+// after the request was sent, or the service answered 500/502/504) comes back with
+// Outcome::maybe_applied set, and the caller decides what the final answer means (the
+// lost-write rule, remote_backend.cc). 503 ServerBusy and 429 mean the request was not executed.
+//
+// Error mapping: EntityAlreadyExists/TableAlreadyExists → AlreadyExists;
+// UpdateConditionNotSatisfied → PreconditionFailed; ResourceNotFound/TableNotFound → NotFound;
+// 503/429 → Throttled with the server's retry-after; other 4xx → InvalidArgument (the request is
+// wrong: retrying will not help); 409 TableBeingDeleted → Busy; 5xx and transport failures →
+// IOError. Messages carry the service's code and message and never a key or a signature.
+//
+// Thread-safe.
+
+#ifndef PARTKV_ENGINE_REMOTE_SERVICE_CLIENT_H_
+#define PARTKV_ENGINE_REMOTE_SERVICE_CLIENT_H_
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/remote/connection_string.h"
+#include "engine/remote/http_client.h"
+#include "partkv/options.h"
+#include "partkv/result.h"
+
+namespace partkv::protocol {
+class HmacSha256;
+}
+
+namespace partkv::remote {
+
+// One request, before signing.
+struct Call {
+  std::string_view method{};  // GET, POST, PUT, MERGE, DELETE
+  std::string path{};         // after the endpoint's base path, percent-encoded: "/Tables"
+  std::string query{};        // percent-encoded, without '?'; the SAS is appended
+  std::string body{};
+  std::string content_type{};  // with a body
+  std::string if_match{};      // "" = no If-Match header
+  bool return_no_content = false;  // Prefer: return-no-content
+  std::string_view accept = "application/json;odata=minimalmetadata";
+  std::string what{};  // for messages: "insert into table 'T'"
+};
+
+// What sending a Call came to.
+struct Outcome {
+  HttpResponse response;  // the last attempt's response (any status)
+  int attempts = 0;
+  // An earlier attempt may have been applied by the service although its answer was lost.
+  bool maybe_applied = false;
+  int throttled = 0;  // attempts answered 503 or 429
+  std::chrono::milliseconds waited{0};  // time spent waiting between attempts
+};
+
+// The service's error code and message of an error response: x-ms-error-code, else the
+// odata.error JSON body, else the XML <Error> body.
+struct ServiceError {
+  std::string code;
+  std::string message;
+};
+ServiceError ErrorOf(const HttpResponse& response);
+
+// The partkv Status of an error response (status >= 300) of `what`.
+Status StatusOf(const HttpResponse& response, std::string_view what);
+
+// The retry-after a response asks for: x-ms-retry-after-ms, else Retry-After (seconds or an
+// HTTP date); nullopt when it asks for none.
+std::optional<std::chrono::milliseconds> RetryAfterOf(const HttpResponse& response);
+
+class ServiceClient {
+ public:
+  static Result<std::shared_ptr<ServiceClient>> Create(Endpoint endpoint,
+                                                       const RemoteOptions& options);
+  ~ServiceClient();
+
+  // Sends `call`, retrying as above. Returns the last response whatever its status once one
+  // is final; a transport failure that retries did not cure is IOError.
+  Result<Outcome> Send(const Call& call);
+
+  const Endpoint& endpoint() const { return endpoint_; }
+  const RemoteOptions& options() const { return options_; }
+  // A secret for sealing continuation tokens: derived from the credential, so tokens outlive
+  // the process but not a change of key.
+  const std::string& token_secret() const { return token_secret_; }
+
+ private:
+  ServiceClient(Endpoint endpoint, const RemoteOptions& options);
+  HttpRequest Build(const Call& call) const;
+
+  Endpoint endpoint_;
+  RemoteOptions options_;
+  std::string base_url_;  // Url()
+  std::unique_ptr<HttpClient> http_;
+  std::unique_ptr<protocol::HmacSha256> signer_;  // null when signing by SAS
+  std::string token_secret_;
+};
+
+// Percent-encodes everything but RFC 3986's unreserved characters and the sub-delimiters
+// encodeURIComponent keeps ( ' ( ) * ! ), as the SDKs encode keys and query values.
+std::string EncodeComponent(std::string_view text);
+
+}  // namespace partkv::remote
+
+#endif  // PARTKV_ENGINE_REMOTE_SERVICE_CLIENT_H_
