@@ -134,6 +134,7 @@ const std::string& LocalStore::path() const { return state_->path(); }
 const StoreCapabilities& LocalStore::capabilities() const {
   static const StoreCapabilities kLocal{.backend = "local",
                                         .descending_scans = true,
+                                        .ordered_scans = true,
                                         .scan_budget = true,
                                         .key_scheme_catalog = true,
                                         .physical_partitions = true,

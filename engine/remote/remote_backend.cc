@@ -20,9 +20,17 @@
 namespace partkv::remote {
 namespace {
 
-const StoreCapabilities& RemoteCapabilities() {
-  static const StoreCapabilities kRemote{.backend = "remote", .service_properties = true};
-  return kRemote;
+// Cosmos DB for Table's endpoints (*.table.cosmos.azure.com and its sovereign clouds' names):
+// its own limits, and query results it does not sort.
+bool IsCosmos(const Endpoint& endpoint) {
+  return endpoint.host.find(".cosmos.") != std::string::npos;
+}
+
+const StoreCapabilities& RemoteCapabilities(bool cosmos) {
+  static const StoreCapabilities kRemote{
+      .backend = "remote", .ordered_scans = true, .service_properties = true};
+  static const StoreCapabilities kCosmos{.backend = "remote", .service_properties = true};
+  return cosmos ? kCosmos : kRemote;
 }
 
 Status Missing(std::string_view what, std::string_view capability) {
@@ -93,7 +101,9 @@ Result<std::shared_ptr<RemoteStore>> RemoteStore::Open(std::string_view location
   return std::make_shared<RemoteStore>(std::move(client));
 }
 
-const StoreCapabilities& RemoteStore::capabilities() const { return RemoteCapabilities(); }
+const StoreCapabilities& RemoteStore::capabilities() const {
+  return RemoteCapabilities(IsCosmos(client_->endpoint()));
+}
 
 Status RemoteStore::CreateTable(std::string_view name, const TableOptions& options) {
   PARTKV_RETURN_IF_ERROR(engine::ValidateTableName(name));
@@ -218,8 +228,7 @@ RemoteTable::RemoteTable(std::shared_ptr<ServiceClient> client, std::string name
       row_key_scheme_(options.row_key_scheme),
       stats_(std::make_unique<engine::TableStatsCollector>(1)) {
   // Cosmos DB for Table's limits on its endpoints; Azure Table Storage's everywhere else.
-  const bool cosmos = client_->endpoint().host.find(".cosmos.") != std::string::npos;
-  auto profile = engine::GetProfile(cosmos ? "cosmos" : "azure-table");
+  auto profile = engine::GetProfile(IsCosmos(client_->endpoint()) ? "cosmos" : "azure-table");
   limits_ = profile.ok() ? profile->limits : engine::Limits::AzureTable();
 }
 

@@ -285,6 +285,9 @@ struct ShardCursor {
 
 Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, const Query& query,
                                 Page* page) const {
+  if (client_->endpoint().host.find(".cosmos.") != std::string::npos) {
+    return engine::MissingCapability("Table::QueryShards", "ordered-scans", "Cosmos DB for Table");
+  }
   if (query.partition_key || query.partition_lower || query.partition_upper) {
     return Status::InvalidArgument("a sharded query takes no PartitionKey condition");
   }

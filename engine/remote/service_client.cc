@@ -243,12 +243,20 @@ Result<Outcome> ServiceClient::Send(const Call& call) {
       if (status == 503 || status == 429) ++outcome.throttled;
       asked = RetryAfterOf(outcome.response);
       if (MayHaveApplied(status)) outcome.maybe_applied = true;
-    } else if (failure.maybe_sent) {
-      outcome.maybe_applied = true;
+    } else {
+      // A certificate that does not verify, or an answer too large to hold, is the same on
+      // every attempt.
+      if (failure.kind == TransportFailure::Kind::kTls ||
+          failure.kind == TransportFailure::Kind::kTooLarge) {
+        return response.status().WithContext(call.what);
+      }
+      if (failure.maybe_sent) outcome.maybe_applied = true;
     }
     const bool last_try = outcome.attempts >= retry.max_attempts;
-    std::chrono::milliseconds wait = std::max(Jittered(backoff), asked.value_or(std::chrono::milliseconds(0)));
-    const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+    std::chrono::milliseconds wait =
+        std::max(Jittered(backoff), asked.value_or(std::chrono::milliseconds(0)));
+    const auto elapsed =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
     if (last_try || elapsed + wait > retry.max_total) {
       if (!response.ok()) {
         return response.status().WithContext(call.what + " (after " +

@@ -2,9 +2,9 @@
 // (Shared Key, or the SAS appended), sent through the HTTP transport (http_client.h) and retried
 // by the store's RetryOptions; error responses turned into partkv Statuses.
 //
-// Retries (docs/remote.md "Retries"): 503, 429, 500, 502, 504, 408 and transport failures are
-// retried with exponential back-off and full jitter, honouring x-ms-retry-after-ms and
-// Retry-After, within RetryOptions' attempts and total time. Every request is retried, writes
+// Retries (docs/remote.md "Retries"): 503, 429, 500, 502, 504, 408 and transport failures (but
+// a TLS failure or a response over the size limit, which would fail again) are retried with
+// exponential back-off and full jitter, honouring x-ms-retry-after-ms and Retry-After, within RetryOptions' attempts and total time. Every request is retried, writes
 // too: a write whose earlier attempt may have been applied (the connection dropped or timed out
 // after the request was sent, or the service answered 500/502/504) comes back with
 // Outcome::maybe_applied set, and the caller decides what the final answer means (the

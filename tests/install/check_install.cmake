@@ -3,7 +3,8 @@
 #     find_package(partkv) and uses every public header (consumer/);
 #  2. builds and runs a second one with nothing but `pkg-config --cflags --libs partkv`;
 #  3. checks the installed libpartkv's dynamic symbols: the public API is exported, and no
-#     engine symbol (partkv::engine::) is.
+#     engine, remote-client or protocol symbol (partkv::engine::, partkv::remote::,
+#     partkv::protocol::) is.
 
 file(REMOVE_RECURSE ${WORK_DIR})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix
@@ -68,9 +69,10 @@ endif()
 if(NOT symbols MATCHES "partkv::Store::Open\\(")
   message(FATAL_ERROR "libpartkv.so does not export partkv::Store::Open")
 endif()
-string(REGEX MATCHALL "[^\n]*partkv::engine::[^\n]*" engine_symbols "${symbols}")
+string(REGEX MATCHALL "[^\n]*partkv::(engine|remote|protocol)::[^\n]*" engine_symbols
+       "${symbols}")
 if(engine_symbols)
   list(JOIN engine_symbols "\n" listed)
-  message(FATAL_ERROR "libpartkv.so exports engine symbols:\n${listed}")
+  message(FATAL_ERROR "libpartkv.so exports internal symbols:\n${listed}")
 endif()
 file(REMOVE_RECURSE ${WORK_DIR})
