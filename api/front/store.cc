@@ -25,6 +25,12 @@ Result<Store> Store::Open(std::string_view path, const StoreOptions& options) {
   return Store(std::make_shared<engine::LocalStore>(std::move(state)));
 }
 
+bool Store::IsRemoteLocation(std::string_view location) {
+  return remote::IsRemoteLocation(location);
+}
+
+std::string Store::RedactLocation(std::string_view location) { return remote::Redact(location); }
+
 Status Store::CreateTable(std::string_view name, const TableOptions& options) {
   return backend_->CreateTable(name, options);
 }

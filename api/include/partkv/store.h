@@ -55,6 +55,17 @@ class Store {
   // options.throttling is refused (the service throttles by itself).
   static Result<Store> Open(std::string_view path, const StoreOptions& options = {});
 
+  // Whether Open takes `location` for a remote store (a connection string or an endpoint URL)
+  // rather than a directory: it starts with http:// or https://, or one of its ';'-separated
+  // segments is a connection-string setting (`AccountName=…`, `TableEndpoint=…`, …; the rules
+  // are docs/remote.md's). "./AccountName=x" names a directory.
+  static bool IsRemoteLocation(std::string_view location);
+  // `location` with its secrets hidden, for messages and logs: the values of AccountKey and
+  // SharedAccessSignature, every `sig` of a URL's query and a URL's user information become
+  // "<redacted>". A key given without its setting name cannot be recognised: show no text that
+  // failed to parse as a location.
+  static std::string RedactLocation(std::string_view location);
+
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
   Store(const Store&) = delete;
