@@ -1,8 +1,9 @@
-// BulkWriter: the front of a bulk write — the stream's positions and lines, when a group is
-// written, what a bad row stops, the report. The engine does the rest: engine/row_sealer.h checks
-// and encodes each row once, engine/bulk_lines.h does it for JSON Lines on worker threads,
-// engine/bulk_stage.h keeps the rows of validate_before_writing on disk in key order,
-// engine/bulk_group.h writes a group.
+// BulkWriter: the front of a bulk write into a local table — the stream's positions and lines,
+// when a group is written, what a bad row stops, the report. The engine does the rest:
+// engine/row_sealer.h checks and encodes each row once, engine/bulk_lines.h does it for JSON
+// Lines on worker threads, engine/bulk_stage.h keeps the rows of validate_before_writing on disk
+// in key order, engine/bulk_group.h writes a group. Any other table's bulk write is
+// api/front/remote_bulk_writer.h's.
 
 #include "partkv/bulk_writer.h"
 
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "api/front/front_access.h"
+#include "api/front/remote_bulk_writer.h"
 #include "engine/bulk_group.h"
 #include "engine/bulk_lines.h"
 #include "engine/bulk_spill.h"
@@ -47,6 +49,7 @@ engine::GroupOutcome CommitRetrying(engine::GroupWriter& writer, engine::BulkGro
 }  // namespace
 
 WriteResult BulkWrittenGroup::result(size_t i) const {
+  if (results_ != nullptr) return results_[i];
   const int64_t tick = first_tick_ + static_cast<int64_t>(i);
   return WriteResult{engine::FormatEtag(static_cast<uint64_t>(tick)), DateTime{tick}};
 }
@@ -252,10 +255,13 @@ Result<BulkWriter> BulkWriter::Create(const Table& table, const BulkWriteOptions
   if (options.max_group_rows == 0 || options.max_group_bytes == 0) {
     return Status::InvalidArgument("a bulk write's groups need room for at least one row");
   }
+  if (options.max_batches_in_flight == 0) {
+    return Status::InvalidArgument("a bulk write needs room for at least one batch in flight");
+  }
   engine::TableHandle* local = FrontAccess::LocalOf(table);
   if (local == nullptr) {
-    return Status::InvalidArgument("table '" + table.name() +
-                                   "': bulk writes need a local store (this backend lacks them)");
+    PARTKV_ASSIGN_OR_RETURN(std::unique_ptr<Remote> remote, Remote::Create(table, options));
+    return BulkWriter(std::move(remote));
   }
   engine::TableHandle& handle = *local;
   // A merge's row is sealed whole, as an upsert's: what differs is how its group writes it.
@@ -272,13 +278,17 @@ Result<BulkWriter> BulkWriter::Create(const Table& table, const BulkWriteOptions
 }
 
 BulkWriter::BulkWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+BulkWriter::BulkWriter(std::unique_ptr<Remote> remote) : remote_(std::move(remote)) {}
 BulkWriter::BulkWriter(BulkWriter&&) noexcept = default;
 BulkWriter& BulkWriter::operator=(BulkWriter&&) noexcept = default;
 BulkWriter::~BulkWriter() = default;
 
-const BulkWriteReport& BulkWriter::report() const { return impl_->report; }
+const BulkWriteReport& BulkWriter::report() const {
+  return remote_ ? remote_->report() : impl_->report;
+}
 
 Status BulkWriter::Add(const Entity& entity) {
+  if (remote_) return remote_->Add(entity);
   Impl& w = *impl_;
   PARTKV_RETURN_IF_ERROR(w.Check());
   PARTKV_RETURN_IF_ERROR(w.DrainLines(/*all=*/true));
@@ -297,6 +307,7 @@ Status BulkWriter::Add(const Entity& entity) {
 }
 
 Status BulkWriter::AddJsonLines(std::string_view lines) {
+  if (remote_) return remote_->AddJsonLines(lines);
   Impl& w = *impl_;
   PARTKV_RETURN_IF_ERROR(w.Check());
   if (!w.lines) {
@@ -312,6 +323,7 @@ Status BulkWriter::AddJsonLines(std::string_view lines) {
 }
 
 Status BulkWriter::Flush() {
+  if (remote_) return remote_->Flush();
   Impl& w = *impl_;
   PARTKV_RETURN_IF_ERROR(w.Check());
   PARTKV_RETURN_IF_ERROR(w.DrainLines(/*all=*/true));
@@ -322,6 +334,7 @@ Status BulkWriter::Flush() {
 }
 
 Status BulkWriter::Finish() {
+  if (remote_) return remote_->Finish();
   Impl& w = *impl_;
   if (w.finished) return w.report.error;
   PARTKV_RETURN_IF_ERROR(w.Check());

@@ -78,9 +78,52 @@
 // validate_before_writing, a 32 MiB sorting buffer while rows are taken, then three groups while
 // Finish writes (one written, one ready, one being read from the spill file).
 //
-// Thread-safety: a BulkWriter is driven by one thread at a time; AddJsonLines uses worker
-// threads of its own. Destroying a writer without Finish writes nothing more: the rows not yet
-// written are dropped.
+// On a remote table (a store opened from a connection string; docs/remote.md) the same stream
+// is written as the batches above, each one Table::Submit — the entity group transactions an
+// Azure client would send — up to max_batches_in_flight of them at once, each on a worker
+// thread of the writer's own. What differs:
+//   - A group is one batch: groups_written counts batches, on_group_written is called once per
+//     batch acknowledged, in stream order, with the Timestamps and ETags the service gave.
+//     max_group_rows and max_group_bytes bound a batch further when they are below the table's
+//     batch limits (max_group_bytes then counts the table's size model, not encoded bytes).
+//   - Batches of one PartitionKey are submitted one after another, each once the one before it
+//     is acknowledged, so that rows of one key are written in stream order (an upsert's later
+//     row wins; an Insert repeating an earlier row's key fails at the later row); batches of
+//     different PartitionKeys overlap. At most twice max_batches_in_flight batches wait for
+//     their acknowledgement; Add waits while that many do.
+//   - A conflict, or any other failure of a batch, stops the writer: from then on no batch
+//     starts, the batches in flight finish, and the batches not started are dropped. Batches
+//     acknowledged out of order make the rows written not always a prefix of the stream:
+//     report().rows_written counts the longest prefix of acknowledged rows (every batch before
+//     the first batch not written), and report().also_written lists, exactly, the rows written
+//     past it (the batches that were in flight beside the one that failed). A batch that fails
+//     is not written (the remote store's lost-write rule settles a retried batch whose first
+//     answer was lost); one that fails with IOError may have been applied as a whole, as any
+//     Table::Submit that fails so.
+//   - A conflict is found by the service, in the batch that meets it: an existing row, or an
+//     earlier row of the stream with the same key, both in insert mode. The bad row is the
+//     operation the service names (Status::failed_op()); a failure that names none (IOError,
+//     NotFound for a dropped table, an authentication failure) stops the writer without a bad
+//     row.
+//   - Throttled (the service's 503 or 429, after the remote store's own retries; RemoteOptions)
+//     follows retry_throttled: with a policy the worker submits the batch again after the
+//     wait; without one, or once the policy gives up, no new batch starts, the call returns
+//     Throttled once the batches in flight have finished, and the next call submits the
+//     throttled batches again (the row given to Add was not taken, the lines given to
+//     AddJsonLines were). Busy likewise.
+//   - validate_before_writing validates every row before any batch is sent (a bad row: nothing
+//     written) and keeps the rows in the spill file as JSON; Finish then writes them in stream
+//     order (no key order is needed: each batch is one request). Conflicts are found while
+//     writing, as above, not before.
+//   - AddJsonLines parses each line as the local path does (EntityFromJson, the key schemes
+//     given at Store::OpenTable, Table::Submit's checks) on the calling thread: `threads` has no
+//     effect, as the service takes rows far more slowly than one thread parses them.
+//   - WriteOptions::sync has no effect: the service acknowledges a batch once it is durable.
+//
+// Thread-safety: a BulkWriter is driven by one thread at a time; AddJsonLines (and, on a remote
+// table, the submission of batches) uses worker threads of its own. Destroying a writer without
+// Finish writes nothing more: the rows not yet written are dropped (on a remote table, after the
+// batches in flight have been answered).
 
 #ifndef PARTKV_BULK_WRITER_H_
 #define PARTKV_BULK_WRITER_H_
@@ -92,6 +135,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "partkv/batch.h"
 #include "partkv/clock.h"
@@ -107,6 +151,15 @@
 #pragma GCC visibility push(default)
 namespace partkv {
 
+// Consecutive rows of the stream: positions [begin, end), input lines first_line .. last_line
+// (0 when the rows came from Add; the lines between them are these rows and blank lines).
+struct BulkRowRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint64_t first_line = 0;
+  uint64_t last_line = 0;
+};
+
 // What a bulk write has done so far (BulkWriter::report()).
 struct BulkWriteReport {
   uint64_t rows_added = 0;   // rows taken and found valid (the bad row not included)
@@ -116,25 +169,32 @@ struct BulkWriteReport {
   uint64_t rows_written = 0;
   uint64_t groups_written = 0;  // atomic writes, each of many rows
   // The batches the written rows form (above); with validate_before_writing counted when
-  // Finish ends.
+  // Finish ends. On a remote table, the batches of the first rows_written rows.
   uint64_t batches_written = 0;
-  uint64_t throttled = 0;             // group writes refused by a throughput budget
+  // Group writes refused by a throughput budget (on a remote table: batches the service
+  // answered Throttled after the remote store's own retries).
+  uint64_t throttled = 0;
   int64_t throttled_wait_micros = 0;  // waited by retry_throttled
   // Once the writer has stopped at a bad row: its 0-based position and its 1-based input line
   // (0 when it came from Add).
   std::optional<uint64_t> bad_row;
   uint64_t bad_line = 0;
   // After a call failed (a stop, Throttled, Busy): the input line of row rows_written — the first
-  // row not written, where to resume — or 0 when that row came from Add or is not known.
+  // row not written, where to resume — or 0 when that row came from Add or is not known. On a
+  // remote table, the rows in also_written past it are written too.
   uint64_t resume_line = 0;
+  // On a remote table, the rows acknowledged past the first rows_written, in stream order:
+  // batches acknowledged while an earlier batch was not (yet) — after a stop, exactly the rows
+  // written besides the first rows_written. Always empty on a local table.
+  std::vector<BulkRowRange> also_written;
   // Why the writer stopped: the bad row's error (its message starts "line N: " or "row N: "), or
   // a failure of the store; OK while it goes on.
   Status error;
 };
 
 // A group the writer has just written (BulkWriteOptions::on_group_written): its rows in the
-// order they were written — the stream's order, or with validate_before_writing key order.
-// Valid only during the call.
+// order they were written — the stream's order, or with validate_before_writing key order; on a
+// remote table, one batch. Valid only during the call.
 class BulkWrittenGroup {
  public:
   size_t size() const { return size_; }  // rows written
@@ -147,9 +207,12 @@ class BulkWrittenGroup {
   friend class BulkWriter;
   BulkWrittenGroup(const uint64_t* positions, size_t size, int64_t first_tick)
       : positions_(positions), size_(size), first_tick_(first_tick) {}
+  BulkWrittenGroup(const uint64_t* positions, const WriteResult* results, size_t size)
+      : positions_(positions), results_(results), size_(size) {}
   const uint64_t* positions_;
+  const WriteResult* results_ = nullptr;  // the service's answers (remote); else from the tick
   size_t size_;
-  int64_t first_tick_;
+  int64_t first_tick_ = 0;
 };
 
 struct BulkWriteOptions {
@@ -169,7 +232,12 @@ struct BulkWriteOptions {
   bool validate_before_writing = false;
   std::string spill_directory;
   // Worker threads that parse and validate AddJsonLines' lines; 0: one per core, at least 2.
+  // No effect on a remote table (above).
   size_t threads = 0;
+  // On a remote table: the batches submitted at once, each on a worker thread of the writer's
+  // (the remote store's RemoteOptions::max_connections bounds the requests in flight as well).
+  // No effect on a local table.
+  size_t max_batches_in_flight = 8;
   // When set, a group refused by a throughput budget is retried after the wait the store names
   // (waiting on `clock`; null: the steady clock), under this policy, before Throttled is
   // returned.
@@ -182,9 +250,10 @@ struct BulkWriteOptions {
 
 class BulkWriter {
  public:
-  // A writer into `table` (the writer keeps its own handle on it). InvalidArgument for a mode
-  // other than the three above or a zero group bound; NotFound when the table has been dropped;
-  // IOError when the spill file of validate_before_writing cannot be created.
+  // A writer into `table` (the writer keeps its own handle on it), of a local or a remote store.
+  // InvalidArgument for a mode other than the three above, a zero group bound or a zero
+  // max_batches_in_flight; NotFound when the table has been dropped (a remote table: found by
+  // the first batch); IOError when the spill file of validate_before_writing cannot be created.
   static Result<BulkWriter> Create(const Table& table, const BulkWriteOptions& options = {});
 
   BulkWriter(BulkWriter&&) noexcept;
@@ -220,9 +289,12 @@ class BulkWriter {
   const BulkWriteReport& report() const;
 
  private:
-  struct Impl;
+  struct Impl;    // a local table's writer (api/front/bulk_writer.cc)
+  struct Remote;  // any other table's (api/front/remote_bulk_writer.h)
   explicit BulkWriter(std::unique_ptr<Impl> impl);
+  __attribute__((visibility("hidden"))) explicit BulkWriter(std::unique_ptr<Remote> remote);
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<Remote> remote_;
 };
 
 }  // namespace partkv

@@ -1,0 +1,162 @@
+// BulkWriter::Remote: a bulk write (partkv/bulk_writer.h) into a table that is not the local
+// engine's — a remote store's — through the public Table alone: every row is checked as
+// Table::Submit checks it (Table::ComputeKeys, then the table's limits), the rows are cut into
+// the batches an Azure client would submit, and the batches go to Table::Submit on worker
+// threads, at most BulkWriteOptions::max_batches_in_flight at once, those of one PartitionKey one
+// after another.
+//
+// The batches wait in a window, in stream order, until acknowledged; the window's front is
+// popped as it is acknowledged, so report().rows_written is always the longest acknowledged
+// prefix. The window holds at most twice max_batches_in_flight batches: the calling thread waits
+// while it is full. The first failure stops new batches at once (the worker that met it says so);
+// the calling thread then waits for the batches in flight and settles the report from the window.
+//
+// validate_before_writing keeps each validated row, keys computed, as its JSON (EntityToJson) in
+// an unlinked spill file (engine/bulk_spill.h), and Finish writes them from there in stream
+// order: record = line:varint size:varint json_size:varint json (`size` the entity's in the
+// table's size model, for cutting batches).
+//
+// Thread-safety: the public methods are called by one thread at a time (the BulkWriter's rule);
+// the workers share the window, under mu_, with it.
+
+#ifndef PARTKV_API_FRONT_REMOTE_BULK_WRITER_H_
+#define PARTKV_API_FRONT_REMOTE_BULK_WRITER_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include "engine/bulk_spill.h"
+#include "engine/validation.h"
+#include "partkv/bulk_writer.h"
+#include "partkv/json.h"
+
+namespace partkv {
+
+// Hidden: its members name engine types, which libpartkv never exports.
+struct __attribute__((visibility("hidden"))) BulkWriter::Remote {
+  // REQUIRES: `options` passed BulkWriter::Create's checks.
+  static Result<std::unique_ptr<Remote>> Create(const Table& table,
+                                                const BulkWriteOptions& options);
+  ~Remote();
+
+  Status Add(const Entity& entity);
+  Status AddJsonLines(std::string_view lines);
+  Status Flush();
+  Status Finish();
+  const BulkWriteReport& report() const { return report_; }
+
+ private:
+  // One batch of consecutive rows of one PartitionKey, from the moment it is cut until it is
+  // acknowledged or the writer stops.
+  struct Pending {
+    enum class State { kQueued, kInFlight, kWritten, kHeld, kFailed };
+    Batch batch;
+    std::string partition_key;
+    uint64_t first_row = 0;       // stream position of its first row; the others follow
+    std::vector<uint64_t> lines;  // each row's input line (0: from Add)
+    State state = State::kQueued;
+    Status status;                     // kHeld, kFailed: why
+    std::vector<WriteResult> results;  // kWritten: the service's answers
+  };
+
+  Remote(const Table& table, const BulkWriteOptions& options, engine::Limits limits);
+
+  // The writer's stop, or after Finish InvalidArgument; otherwise OK, and a held batch (after
+  // Throttled or Busy) is submitted again.
+  Status Check();
+  // Checks one entity as Table::Submit would: computes its keys (Table::ComputeKeys) and
+  // validates it against the table's limits; *size is its size in the table's size model.
+  Status Validate(const Entity& entity, Entity* keyed, size_t* size) const;
+  // A valid row as the stream's next: to the spill (validate_before_writing) or to a batch.
+  // Throttled or Busy (a held batch) leave the row not taken.
+  Status Take(Entity keyed, size_t size, uint64_t line);
+  // A valid row into the open batch, submitting that batch first when the row cannot join it.
+  Status Batched(Entity keyed, size_t size, uint64_t line);
+  bool OpensBatch(const Entity& keyed, size_t size) const;
+  // Moves the open batch into the window (waiting for room) for the workers.
+  Status Submit();
+  // Takes the lines AddJsonLines handed over until all are taken; resumable.
+  Status DrainLines();
+  // validate_before_writing: writes the spilled rows in stream order; resumable.
+  Status WriteSpilled();
+
+  enum class Until { kNow, kRoom, kAll };
+  // Settles the window (pops its acknowledged front, reacts to a held or failed batch) and waits
+  // until `until` holds: kNow not at all, kRoom room for one more batch, kAll every batch
+  // acknowledged. Returns a held batch's status (Throttled, Busy) or the stop's error.
+  Status Await(Until until);
+  // Counts the acknowledged front of the window as written, calling on_group_written for each
+  // batch. Called with `lock` held; releases it meanwhile.
+  void PopWritten(std::unique_lock<std::mutex>& lock);
+  void CallBack(const Pending& batch);
+  // report_'s throttling counts and also_written, from the window (under mu_).
+  void Publish();
+  // Stops the writer: no batch starts again; once those in flight are answered, the report is
+  // settled from the window. The error is the first failed batch's when one failed (its bad row
+  // the operation it names), else `error`, a bad row at `bad_line` when given.
+  Status Halt(const Status& error, std::optional<uint64_t> bad_line);
+  Status Halt(std::unique_lock<std::mutex>& lock, Status error, std::optional<uint64_t> bad_line);
+  // Ends the writer at `error`, dropping every row not written (Halt's last step).
+  Status Fail(const Status& error);
+  // A worker: submits the window's next eligible batch until the writer ends.
+  void Work();
+  Pending* NextEligible();
+  static std::string RowName(uint64_t position, uint64_t line);
+
+  Table table_;
+  const BulkWriteOptions options_;
+  const engine::Limits limits_;
+  const std::shared_ptr<Clock> clock_;
+  const OpType key_type_;  // the operation keys are computed for (kInsert or kInsertOrReplace)
+  const size_t max_batch_rows_;
+  const size_t max_batch_bytes_;
+  const size_t window_size_;
+  JsonReadOptions read_options_;
+  BulkWriteReport report_;
+  uint64_t first_line_ = 0;  // row 0's line
+  bool finished_ = false;
+
+  // The calling thread's: the batch being filled and its RowKeys and size; the rows given to
+  // batches so far (their positions), the lines AddJsonLines handed over and not yet taken.
+  std::unique_ptr<Pending> open_;
+  std::unordered_set<std::string> open_row_keys_;
+  size_t open_bytes_ = 0;
+  uint64_t batched_rows_ = 0;
+  std::string pending_;
+  size_t pending_at_ = 0;
+  uint64_t pending_line_ = 0;  // the line at pending_at_
+
+  // validate_before_writing: the spill file, the records not yet appended to it, and while
+  // Finish writes, the offset of the next record to take and the bytes read ahead.
+  std::optional<engine::SpillFile> spill_;
+  std::string spill_buffer_;
+  uint64_t spill_read_ = 0;
+  std::string spill_ahead_;
+  size_t spill_ahead_at_ = 0;
+  bool spill_closed_ = false;
+
+  std::mutex mu_;
+  std::condition_variable work_;  // to the workers: a batch may be eligible, or they end
+  std::condition_variable done_;  // to the calling thread: a batch was answered
+  std::deque<std::unique_ptr<Pending>> window_;
+  size_t in_flight_ = 0;
+  bool paused_ = false;    // a batch is held: no batch starts until the next call
+  bool stopping_ = false;  // a batch failed, or the writer stops: no batch starts again
+  bool ending_ = false;    // the workers return
+  uint64_t throttled_ = 0;
+  int64_t throttled_wait_micros_ = 0;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace partkv
+
+#endif  // PARTKV_API_FRONT_REMOTE_BULK_WRITER_H_
