@@ -29,7 +29,7 @@
 
 namespace partkv::cli {
 
-// The store directory when neither --store nor $PARTKV_STORE names one.
+// The store when neither --store nor $PARTKV_STORE names one.
 inline constexpr char kDefaultStoreDir[] = "./partkv-data";
 inline constexpr char kStoreEnvVar[] = "PARTKV_STORE";
 
@@ -45,9 +45,30 @@ void AddQueryCommands(CLI::App& app, Context& ctx);
 void AddImportCommand(CLI::App& app, Context& ctx);
 void AddStatsCommands(CLI::App& app, Context& ctx);
 
-// Opens the store. Only `table create` creates one: for every other command a directory that
-// does not exist is NotFound with a hint, rather than an empty store appearing as a side effect.
+// Opens the store: a directory, or a remote store when --store / $PARTKV_STORE is a connection
+// string or an endpoint URL (Store::IsRemoteLocation; docs/remote.md). Only `table create`
+// creates a directory's store: for every other command a directory that does not exist is
+// NotFound with a hint, rather than an empty store appearing as a side effect. A remote store is
+// never created (its account exists or not), and no message shows its location: an account key
+// or a signature may be in it.
 Result<Store> OpenStore(const Context& ctx, bool create_if_missing = false);
+
+// The key schemes a command opens its table with (Store::OpenTable with OpenTableOptions). A
+// remote table has no catalog of schemes, so they come from the command line, in the text forms
+// `table create --pk/--rk` takes (docs/keys.md); on a local store a scheme given must be the one
+// the table was created with (InvalidArgument naming both otherwise).
+struct SchemeArgs {
+  std::optional<std::string> partition_key;
+  std::optional<std::string> row_key;
+  std::string partition_key_option = "--pk-scheme";  // the option's name, for messages
+  std::string row_key_option = "--rk-scheme";
+};
+// Adds --pk-scheme S and --rk-scheme S to `cmd`; with `short_names` (commands whose --pk is not
+// a PartitionKey condition) they are --pk S and --rk S, as `table create` names them, and the
+// long names are their aliases.
+void AddSchemeOptions(CLI::App* cmd, SchemeArgs* args, bool short_names);
+// Table `name` of `store`, opened with the schemes of `args`.
+Result<Table> OpenTable(const Store& store, const std::string& name, const SchemeArgs& args);
 
 // The argument, or all of stdin when the argument is absent (at most kMaxDocumentBytes).
 inline constexpr size_t kMaxDocumentBytes = 16u << 20;

@@ -10,7 +10,9 @@
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <tuple>
 
+#include "partkv/keys.h"
 #include "tools/cli/cli.h"
 
 namespace partkv::cli {
@@ -32,6 +34,10 @@ Status ErrnoStatus(std::string_view what, const std::string& name) {
 }  // namespace
 
 Result<Store> OpenStore(const Context& ctx, bool create_if_missing) {
+  if (Store::IsRemoteLocation(ctx.store_dir)) {
+    // The library's messages about a location never show its secrets; nothing is sent yet.
+    return Store::Open(ctx.store_dir);
+  }
   std::error_code ec;
   if (!create_if_missing && !std::filesystem::exists(ctx.store_dir, ec)) {
     return Status::NotFound("no store at '" + ctx.store_dir +
@@ -41,6 +47,33 @@ Result<Store> OpenStore(const Context& ctx, bool create_if_missing) {
   StoreOptions options;
   options.create_if_missing = create_if_missing;
   return Store::Open(ctx.store_dir, options);
+}
+
+void AddSchemeOptions(CLI::App* cmd, SchemeArgs* args, bool short_names) {
+  if (short_names) {
+    args->partition_key_option = "--pk";
+    args->row_key_option = "--rk";
+  }
+  cmd->add_option(short_names ? "--pk,--pk-scheme" : "--pk-scheme", args->partition_key,
+                  "the table's PartitionKey scheme (docs/keys.md): required on a remote store, "
+                  "which keeps none; on a local one it must be the table's")
+      ->type_name("STRATEGY");
+  cmd->add_option(short_names ? "--rk,--rk-scheme" : "--rk-scheme", args->row_key,
+                  "the table's RowKey scheme, likewise")
+      ->type_name("STRATEGY");
+}
+
+Result<Table> OpenTable(const Store& store, const std::string& name, const SchemeArgs& args) {
+  OpenTableOptions options;
+  for (auto [text, option, scheme] :
+       {std::tuple{&args.partition_key, &args.partition_key_option, &options.partition_key_scheme},
+        std::tuple{&args.row_key, &args.row_key_option, &options.row_key_scheme}}) {
+    if (!*text) continue;
+    Result<KeyStrategy> parsed = KeyStrategy::Parse(**text);
+    if (!parsed.ok()) return parsed.status().WithContext(*option);
+    *scheme = std::move(*parsed);
+  }
+  return store.OpenTable(name, options);
 }
 
 Result<std::string> ArgumentOrStdin(const std::optional<std::string>& argument,

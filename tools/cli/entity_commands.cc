@@ -23,6 +23,7 @@ struct WriteArgs {
   std::optional<std::string> json;
   std::string if_match;  // replace, merge
   bool merge = false;    // upsert --merge
+  SchemeArgs schemes;
 };
 
 struct KeyArgs {
@@ -30,11 +31,13 @@ struct KeyArgs {
   std::string partition_key;
   std::string row_key;
   std::string if_match = "*";  // delete
+  SchemeArgs schemes;
 };
 
 struct BatchArgs {
   std::string table;
   std::string file;
+  SchemeArgs schemes;
 };
 
 Result<IfMatch> ParseIfMatch(const std::string& text, std::string_view where) {
@@ -78,7 +81,7 @@ Status WriteEntity(const Context& ctx, const WriteArgs& args, OpType type) {
   }
   PARTKV_ASSIGN_OR_RETURN(std::string json, ArgumentOrStdin(args.json, "entity JSON"));
   PARTKV_ASSIGN_OR_RETURN(Store store, OpenStore(ctx));
-  PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
+  PARTKV_ASSIGN_OR_RETURN(Table table, OpenTable(store, args.table, args.schemes));
   PARTKV_ASSIGN_OR_RETURN(Entity entity, EntityFromJson(json, ReadOptionsFor(table)));
   // Compute scheme keys here, so that the printed entity carries the keys that were written.
   PARTKV_ASSIGN_OR_RETURN(Entity out, table.ComputeKeys(entity, type));
@@ -92,13 +95,13 @@ Status WriteEntity(const Context& ctx, const WriteArgs& args, OpType type) {
 Status DeleteEntity(const Context& ctx, const KeyArgs& args) {
   PARTKV_ASSIGN_OR_RETURN(IfMatch if_match, ParseIfMatch(args.if_match, "--if-match"));
   PARTKV_ASSIGN_OR_RETURN(Store store, OpenStore(ctx));
-  PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
+  PARTKV_ASSIGN_OR_RETURN(Table table, OpenTable(store, args.table, args.schemes));
   return table.Delete(args.partition_key, args.row_key, if_match);
 }
 
 Status GetEntity(const Context& ctx, const KeyArgs& args) {
   PARTKV_ASSIGN_OR_RETURN(Store store, OpenStore(ctx));
-  PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
+  PARTKV_ASSIGN_OR_RETURN(Table table, OpenTable(store, args.table, args.schemes));
   PARTKV_ASSIGN_OR_RETURN(Entity entity, table.Get(args.partition_key, args.row_key));
   PrintLine(EntityToJson(entity));
   return Status::OK();
@@ -212,7 +215,7 @@ Status AddBatchLine(std::string_view line, const JsonReadOptions& read_options, 
 
 Status SubmitBatch(const Context& ctx, const BatchArgs& args) {
   PARTKV_ASSIGN_OR_RETURN(Store store, OpenStore(ctx));
-  PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
+  PARTKV_ASSIGN_OR_RETURN(Table table, OpenTable(store, args.table, args.schemes));
   PARTKV_ASSIGN_OR_RETURN(LineReader reader, LineReader::Open(args.file));
   JsonReadOptions read_options = ReadOptionsFor(table);
   Batch batch;
@@ -270,6 +273,7 @@ void AddWrite(CLI::App& app, Context& ctx, const char* name, const char* help, O
         ->required()
         ->type_name("ETAG|*");
   }
+  AddSchemeOptions(cmd, &args->schemes, /*short_names=*/true);
   if (type == OpType::kInsertOrReplace) {
     cmd->add_flag("--merge", args->merge,
                   "merge into an existing entity instead of replacing it (InsertOrMerge)");
@@ -301,6 +305,7 @@ void AddEntityCommands(CLI::App& app, Context& ctx) {
   del_cmd->add_option("RK", del->row_key, "RowKey")->required();
   del_cmd->add_option("--if-match", del->if_match, "delete only at this ETag; default *")
       ->type_name("ETAG|*");
+  AddSchemeOptions(del_cmd, &del->schemes, /*short_names=*/true);
   del_cmd->callback([&ctx, del] { ctx.action = [&ctx, del] { return DeleteEntity(ctx, *del); }; });
 
   auto get = std::make_shared<KeyArgs>();
@@ -308,6 +313,7 @@ void AddEntityCommands(CLI::App& app, Context& ctx) {
   get_cmd->add_option("TABLE", get->table, "table name")->required();
   get_cmd->add_option("PK", get->partition_key, "PartitionKey")->required();
   get_cmd->add_option("RK", get->row_key, "RowKey")->required();
+  AddSchemeOptions(get_cmd, &get->schemes, /*short_names=*/true);
   get_cmd->callback([&ctx, get] { ctx.action = [&ctx, get] { return GetEntity(ctx, *get); }; });
 
   auto batch = std::make_shared<BatchArgs>();
@@ -317,6 +323,7 @@ void AddEntityCommands(CLI::App& app, Context& ctx) {
       "{\"op\":...,\"entity\":{...},\"if_match\":...}");
   batch_cmd->add_option("TABLE", batch->table, "table name")->required();
   batch_cmd->add_option("FILE", batch->file, "JSON Lines file; - or absent: stdin");
+  AddSchemeOptions(batch_cmd, &batch->schemes, /*short_names=*/true);
   batch_cmd->callback(
       [&ctx, batch] { ctx.action = [&ctx, batch] { return SubmitBatch(ctx, *batch); }; });
 }

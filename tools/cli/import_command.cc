@@ -15,11 +15,17 @@
 // them), none from there on. A group refused by the table's throughput budget (throttling
 // emulation) is retried after the retry-after the store gives, as the cloud SDKs do
 // (partkv/profile.h).
+//
+// On a remote store the same writer sends the batches themselves, several at once (the bulk
+// writer's remote path, partkv/bulk_writer.h): pass 1 is the same, pass 2 writes in file order,
+// and a failure may leave, besides the rows before the failing batch, batches written that were
+// in flight beside it; the error names them.
 
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "partkv/bulk_writer.h"
 #include "partkv/profile.h"
@@ -35,6 +41,7 @@ struct ImportArgs {
   std::string table;
   std::string file;
   std::string mode = "insert";
+  SchemeArgs schemes;
 };
 
 double Seconds(SteadyClock::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -61,22 +68,47 @@ Status ValidateAll(LineReader& reader, BulkWriter& writer, Progress& progress) {
   return read_status;
 }
 
+// "lines 12-40, 95-130": the rows of the ranges by their lines.
+std::string LinesOf(const std::vector<BulkRowRange>& ranges) {
+  std::string text = ranges.size() == 1 && ranges[0].first_line == ranges[0].last_line ? "line "
+                                                                                       : "lines ";
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += std::to_string(ranges[i].first_line);
+    if (ranges[i].last_line != ranges[i].first_line) {
+      text += "-" + std::to_string(ranges[i].last_line);
+    }
+  }
+  return text;
+}
+
 // The message of a failure while writing: what failed, and exactly which rows are in the table.
 Status WriteFailure(const Status& failure, const BulkWriteReport& report) {
   std::string message = std::string(failure.message()) + "; ";
-  if (report.rows_written == 0) {
+  uint64_t also = 0;
+  for (const BulkRowRange& r : report.also_written) also += r.end - r.begin;
+  const std::string line = std::to_string(report.resume_line);
+  if (report.rows_written == 0 && also == 0) {
     message += "nothing was written";
-  } else {
-    const std::string line = std::to_string(report.resume_line);
+  } else if (also == 0) {
     message += GroupDigits(report.rows_written) + " rows were written (every row before line " +
                line + "), none from line " + line + " on";
+  } else {
+    // A remote store's later batches, in flight while the one that failed was.
+    message += GroupDigits(report.rows_written + also) + " rows were written: " +
+               (report.rows_written == 0
+                    ? std::string("none before line ") + line
+                    : "every row before line " + line) +
+               ", and from line " + line + " on only those of " + LinesOf(report.also_written) +
+               " (later batches, in flight while the one that failed was)";
   }
   return Reworded(failure, message);
 }
 
 Status RunImport(const Context& ctx, const ImportArgs& args) {
   PARTKV_ASSIGN_OR_RETURN(Store store, OpenStore(ctx));
-  PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
+  PARTKV_ASSIGN_OR_RETURN(Table table, OpenTable(store, args.table, args.schemes));
+  const bool remote = store.capabilities().backend == "remote";
   PARTKV_ASSIGN_OR_RETURN(LineReader reader, LineReader::Open(args.file));
   Progress progress;
   const std::string& name = table.name();
@@ -118,8 +150,10 @@ Status RunImport(const Context& ctx, const ImportArgs& args) {
   Status written = writer.Finish();
   progress.Clear();
   const BulkWriteReport& report = writer.report();
+  uint64_t rows_written = report.rows_written;
+  for (const BulkRowRange& r : report.also_written) rows_written += r.end - r.begin;
   double elapsed = Seconds(SteadyClock::now() - start);
-  double rate = elapsed > 0 ? static_cast<double>(report.rows_written) / elapsed : 0;
+  double rate = elapsed > 0 ? static_cast<double>(rows_written) / elapsed : 0;
   std::string throttled;
   if (report.throttled > 0) {
     char buf[96];
@@ -128,14 +162,17 @@ Status RunImport(const Context& ctx, const ImportArgs& args) {
                   static_cast<double>(report.throttled_wait_micros) / 1e6);
     throttled = buf;
   }
+  // Locally the batches are written in groups; a remote store takes each batch on its own.
+  std::string groups = remote ? std::to_string(options.max_batches_in_flight) + " in flight"
+                       : std::to_string(report.groups_written) +
+                             (report.groups_written == 1 ? " group" : " groups");
   std::fprintf(stderr,
                "partkv: import: %llu of %llu rows written to %s in %.2f s (%.0f rows/s; %llu "
-               "batches; %llu %s; validation %.2f s%s)\n",
-               static_cast<unsigned long long>(report.rows_written),
+               "batches; %s; validation %.2f s%s)\n",
+               static_cast<unsigned long long>(rows_written),
                static_cast<unsigned long long>(total_rows), name.c_str(), elapsed, rate,
-               static_cast<unsigned long long>(report.batches_written),
-               static_cast<unsigned long long>(report.groups_written),
-               report.groups_written == 1 ? "group" : "groups", validated, throttled.c_str());
+               static_cast<unsigned long long>(report.batches_written), groups.c_str(),
+               validated, throttled.c_str());
   return written.ok() ? written : WriteFailure(written, report);
 }
 
@@ -152,6 +189,7 @@ void AddImportCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--mode", args->mode,
                   "insert (default: a row that exists fails the import) or upsert (replace)")
       ->check(CLI::IsMember({"insert", "upsert"}));
+  AddSchemeOptions(cmd, &args->schemes, /*short_names=*/true);
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return RunImport(ctx, *args); }; });
 }
 

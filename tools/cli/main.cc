@@ -1,6 +1,6 @@
 // partkv: the command-line tool of a partkv store (docs/cli.md).
 //
-//   partkv [--store DIR] COMMAND ...
+//   partkv [--store DIR|LOCATION] COMMAND ...
 //
 // Parses the command line with CLI11, runs the chosen command, and turns its Status into one
 // error line on stderr and an exit status (exit_codes.h). Help goes to stdout with status 0.
@@ -79,10 +79,11 @@ int Run(int argc, char** argv) {
       "Entities are Azure Table JSON; data goes to stdout, errors to stderr.",
       "partkv"};
   app.add_option("--store", ctx.store_dir,
-                 std::string("the store directory (default: $") + partkv::cli::kStoreEnvVar +
-                     ", else " + partkv::cli::kDefaultStoreDir + ")")
+                 std::string("the store: a directory, or a remote store's connection string or "
+                             "endpoint URL with a SAS (docs/remote.md); default: $") +
+                     partkv::cli::kStoreEnvVar + ", else " + partkv::cli::kDefaultStoreDir)
       ->envname(partkv::cli::kStoreEnvVar)
-      ->type_name("DIR");
+      ->type_name("DIR|LOCATION");
   app.require_subcommand(1, 1);
   app.footer(
       "Exit status: 0 ok, 1 other failure, 2 invalid argument or usage, 3 not found,\n"

@@ -33,6 +33,7 @@ struct QueryArgs {
   bool descending = false;
   std::string continuation;
   bool all = false;
+  SchemeArgs schemes;
 };
 
 Result<std::vector<std::string>> SplitSelect(const std::string& text) {
@@ -100,7 +101,7 @@ Status PrintPages(const QueryArgs& args, const PageSource& source) {
 
 Status RunQuery(const Context& ctx, const QueryArgs& args) {
   PARTKV_ASSIGN_OR_RETURN(Store store, OpenStore(ctx));
-  PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
+  PARTKV_ASSIGN_OR_RETURN(Table table, OpenTable(store, args.table, args.schemes));
   return PrintPages(args, [&](const Query& q, Page* page) { return table.QueryEntities(q, page); });
 }
 
@@ -112,7 +113,7 @@ Status RunQueryShards(const Context& ctx, const QueryArgs& args) {
     strategy = std::move(*parsed);
   }
   PARTKV_ASSIGN_OR_RETURN(Store store, OpenStore(ctx));
-  PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
+  PARTKV_ASSIGN_OR_RETURN(Table table, OpenTable(store, args.table, args.schemes));
   return PrintPages(args, [&](const Query& q, Page* page) {
     return strategy ? table.QueryShards(*strategy, args.base, q, page)
                     : table.QueryShards(args.base, q, page);
@@ -121,7 +122,7 @@ Status RunQueryShards(const Context& ctx, const QueryArgs& args) {
 
 Status RunExport(const Context& ctx, const QueryArgs& args) {
   PARTKV_ASSIGN_OR_RETURN(Store store, OpenStore(ctx));
-  PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
+  PARTKV_ASSIGN_OR_RETURN(Table table, OpenTable(store, args.table, args.schemes));
   Query q;
   q.filter = args.filter;
   Progress progress;
@@ -170,6 +171,7 @@ void AddQueryCommands(CLI::App& app, Context& ctx) {
   query_cmd->add_option("TABLE", query->table, "table name")->required();
   query_cmd->add_option("--pk", query->pk, "only this PartitionKey")->type_name("P");
   AddQueryOptions(query_cmd, query.get());
+  AddSchemeOptions(query_cmd, &query->schemes, /*short_names=*/false);
   query_cmd->callback(
       [&ctx, query] { ctx.action = [&ctx, query] { return RunQuery(ctx, *query); }; });
 
@@ -185,6 +187,7 @@ void AddQueryCommands(CLI::App& app, Context& ctx) {
                    "the sharded PartitionKey strategy, when the table has no scheme")
       ->type_name("S");
   AddQueryOptions(shards_cmd, shards.get());
+  AddSchemeOptions(shards_cmd, &shards->schemes, /*short_names=*/false);
   shards_cmd->callback(
       [&ctx, shards] { ctx.action = [&ctx, shards] { return RunQueryShards(ctx, *shards); }; });
 
@@ -193,6 +196,7 @@ void AddQueryCommands(CLI::App& app, Context& ctx) {
       app.add_subcommand("export", "Print every entity (or those a filter selects) as JSON Lines");
   export_cmd->add_option("TABLE", exp->table, "table name")->required();
   export_cmd->add_option("--filter", exp->filter, "OData $filter")->type_name("ODATA");
+  AddSchemeOptions(export_cmd, &exp->schemes, /*short_names=*/true);
   export_cmd->callback(
       [&ctx, exp] { ctx.action = [&ctx, exp] { return RunExport(ctx, *exp); }; });
 }

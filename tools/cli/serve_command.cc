@@ -83,6 +83,12 @@ void AddServeCommand(CLI::App& app, Context& ctx) {
   cmd->add_flag("--verbose", args->options.verbose, "log every request on stderr");
   cmd->callback([&ctx, args] {
     ctx.action = [&ctx, args]() -> Status {
+      // The location is not shown: it may hold an account key or a signature.
+      if (Store::IsRemoteLocation(ctx.store_dir)) {
+        return Status::InvalidArgument(
+            "serve needs a local store: it serves a store directory's tables as an endpoint, "
+            "and --store names a remote store (a connection string or an endpoint URL)");
+      }
       args->options.store_dir = ctx.store_dir;
       args->options.memory_budget_bytes = args->memory_mb << 20;
       for (const std::string& a : args->accounts) {

@@ -100,6 +100,12 @@ void PrintStatsChart(const TableCensus& census) {
 
 Status RunStats(const Context& ctx, const StatsArgs& args) {
   PARTKV_ASSIGN_OR_RETURN(Store store, OpenStore(ctx));
+  if (!store.capabilities().census) {
+    return Status::InvalidArgument(
+        "stats needs a local store: it counts the stored rows of every physical partition "
+        "(Table::Census), which a " + store.capabilities().backend +
+        " store does not have; --store names a " + store.capabilities().backend + " one");
+  }
   PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
   PARTKV_ASSIGN_OR_RETURN(TableCensus census, table.Census(CensusOptions{.top = args.top}));
   if (!args.json) {

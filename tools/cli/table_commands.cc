@@ -29,10 +29,12 @@ nlohmann::ordered_json SchemeJson(const std::string& scheme) {
   return scheme.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(scheme);
 }
 
-// One table as JSON. "TableName" is Azure's name for the member (Query Tables).
-std::string TableJson(const TableInfo& info) {
+// One table as JSON. "TableName" is Azure's name for the member (Query Tables). A remote store
+// knows only the name: the rest is the local catalog's.
+std::string TableJson(const TableInfo& info, bool remote) {
   nlohmann::ordered_json j;
   j["TableName"] = info.name;
+  if (remote) return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   j["physical_partitions"] = info.physical_partitions;
   j["partition_key_scheme"] = SchemeJson(info.partition_key_scheme);
   j["row_key_scheme"] = SchemeJson(info.row_key_scheme);
@@ -61,9 +63,17 @@ Status CreateTable(const Context& ctx, const CreateArgs& args) {
   PARTKV_ASSIGN_OR_RETURN(options.partition_key_scheme, ParseScheme(args.pk_scheme, "--pk"));
   PARTKV_ASSIGN_OR_RETURN(options.row_key_scheme, ParseScheme(args.rk_scheme, "--rk"));
   PARTKV_ASSIGN_OR_RETURN(Store store, OpenStore(ctx, /*create_if_missing=*/true));
+  const bool remote = !store.capabilities().key_scheme_catalog;
+  if (remote && (args.pk_scheme || args.rk_scheme)) {
+    return Status::InvalidArgument(
+        std::string(args.pk_scheme ? "--pk" : "--rk") +
+        ": a remote store keeps no key schemes with its tables: create the table without them "
+        "and give them to every command that opens it (--pk/--rk, or --pk-scheme/--rk-scheme "
+        "for query and query-shards)");
+  }
   PARTKV_RETURN_IF_ERROR(store.CreateTable(args.name, options));
   PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.name));
-  PrintLine(TableJson(table.info()));
+  PrintLine(TableJson(table.info(), remote));
   return Status::OK();
 }
 
@@ -73,7 +83,7 @@ Status ListTables(const Context& ctx) {
   std::string out = "{\"value\":[";
   for (size_t i = 0; i < tables.size(); ++i) {
     if (i > 0) out += ',';
-    out += TableJson(tables[i]);
+    out += TableJson(tables[i], !store.capabilities().key_scheme_catalog);
   }
   out += "]}";
   PrintLine(out);
