@@ -109,8 +109,10 @@
 //     follows retry_throttled: with a policy the worker submits the batch again after the
 //     wait; without one, or once the policy gives up, no new batch starts, the call returns
 //     Throttled once the batches in flight have finished, and the next call submits the
-//     throttled batches again (the row given to Add was not taken, the lines given to
-//     AddJsonLines were). Busy likewise.
+//     throttled batches again. A Throttled Add did not take its row; a Throttled AddJsonLines
+//     did not take its lines (call it again with them). Once AddJsonLines has taken its lines
+//     it returns OK, and a throttle met while writing them is returned by a later call. Busy
+//     likewise.
 //   - validate_before_writing validates every row before any batch is sent (a bad row: nothing
 //     written) and keeps the rows in the spill file as JSON; Finish then writes them in stream
 //     order (no key order is needed: each batch is one request). Conflicts are found while
