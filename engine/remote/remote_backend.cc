@@ -256,7 +256,7 @@ std::string RemoteTable::EntityPath(std::string_view pk, std::string_view rk) co
 void RemoteTable::Record(std::string_view pk, const Outcome& outcome, bool write,
                          uint64_t entities, uint64_t bytes) const {
   for (int i = 0; i < outcome.throttled; ++i) stats_->RecordThrottled(0);
-  if (outcome.response.status >= 300) return;
+  if (outcome.response.status >= 300 || (write && entities == 0)) return;
   if (write) {
     stats_->RecordWrite(0, pk, entities, bytes);
   } else if (!pk.empty()) {
@@ -438,12 +438,15 @@ Result<std::vector<WriteResult>> RemoteTable::SendBatch(const std::vector<BatchO
             .what = "batch of " + std::to_string(ops.size()) + " in partition " +
                     ODataString(pk) + " of table '" + name_ + "'"};
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
-  Record(pk, out, true, ops.size(), bytes);
-  if (out.response.status >= 300) return StatusOf(out.response, call.what);
+  if (out.response.status >= 300) {
+    Record(pk, out, true, 0, 0);
+    return StatusOf(out.response, call.what);
+  }
   PARTKV_ASSIGN_OR_RETURN(
       protocol::BatchResponse response,
       protocol::ParseBatchResponse(out.response.body, out.response.Header("Content-Type")));
   if (response.failed) {
+    Record(pk, out, true, 0, 0);  // only the throttled answers: nothing was written
     const protocol::BatchSubResponse& failure = response.responses.back();
     HttpResponse as_http{failure.status, failure.headers, failure.body};
     int index = response.failed_index && *response.failed_index < ops.size()
@@ -464,6 +467,7 @@ Result<std::vector<WriteResult>> RemoteTable::SendBatch(const std::vector<BatchO
     }
     return index >= 0 ? s.WithFailedOp(index) : s;
   }
+  Record(pk, out, true, ops.size(), bytes);  // the changeset was applied
   if (response.responses.size() != ops.size()) {
     return Status::Corruption(call.what + ": the service answered " +
                               std::to_string(response.responses.size()) + " operations, not " +
