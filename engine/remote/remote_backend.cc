@@ -292,6 +292,7 @@ Result<WriteResult> RemoteTable::Write(OpType type, const Entity& given, const I
 }
 
 Result<WriteResult> RemoteTable::Send(OpType type, const Entity& entity, const IfMatch& if_match) {
+  write_generation_.fetch_add(1);  // kept QueryShards cursors may now miss a row
   Call call;
   call.method = MethodOf(type);
   call.path = type == OpType::kInsert ? path_ : EntityPath(entity.partition_key(), entity.row_key());
@@ -403,6 +404,7 @@ Result<std::vector<WriteResult>> RemoteTable::Submit(const Batch& batch,
 }
 
 Result<std::vector<WriteResult>> RemoteTable::SendBatch(const std::vector<BatchOp>& ops) {
+  write_generation_.fetch_add(1);  // kept QueryShards cursors may now miss a row
   static std::atomic<uint64_t> counter{0};
   const uint64_t n = counter.fetch_add(1);
   const std::string batch_boundary = "batch_partkv_" + std::to_string(n);

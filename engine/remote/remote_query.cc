@@ -268,20 +268,29 @@ Status RemoteTable::QueryEntities(const Query& query, Page* page) const {
 // dry before the page is full. The token holds the last row the page returned; the next page
 // asks every shard for the rows after it.
 
-namespace {
+std::optional<std::vector<ShardCursor>> RemoteTable::TakeResume(const std::string& token) const {
+  std::lock_guard lock(resume_mu_);
+  const auto now = std::chrono::steady_clock::now();
+  const uint64_t generation = write_generation_.load();
+  for (auto it = resume_.begin(); it != resume_.end(); ++it) {
+    if (it->token != token) continue;
+    std::optional<std::vector<ShardCursor>> found;
+    if (it->generation == generation && now - it->at < kResumeTtl) found = std::move(it->shards);
+    resume_.erase(it);
+    return found;
+  }
+  return std::nullopt;
+}
 
-struct ShardCursor {
-  std::string pk;
-  Page buffer;
-  size_t head = 0;
-  bool more = true;  // the service may hold more rows of this shard
-  std::pair<std::string, std::string> next;  // the service's continuation within this call
-  bool has_next = false;
-  uint32_t fetch = 0;  // rows to ask for next time
-  bool empty() const { return head >= buffer.entities.size(); }
-};
-
-}  // namespace
+void RemoteTable::KeepResume(std::string token, std::vector<ShardCursor> shards) const {
+  std::lock_guard lock(resume_mu_);
+  const auto now = std::chrono::steady_clock::now();
+  resume_.push_front(ShardResume{std::move(token), write_generation_.load(), now, std::move(shards)});
+  while (resume_.size() > kResumeEntries ||
+         (!resume_.empty() && now - resume_.back().at >= kResumeTtl)) {
+    resume_.pop_back();
+  }
+}
 
 Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, const Query& query,
                                 Page* page) const {
@@ -308,21 +317,36 @@ Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, cons
   const size_t n = shard_keys.size();
   const uint32_t share = static_cast<uint32_t>(
       std::clamp<size_t>(2 * ((page_size + n - 1) / std::max<size_t>(n, 1)), 16, page_size));
-  std::vector<ShardCursor> shards(n);
-  for (size_t i = 0; i < n; ++i) {
-    shards[i].pk = shard_keys[i];
-    shards[i].fetch = share;
-  }
-  auto shard_call = [&](const ShardCursor& s) {
-    std::string filter = "PartitionKey eq " + ODataString(s.pk);
-    if (after) {
-      // Rows after (RowKey, PartitionKey) = `after`: in a shard whose key sorts after the last
-      // row's, its RowKey itself is still to come.
-      AddClause(&filter, std::string("RowKey ") + (s.pk > after->second ? "ge " : "gt ") +
-                             ODataString(after->first));
+  std::vector<ShardCursor> shards;
+  // The cursors the previous page left, when this process made it and nothing was written
+  // through this handle since: the shards' rows after the token's row, already fetched.
+  if (!query.continuation.empty()) {
+    if (auto kept = TakeResume(query.continuation); kept && kept->size() == n) {
+      shards = std::move(*kept);
     }
-    if (!plan.filter.empty()) AddClause(&filter, "(" + plan.filter + ")");
-    RemotePlan shard_plan{filter, plan.select, 0};
+  }
+  const bool resumed = !shards.empty();
+  if (!resumed) {
+    shards.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      shards[i].pk = shard_keys[i];
+      shards[i].fetch = share;
+    }
+  }
+  auto shard_call = [&](ShardCursor& s) {
+    // A continuation goes with the very filter that produced it (a server may bind the one to
+    // the other, as `partkv serve` does); a shard's first request of a read sets it.
+    if (!s.has_next) {
+      s.filter = "PartitionKey eq " + ODataString(s.pk);
+      if (after) {
+        // Rows after (RowKey, PartitionKey) = `after`: in a shard whose key sorts after the
+        // last row's, its RowKey itself is still to come.
+        AddClause(&s.filter, std::string("RowKey ") + (s.pk > after->second ? "ge " : "gt ") +
+                                 ODataString(after->first));
+      }
+      if (!plan.filter.empty()) AddClause(&s.filter, "(" + plan.filter + ")");
+    }
+    RemotePlan shard_plan{s.filter, plan.select, 0};
     Call call{.method = "GET", .path = path_ + "()", .query = EntitiesQuery(shard_plan, s.fetch),
               .what = "query shard " + ODataString(s.pk) + " of table '" + name_ + "'"};
     if (s.has_next) {
@@ -343,17 +367,24 @@ Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, cons
     return Status::OK();
   };
 
-  // The first fill of every shard, fan_out at a time.
+  // Every shard without rows in hand and more to come is filled, fan_out at a time: all of them
+  // for a new read, none or few when resuming.
   {
-    std::vector<Status> status(n);
+    std::vector<size_t> to_fill;
+    for (size_t i = 0; i < n; ++i) {
+      if (shards[i].empty() && shards[i].more) to_fill.push_back(i);
+    }
+    std::vector<Status> status(to_fill.size());
     std::atomic<size_t> next{0};
     auto work = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < n;) status[i] = fill(shards[i]);
+      for (size_t i; (i = next.fetch_add(1)) < to_fill.size();) {
+        status[i] = fill(shards[to_fill[i]]);
+      }
     };
     std::vector<std::thread> threads;
-    size_t workers = std::min(client_->options().fan_out, n);
+    size_t workers = std::min(client_->options().fan_out, to_fill.size());
     for (size_t t = 1; t < workers; ++t) threads.emplace_back(work);
-    work();
+    if (!to_fill.empty()) work();
     for (auto& t : threads) t.join();
     for (auto& s : status) PARTKV_RETURN_IF_ERROR(s);
   }
@@ -388,6 +419,18 @@ Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, cons
         client_->token_secret(),
         engine::TokenContents{kFlagShards, plan.fingerprint,
                               PackKeys(last.row_key(), last.partition_key())});
+    // Keep the cursors for the next page when what they hold stays within a few pages' rows.
+    size_t held = 0;
+    for (const ShardCursor& s : shards) held += s.buffer.entities.size() - s.head;
+    if (held <= 4 * static_cast<size_t>(Query::kMaxPageSize)) {
+      for (ShardCursor& s : shards) {
+        // Drop the rows already returned, so an entry holds only what is still to come.
+        s.buffer.entities.erase(s.buffer.entities.begin(),
+                                s.buffer.entities.begin() + static_cast<ptrdiff_t>(s.head));
+        s.head = 0;
+      }
+      KeepResume(page->continuation, std::move(shards));
+    }
   }
   return Status::OK();
 }

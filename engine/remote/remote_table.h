@@ -4,7 +4,11 @@
 #ifndef PARTKV_ENGINE_REMOTE_REMOTE_TABLE_H_
 #define PARTKV_ENGINE_REMOTE_REMOTE_TABLE_H_
 
+#include <atomic>
+#include <chrono>
+#include <list>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +21,20 @@
 #include "engine/validation.h"
 
 namespace partkv::remote {
+
+// Where one shard of a QueryShards read stands: the rows fetched and not yet returned, and the
+// service's continuation after them (remote_query.cc).
+struct ShardCursor {
+  std::string pk;
+  Page buffer;
+  size_t head = 0;
+  bool more = true;  // the service may hold more rows of this shard
+  std::pair<std::string, std::string> next;  // the service's continuation after the buffer
+  bool has_next = false;
+  std::string filter;  // the $filter of the request `next` came from
+  uint32_t fetch = 0;  // rows to ask for next time
+  bool empty() const { return head >= buffer.entities.size(); }
+};
 
 class RemoteTable final : public engine::TableBackend {
  public:
@@ -60,6 +78,25 @@ class RemoteTable final : public engine::TableBackend {
   Result<Entity> GetFirst(const std::vector<std::pair<std::string, std::string>>& candidates) const;
   void Record(std::string_view pk, const Outcome& outcome, bool write, uint64_t entities,
               uint64_t bytes) const;
+
+  // QueryShards' cursors kept between pages, by the token of the page that left them, so that
+  // the next page goes on from them instead of asking every shard again. An entry is used once;
+  // it is dropped after kResumeTtl, when kResumeEntries newer ones exist, or when this handle
+  // wrote since (its rows might be missing from the buffers). Rows written by others after a
+  // shard's rows were fetched are not seen, as with the service's own continuation.
+  struct ShardResume {
+    std::string token;
+    uint64_t generation = 0;
+    std::chrono::steady_clock::time_point at;
+    std::vector<ShardCursor> shards;
+  };
+  static constexpr size_t kResumeEntries = 8;
+  static constexpr std::chrono::seconds kResumeTtl{60};
+  std::optional<std::vector<ShardCursor>> TakeResume(const std::string& token) const;
+  void KeepResume(std::string token, std::vector<ShardCursor> shards) const;
+  mutable std::mutex resume_mu_;
+  mutable std::list<ShardResume> resume_;  // newest first
+  std::atomic<uint64_t> write_generation_{0};
 
   std::shared_ptr<ServiceClient> client_;
   std::string name_;
