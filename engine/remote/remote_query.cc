@@ -391,24 +391,29 @@ Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, cons
 
   page->entities.clear();
   page->continuation.clear();
-  while (page->entities.size() < page_size) {
-    ShardCursor* best = nullptr;
-    for (auto& s : shards) {
-      if (s.empty()) continue;
-      const Entity& e = s.buffer.entities[s.head];
-      if (best == nullptr) {
-        best = &s;
-        continue;
-      }
-      const Entity& b = best->buffer.entities[best->head];
-      if (e.row_key() < b.row_key() ||
-          (e.row_key() == b.row_key() && e.partition_key() < b.partition_key())) {
-        best = &s;
-      }
+  // The shards' heads in a min-heap by (RowKey, PartitionKey): a row costs log N comparisons.
+  auto later = [&](size_t a, size_t b) {
+    const Entity& x = shards[a].buffer.entities[shards[a].head];
+    const Entity& y = shards[b].buffer.entities[shards[b].head];
+    int c = x.row_key().compare(y.row_key());
+    return c != 0 ? c > 0 : x.partition_key() > y.partition_key();
+  };
+  std::vector<size_t> heap;
+  heap.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!shards[i].empty()) heap.push_back(i);
+  }
+  std::make_heap(heap.begin(), heap.end(), later);
+  while (page->entities.size() < page_size && !heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    ShardCursor& best = shards[heap.back()];
+    page->entities.push_back(std::move(best.buffer.entities[best.head++]));
+    PARTKV_RETURN_IF_ERROR(fill(best));
+    if (best.empty()) {
+      heap.pop_back();
+    } else {
+      std::push_heap(heap.begin(), heap.end(), later);
     }
-    if (best == nullptr) break;
-    page->entities.push_back(std::move(best->buffer.entities[best->head++]));
-    PARTKV_RETURN_IF_ERROR(fill(*best));
   }
   page->examined = page->entities.size();
   bool more = std::any_of(shards.begin(), shards.end(),
