@@ -292,7 +292,7 @@ class BulkWriter {
 
  private:
   struct Impl;    // a local table's writer (api/front/bulk_writer.cc)
-  struct Remote;  // any other table's (api/front/remote_bulk_writer.h)
+  struct __attribute__((visibility("hidden"))) Remote;  // any other table's (api/front/remote_bulk_writer.h)
   explicit BulkWriter(std::unique_ptr<Impl> impl);
   __attribute__((visibility("hidden"))) explicit BulkWriter(std::unique_ptr<Remote> remote);
   std::unique_ptr<Impl> impl_;
