@@ -41,9 +41,9 @@ Entity PayloadEntity(std::string pk, std::string rk, uint64_t i) {
   return e;
 }
 
-Entity ShardedEntity(uint64_t i) {
+Entity ShardedEntity(uint64_t i, const char* base) {
   Entity e = PayloadEntity("", RowKeyOf(i), i);
-  e.Set("base", Value::String(kShardBase));
+  e.Set("base", Value::String(base));
   e.Set("id", Value::String(RowKeyOf(i)));
   return e;
 }

@@ -49,6 +49,7 @@ struct Workload {
 };
 
 inline constexpr char kShardBase[] = "2026-12-03";
+inline constexpr char kWarmShardBase[] = "warm";  // the untimed warm-up's sharded key
 
 // "%08d".
 std::string RowKeyOf(uint64_t i);
@@ -56,9 +57,9 @@ std::string RowKeyOf(uint64_t i);
 std::string InsertPartitionOf(uint64_t i);
 // The entity (pk, rk) with the payload of i.
 Entity PayloadEntity(std::string pk, std::string rk, uint64_t i);
-// Sharded entity i: RowKey and id %08d of i, base kShardBase, the payload of i, no
+// Sharded entity i of the logical key `base`: RowKey and id %08d of i, the payload of i, no
 // PartitionKey (the table's scheme computes it).
-Entity ShardedEntity(uint64_t i);
+Entity ShardedEntity(uint64_t i, const char* base);
 // hash-suffix(base,id,N,hash=md5).
 KeyStrategy ShardScheme(uint32_t shards);
 

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cmath>
 #include <mutex>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -373,17 +372,9 @@ Result<Entity> RemoteTable::GetFirst(
     const std::vector<std::pair<std::string, std::string>>& candidates) const {
   if (candidates.size() == 1) return Get(candidates[0].first, candidates[0].second);
   std::vector<Result<Entity>> found(candidates.size(), Result<Entity>(Status::NotFound("")));
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < candidates.size();) {
-      found[i] = Get(candidates[i].first, candidates[i].second);
-    }
-  };
-  std::vector<std::thread> threads;
-  size_t n = std::min(client_->options().fan_out, candidates.size());
-  for (size_t t = 1; t < n; ++t) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
+  client_->ParallelFor(candidates.size(), [&](size_t i) {
+    found[i] = Get(candidates[i].first, candidates[i].second);
+  });
   for (auto& f : found) {
     if (f.ok() || !f.status().IsNotFound()) return std::move(f);
   }

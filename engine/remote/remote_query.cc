@@ -4,8 +4,6 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 
 #include "engine/filter.h"
 #include "engine/remote/remote_table.h"
@@ -264,9 +262,10 @@ Status RemoteTable::QueryEntities(const Query& query, Page* page) const {
 //
 // Each shard is read in RowKey order by its own query; the merge takes the smallest (RowKey,
 // PartitionKey) of the shards' heads until the page is full. A shard's buffer is filled with a
-// few more rows than its share of the page, and refilled (twice as many each time) when it runs
-// dry before the page is full. The token holds the last row the page returned; the next page
-// asks every shard for the rows after it.
+// few more rows than its share of the page, and topped up (four times as many each time) when
+// it runs dry before the page is full. The token holds the last row the page returned; the
+// cursors are kept under it (TakeResume), and without them the next page asks every shard for
+// the rows after that row.
 
 std::optional<std::vector<ShardCursor>> RemoteTable::TakeResume(const std::string& token) const {
   std::lock_guard lock(resume_mu_);
@@ -355,38 +354,37 @@ Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, cons
     }
     return call;
   };
-  auto fill = [&](ShardCursor& s) -> Status {
-    // Until rows arrive or the shard is done: a page may come back empty with a continuation.
-    while (s.more && s.empty()) {
-      s.buffer.entities.clear();
-      s.head = 0;
+  // Tops a shard up: the rows it holds stay (its head does not change), the next rows of its
+  // query are appended, until it holds a row or the service has no more. Each request asks for
+  // four times the rows of the one before (up to a page): a shard that keeps running dry is one
+  // the merge takes many rows from.
+  auto top_up = [&](ShardCursor& s) -> Status {
+    s.buffer.entities.erase(s.buffer.entities.begin(),
+                            s.buffer.entities.begin() + static_cast<ptrdiff_t>(s.head));
+    s.head = 0;
+    do {
       PARTKV_RETURN_IF_ERROR(FetchPage(shard_call(s), &s.buffer, &s.next, &s.has_next));
       s.more = s.has_next;
-      s.fetch = std::min<uint32_t>(s.fetch * 2, Query::kMaxPageSize);
-    }
+      s.fetch = std::min<uint32_t>(s.fetch * 4, Query::kMaxPageSize);
+    } while (s.more && s.empty());
+    return Status::OK();
+  };
+  // Tops up the shards `which`, fan_out at a time, on the store's workers.
+  auto top_up_all = [&](const std::vector<size_t>& which) -> Status {
+    std::vector<Status> status(which.size());
+    client_->ParallelFor(which.size(), [&](size_t i) { status[i] = top_up(shards[which[i]]); });
+    for (auto& st : status) PARTKV_RETURN_IF_ERROR(st);
     return Status::OK();
   };
 
-  // Every shard without rows in hand and more to come is filled, fan_out at a time: all of them
-  // for a new read, none or few when resuming.
+  // Every shard without rows in hand and more to come is filled: all of them for a new read,
+  // none or few when resuming.
   {
     std::vector<size_t> to_fill;
     for (size_t i = 0; i < n; ++i) {
       if (shards[i].empty() && shards[i].more) to_fill.push_back(i);
     }
-    std::vector<Status> status(to_fill.size());
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < to_fill.size();) {
-        status[i] = fill(shards[to_fill[i]]);
-      }
-    };
-    std::vector<std::thread> threads;
-    size_t workers = std::min(client_->options().fan_out, to_fill.size());
-    for (size_t t = 1; t < workers; ++t) threads.emplace_back(work);
-    if (!to_fill.empty()) work();
-    for (auto& t : threads) t.join();
-    for (auto& s : status) PARTKV_RETURN_IF_ERROR(s);
+    PARTKV_RETURN_IF_ERROR(top_up_all(to_fill));
   }
 
   page->entities.clear();
@@ -404,13 +402,32 @@ Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, cons
     if (!shards[i].empty()) heap.push_back(i);
   }
   std::make_heap(heap.begin(), heap.end(), later);
-  while (page->entities.size() < page_size && !heap.empty()) {
+  // A shard that ran dry with more to come is topped up only when the page needs another row,
+  // and with it every shard in the heap that holds a quarter of its last request or less: the
+  // shards of a key run dry at about the same pace, so their requests go out together.
+  std::optional<size_t> dry;
+  while (page->entities.size() < page_size) {
+    if (dry) {
+      std::vector<size_t> which{*dry};
+      for (size_t i : heap) {
+        const ShardCursor& s = shards[i];
+        if (s.more && 16 * (s.buffer.entities.size() - s.head) <= s.fetch) which.push_back(i);
+      }
+      PARTKV_RETURN_IF_ERROR(top_up_all(which));
+      if (!shards[*dry].empty()) {
+        heap.push_back(*dry);
+        std::push_heap(heap.begin(), heap.end(), later);
+      }
+      dry.reset();
+    }
+    if (heap.empty()) break;
     std::pop_heap(heap.begin(), heap.end(), later);
-    ShardCursor& best = shards[heap.back()];
+    const size_t best_index = heap.back();
+    ShardCursor& best = shards[best_index];
     page->entities.push_back(std::move(best.buffer.entities[best.head++]));
-    PARTKV_RETURN_IF_ERROR(fill(best));
     if (best.empty()) {
       heap.pop_back();
+      if (best.more) dry = best_index;
     } else {
       std::push_heap(heap.begin(), heap.end(), later);
     }
@@ -424,18 +441,32 @@ Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, cons
         client_->token_secret(),
         engine::TokenContents{kFlagShards, plan.fingerprint,
                               PackKeys(last.row_key(), last.partition_key())});
-    // Keep the cursors for the next page when what they hold stays within a few pages' rows.
+    // Keep the cursors for the next page, holding at most kResumeRows(n) rows: the shards that
+    // hold the most give theirs back first and will ask the service again for the rows after
+    // the token's.
+    std::vector<size_t> order(n);
     size_t held = 0;
-    for (const ShardCursor& s : shards) held += s.buffer.entities.size() - s.head;
-    if (held <= 4 * static_cast<size_t>(Query::kMaxPageSize)) {
-      for (ShardCursor& s : shards) {
-        // Drop the rows already returned, so an entry holds only what is still to come.
-        s.buffer.entities.erase(s.buffer.entities.begin(),
-                                s.buffer.entities.begin() + static_cast<ptrdiff_t>(s.head));
-        s.head = 0;
-      }
-      KeepResume(page->continuation, std::move(shards));
+    for (size_t i = 0; i < n; ++i) {
+      ShardCursor& s = shards[i];
+      // Drop the rows already returned, so an entry holds only what is still to come.
+      s.buffer.entities.erase(s.buffer.entities.begin(),
+                              s.buffer.entities.begin() + static_cast<ptrdiff_t>(s.head));
+      s.head = 0;
+      held += s.buffer.entities.size();
+      order[i] = i;
     }
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return shards[a].buffer.entities.size() > shards[b].buffer.entities.size();
+    });
+    for (size_t i = 0; held > kResumeRows(n) && i < n; ++i) {
+      ShardCursor& s = shards[order[i]];
+      held -= s.buffer.entities.size();
+      s.buffer.entities.clear();
+      s.more = true;
+      s.has_next = false;
+      s.fetch = share;
+    }
+    KeepResume(page->continuation, std::move(shards));
   }
   return Status::OK();
 }

@@ -4,6 +4,7 @@
 #ifndef PARTKV_ENGINE_REMOTE_REMOTE_TABLE_H_
 #define PARTKV_ENGINE_REMOTE_REMOTE_TABLE_H_
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <list>
@@ -92,6 +93,10 @@ class RemoteTable final : public engine::TableBackend {
   };
   static constexpr size_t kResumeEntries = 8;
   static constexpr std::chrono::seconds kResumeTtl{60};
+  // Rows an entry of `n` shards may hold: four pages, or 64 a shard when that is more.
+  static constexpr size_t kResumeRows(size_t n) {
+    return std::max<size_t>(4 * Query::kMaxPageSize, 64 * n);
+  }
   std::optional<std::vector<ShardCursor>> TakeResume(const std::string& token) const;
   void KeepResume(std::string token, std::vector<ShardCursor> shards) const;
   mutable std::mutex resume_mu_;

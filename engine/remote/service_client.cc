@@ -153,7 +153,10 @@ Status StatusOf(const HttpResponse& response, std::string_view what) {
 }
 
 ServiceClient::ServiceClient(Endpoint endpoint, const RemoteOptions& options)
-    : endpoint_(std::move(endpoint)), options_(options), base_url_(endpoint_.Url()) {}
+    : endpoint_(std::move(endpoint)),
+      options_(options),
+      base_url_(endpoint_.Url()),
+      workers_(options.fan_out > 0 ? options.fan_out - 1 : 0) {}
 
 ServiceClient::~ServiceClient() = default;
 

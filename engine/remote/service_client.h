@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,7 @@
 
 #include "engine/remote/connection_string.h"
 #include "engine/remote/http_client.h"
+#include "engine/worker_pool.h"
 #include "partkv/options.h"
 #include "partkv/result.h"
 
@@ -93,6 +95,12 @@ class ServiceClient {
   // the process but not a change of key.
   const std::string& token_secret() const { return token_secret_; }
 
+  // Runs task(0) .. task(count - 1), up to options().fan_out at once, on the calling thread and
+  // this client's standing workers (engine/worker_pool.h).
+  void ParallelFor(size_t count, const std::function<void(size_t)>& task) {
+    workers_.ParallelFor(count, options_.fan_out, task);
+  }
+
  private:
   ServiceClient(Endpoint endpoint, const RemoteOptions& options);
   HttpRequest Build(const Call& call) const;
@@ -103,6 +111,7 @@ class ServiceClient {
   std::unique_ptr<HttpClient> http_;
   std::unique_ptr<protocol::HmacSha256> signer_;  // null when signing by SAS
   std::string token_secret_;
+  engine::WorkerPool workers_;  // fan_out - 1 threads, started on first need
 };
 
 // Percent-encodes everything but RFC 3986's unreserved characters and the sub-delimiters
