@@ -95,6 +95,16 @@ std::string EntityBody(const Entity& entity) {
                                                .include_system = false});
 }
 
+// The outcome of a write whose response was lost when reading its rows back failed too: whether
+// it was applied is unknown, which is neither the conflict the retry met nor a success.
+Status UnknownOutcome(const std::string& what, const Status& conflict,
+                      const Status& read_back) {
+  return Status::IOError(what + ": the response to an attempt was lost and may have been "
+                         "applied (the retry met " + std::string(Status::CodeName(conflict.code())) +
+                         "), and " + std::string(read_back.message()) +
+                         "; read the row to know whether the write happened");
+}
+
 }  // namespace
 
 // ---- RemoteStore ----------------------------------------------------------------------------
@@ -321,14 +331,21 @@ Result<WriteResult> RemoteTable::Send(OpType type, const Entity& entity, const I
   Status s = StatusOf(out.response, call.what);
   if (out.maybe_applied && LostWriteSymptom(type, s)) {
     WriteResult stored;
-    if (HoldsWrite(type, entity, &stored)) return stored;
+    Result<bool> holds = HoldsWrite(type, entity, &stored);
+    if (!holds.ok()) return UnknownOutcome(call.what, s, holds.status());
+    if (*holds) return stored;
   }
   return s;
 }
 
-bool RemoteTable::HoldsWrite(OpType type, const Entity& sent, WriteResult* stored) const {
+Result<bool> RemoteTable::HoldsWrite(OpType type, const Entity& sent, WriteResult* stored) const {
   auto current = Get(sent.partition_key(), sent.row_key());
-  if (type == OpType::kDelete) return !current.ok() && current.status().IsNotFound();
+  if (!current.ok() && !current.status().IsNotFound()) {
+    return Status::IOError("reading (" + ODataString(sent.partition_key()) + ", " +
+                           ODataString(sent.row_key()) + ") back failed: " +
+                           current.status().ToString());
+  }
+  if (type == OpType::kDelete) return !current.ok();
   if (!current.ok()) return false;
   // Every sent property stored as sent; for all but a merge, no other property either.
   const bool merge = type == OpType::kMerge || type == OpType::kInsertOrMerge;
@@ -463,7 +480,9 @@ Result<std::vector<WriteResult>> RemoteTable::SendBatch(const std::vector<BatchO
       std::vector<WriteResult> results(ops.size());
       bool all = true;
       for (size_t i = 0; all && i < ops.size(); ++i) {
-        all = HoldsWrite(ops[i].type, ops[i].entity, &results[i]);
+        Result<bool> holds = HoldsWrite(ops[i].type, ops[i].entity, &results[i]);
+        if (!holds.ok()) return UnknownOutcome(call.what, s, holds.status());
+        all = *holds;
         if (ops[i].type == OpType::kDelete) results[i] = WriteResult{};
       }
       if (all) return results;

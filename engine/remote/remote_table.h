@@ -69,8 +69,8 @@ class RemoteTable final : public engine::TableBackend {
   // One write, sent (keys computed and the entity checked).
   Result<WriteResult> Send(OpType type, const Entity& entity, const IfMatch& if_match);
   // Whether the stored entity holds what `type` of `sent` wrote (the lost-write rule); fills
-  // *stored with it.
-  bool HoldsWrite(OpType type, const Entity& sent, WriteResult* stored) const;
+  // *stored with it. IOError when the entity cannot be read back (NotFound is an answer).
+  Result<bool> HoldsWrite(OpType type, const Entity& sent, WriteResult* stored) const;
   Result<std::vector<WriteResult>> SendBatch(const std::vector<BatchOp>& ops);
   // Reads the page of `call` into *page; the service's continuation into *next (pk, rk).
   Status FetchPage(Call call, Page* page, std::pair<std::string, std::string>* next,

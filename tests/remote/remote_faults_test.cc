@@ -398,6 +398,38 @@ TEST_F(RemoteFaultsTest, LostWriteOfNotANumberIsReportedDone) {
   EXPECT_EQ(Forwarded("MERGE", EntityTarget("p", "r")), 2);
 }
 
+// A lost response whose row cannot be read back either: the write may have happened, so the
+// outcome is an IOError saying so, not the retry's conflict (which would tell the caller the
+// row is another writer's) and not a success.
+TEST_F(RemoteFaultsTest, LostInsertWhoseReadBackFailsMayHaveBeenApplied) {
+  AddRule(Fault::kDropAfterForward, "POST", TableTarget());
+  AddRule(Fault::kDropBeforeForward, "GET", EntityTarget("p", "r"), 100);
+  auto w = table_->Insert(Row("p", "r", 1));
+  ASSERT_TRUE(w.status().IsIOError()) << w.status().ToString();
+  EXPECT_THAT(std::string(w.status().message()), HasSubstr("may have been applied"));
+  EXPECT_THAT(std::string(w.status().message()), HasSubstr("AlreadyExists"));
+  EXPECT_THAT(std::string(w.status().message()), HasSubstr("reading ('p', 'r') back failed"));
+  ExpectNoSecret(w.status());
+  EXPECT_EQ(Stored(), Row("p", "r", 1).DebugString());  // it was applied, once
+  EXPECT_EQ(Forwarded("POST", TableTarget()), 2);
+  EXPECT_EQ(Received("GET", EntityTarget("p", "r")), 4);  // every attempt of the read-back
+  EXPECT_EQ(Forwarded("GET", EntityTarget("p", "r")), 0);
+}
+
+TEST_F(RemoteFaultsTest, LostBatchWhoseReadBackFailsMayHaveBeenApplied) {
+  AddRule(Fault::kDropAfterForward, "POST", BatchTarget());
+  AddRule(Fault::kDropBeforeForward, "GET", EntityTarget("p", "b"), 100);
+  Batch b;
+  b.Insert(Row("p", "a", 1)).Insert(Row("p", "b", 2)).Insert(Row("p", "c", 3));
+  auto w = table_->Submit(b);
+  ASSERT_TRUE(w.status().IsIOError()) << w.status().ToString();
+  EXPECT_THAT(std::string(w.status().message()), HasSubstr("may have been applied"));
+  EXPECT_THAT(std::string(w.status().message()), HasSubstr("reading ('p', 'b') back failed"));
+  EXPECT_EQ(Stored(), Row("p", "a", 1).DebugString() + Row("p", "b", 2).DebugString() +
+                          Row("p", "c", 3).DebugString());
+  EXPECT_EQ(Forwarded("POST", BatchTarget()), 2);
+}
+
 // The client cannot tell a first attempt that was lost from one that never arrived; either way,
 // when the row holds another writer's content the retry's failure stands. Here the first
 // attempt was answered 500 by the proxy without reaching the server, and the row was written by
