@@ -126,8 +126,14 @@ std::optional<std::chrono::milliseconds> RetryAfterOf(const HttpResponse& respon
   return std::nullopt;
 }
 
-Status StatusOf(const HttpResponse& response, std::string_view what) {
+Status StatusOf(const HttpResponse& response, std::string_view what,
+                std::optional<size_t> batch_index) {
   ServiceError error = ErrorOf(response);
+  if (batch_index) {
+    // Azure begins a batch operation's message with "<index>:"; the Status's failed_op() says it.
+    const std::string prefix = std::to_string(*batch_index) + ":";
+    if (error.message.rfind(prefix, 0) == 0) error.message.erase(0, prefix.size());
+  }
   std::string text = std::string(what) + ": the service answered " +
                      std::to_string(response.status) +
                      (error.code.empty() ? std::string() : " " + error.code) +

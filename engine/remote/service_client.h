@@ -72,8 +72,10 @@ struct ServiceError {
 };
 ServiceError ErrorOf(const HttpResponse& response);
 
-// The partkv Status of an error response (status >= 300) of `what`.
-Status StatusOf(const HttpResponse& response, std::string_view what);
+// The partkv Status of an error response (status >= 300) of `what`; `batch_index` when it is
+// the answer of that operation of a batch.
+Status StatusOf(const HttpResponse& response, std::string_view what,
+                std::optional<size_t> batch_index = std::nullopt);
 
 // The retry-after a response asks for: x-ms-retry-after-ms, else Retry-After (seconds or an
 // HTTP date); nullopt when it asks for none.

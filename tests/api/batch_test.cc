@@ -53,7 +53,11 @@ TEST_F(BatchTest, FailureAtOp57LeavesPartitionUntouchedAndReports57) {
   auto r = table_->Submit(b);
   EXPECT_TRUE(r.status().IsAlreadyExists()) << r.status().ToString();
   EXPECT_EQ(r.status().failed_op(), 57);
-  EXPECT_NE(r.status().message().find("operation 57"), std::string_view::npos);
+  // Named once, and a service's own "57:" before its message is left to failed_op().
+  const std::string message(r.status().message());
+  EXPECT_NE(message.find("operation 57"), std::string::npos) << message;
+  EXPECT_EQ(message.find("operation 57"), message.rfind("operation 57")) << message;
+  EXPECT_EQ(message.find("(57:"), std::string::npos) << message;
   EXPECT_EQ(Rows("p", 100), before);
 }
 
