@@ -110,6 +110,10 @@ void TableStatsCollector::RecordThrottled(size_t physical) {
   At(physical).throttled.fetch_add(1, std::memory_order_relaxed);
 }
 
+void TableStatsCollector::RecordRetryWait(size_t physical, uint64_t micros) {
+  At(physical).retry_wait_micros.fetch_add(micros, std::memory_order_relaxed);
+}
+
 TableStats TableStatsCollector::Snapshot(size_t top) const {
   TableStats s;
   std::vector<HotPartition> all;
@@ -127,11 +131,13 @@ TableStats TableStatsCollector::Snapshot(size_t top) const {
     ps.bytes_read = p.bytes_read.load(std::memory_order_relaxed);
     ps.bytes_written = p.bytes_written.load(std::memory_order_relaxed);
     ps.throttled = p.throttled.load(std::memory_order_relaxed);
+    ps.retry_wait_micros = p.retry_wait_micros.load(std::memory_order_relaxed);
     s.total.reads += ps.reads;
     s.total.writes += ps.writes;
     s.total.bytes_read += ps.bytes_read;
     s.total.bytes_written += ps.bytes_written;
     s.total.throttled += ps.throttled;
+    s.total.retry_wait_micros += ps.retry_wait_micros;
     s.partitions.push_back(ps);
     std::lock_guard<std::mutex> lock(p.mu);
     auto hot = p.sketch.Top(top);

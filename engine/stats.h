@@ -56,13 +56,15 @@ class TableStatsCollector {
   void RecordWrite(size_t physical, std::string_view pk, uint64_t entities, uint64_t bytes);
   void RecordRead(size_t physical, std::string_view pk, uint64_t entities, uint64_t bytes);
   void RecordThrottled(size_t physical);
+  void RecordRetryWait(size_t physical, uint64_t micros);
   // Entities examined by a wide query in a physical partition (no PartitionKey attribution).
   void RecordScan(size_t physical, uint64_t entities, uint64_t bytes);
   TableStats Snapshot(size_t top) const;
 
  private:
   struct Partition {
-    std::atomic<uint64_t> reads{0}, writes{0}, bytes_read{0}, bytes_written{0}, throttled{0};
+    std::atomic<uint64_t> reads{0}, writes{0}, bytes_read{0}, bytes_written{0}, throttled{0},
+        retry_wait_micros{0};
     mutable std::mutex mu;
     SpaceSaving sketch{kSketchCapacity};
   };

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <filesystem>
 #include <optional>
+#include <random>
 #include <thread>
 #include <unordered_map>
 
@@ -14,6 +15,7 @@
 #include "bench/compare/format.h"
 #include "bench/compare/reads.h"
 #include "bench/compare/strategies.h"
+#include "bench/compare/target.h"
 #include "bench/compare/throttle_replay.h"
 #include "fmt/format.h"
 #include "partkv/store.h"
@@ -34,7 +36,7 @@ double SecondsSince(SteadyClock::time_point start) {
 
 // Relative cost of each step per entity, for the progress fraction only.
 constexpr double kWriteWeight = 1.0, kRawWeight = 0.35, kPlanWeight = 0.1, kAnalyzeWeight = 0.25,
-                 kReadWeight = 0.5, kThrottleWeight = 0.7;
+                 kReadWeight = 0.5, kThrottleWeight = 0.7, kTargetWeight = 4.0;
 
 // Turns step-local fractions into the run's fraction for a ProgressSink.
 // Also times each phase (the part of a step's name before ':').
@@ -84,13 +86,6 @@ std::string MemoryTotal() {
   return v > 0 ? fmt::format("{:.1f} GiB", v / (1024 * 1024)) : kb;
 }
 
-Entity Keyed(const Workload& w, uint32_t i, const std::string& pk) {
-  Entity e = w.MakeEntity(i);
-  e.set_partition_key(pk);
-  e.set_row_key(Workload::OrderId(i));
-  return e;
-}
-
 // Batches per turn of the interleaved writes.
 constexpr size_t kChunkBatches = 16;
 // The longest the comparison waits for the store's flushes and compactions to end.
@@ -122,7 +117,7 @@ Status WriteInterleaved(Store& store, Table& table, const std::string& raw_path,
       Batch& batch = batches.emplace_back();
       std::vector<StoredEntity>& writes = raw_batches.emplace_back();
       for (uint32_t i : plans[k].events) {
-        Entity e = Keyed(w, i, plans[k].partition_key);
+        Entity e = PlannedEntity(w, i, plans[k].partition_key);
         writes.push_back(EncodeStoredEntity(e, DateTime{ticks}, etag++));
         batch.Insert(std::move(e));
       }
@@ -266,7 +261,8 @@ Result<ComparisonResult> RunComparison(const ComparisonOptions& options, Progres
   Tracker tracker(
       sink, n * (kAnalyzeWeight +
                  specs.size() * (kPlanWeight + kWriteWeight + kRawWeight + kReadWeight)) +
-                burst_day * kThrottleWeight * specs.size() * options.throttle_profiles.size());
+                burst_day * kThrottleWeight * specs.size() * options.throttle_profiles.size() +
+                (options.target.location.empty() ? 0 : n * kTargetWeight * specs.size()));
 
   // The analyzer's view of every strategy, from one pass over the entities.
   std::vector<Analyzer> analyzers;
@@ -390,6 +386,34 @@ Result<ComparisonResult> RunComparison(const ComparisonOptions& options, Progres
                               specs[s].label, profile, t.throttled_calls, t.store_throttled)));
         result.strategies[s].throttle.push_back(std::move(t));
       }
+    }
+  }
+
+  // The same batches and reads against the target endpoint.
+  if (!options.target.location.empty()) {
+    TargetOptions target = options.target;
+    if (target.table_prefix.empty()) {
+      target.table_prefix = fmt::format("pkvb{:08x}", std::random_device{}());
+    }
+    result.target = Store::RedactLocation(target.location);
+    result.target_profile = TargetProfile(target.location);
+    Result<Store> remote = Store::Open(target.location);
+    if (!remote.ok()) return remote.status().WithContext("--target");
+    for (size_t s = 0; s < specs.size(); ++s) {
+      StrategyResult& r = result.strategies[s];
+      tracker.Step("on the target: " + specs[s].label, n * kTargetWeight);
+      PARTKV_ASSIGN_OR_RETURN(TargetStats t, RunOnTarget(*remote, target, specs[s], workload,
+                                                         plans[s], samples, tracker.Ticker()));
+      PARTKV_RETURN_IF_ERROR(Check(t.entities_written == workload.size(),
+                                   fmt::format("{}: {} written to the target, the workload has {}",
+                                               r.label, t.entities_written, workload.size())));
+      for (const ReadStats* rs : {&t.point, &t.day, &t.device_day}) {
+        PARTKV_RETURN_IF_ERROR(Check(
+            rs->mismatches == 0, fmt::format("{}: {} of {} reads ({}) on the target returned "
+                                             "other entities than the workload holds",
+                                             r.label, rs->mismatches, rs->samples, rs->how)));
+      }
+      r.target = std::move(t);
     }
   }
   tracker.Step("done", 0);

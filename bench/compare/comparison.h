@@ -12,7 +12,9 @@
 //      same entities, and its per-partition counts must equal the ones on disk;
 //   3. reads on disk (reads.h): point reads by natural attributes, whole days, one device's day;
 //   4. the throttled replay (throttle_replay.h): the burst day offered under each cloud profile
-//      with throttling emulation on, on an injected clock.
+//      with throttling emulation on, on an injected clock;
+//   5. with a target endpoint (target.h): the same batches at the replay's pace and the same
+//      reads against it, with the 503/429 answers and retry waits it met.
 //
 // Replay time. The workload spans `days` of real time, far too slow to reach any partition
 // limit. The replay compresses that timeline linearly so that the whole workload averages
@@ -31,6 +33,7 @@
 #include <vector>
 
 #include "bench/compare/results.h"
+#include "bench/compare/target.h"
 #include "bench/compare/workload.h"
 #include "partkv/result.h"
 
@@ -49,6 +52,8 @@ struct ComparisonOptions {
   uint32_t day_reads = 5;
   uint32_t extra_day_reads = 0;
   std::vector<std::string> throttle_profiles = {"azure-table", "dynamodb", "cosmos"};
+  // Step 5 when target.location is set (target.h); an empty table_prefix gets a random one.
+  TargetOptions target;
 };
 
 // Receives progress: the fraction done of the whole run and what it is doing now. Called often;

@@ -47,6 +47,36 @@ void AddRead(std::vector<std::pair<std::string, Getter>>* cols, const std::strin
                    [=](auto&, auto& r) { return Num(get(r).cpu_micros_per_page()); }});
 }
 
+// --target's columns, empty without it.
+void AddTarget(std::vector<std::pair<std::string, Getter>>* cols) {
+  using Field = std::function<std::string(const TargetStats&)>;
+  auto add = [cols](const std::string& name, Field field) {
+    cols->push_back({"target_" + name, [field](auto&, auto& r) {
+                       return r.target ? field(*r.target) : std::string();
+                     }});
+  };
+  cols->push_back({"target", [](auto& c, auto&) { return c.target; }});
+  cols->push_back({"target_profile", [](auto& c, auto&) { return c.target_profile; }});
+  add("table", [](auto& t) { return t.table; });
+  add("entities_written", [](auto& t) { return Num(t.entities_written); });
+  add("batches", [](auto& t) { return Num(t.batches); });
+  add("offered_seconds", [](auto& t) { return Num(t.offered_seconds); });
+  add("write_seconds", [](auto& t) { return Num(t.write_seconds); });
+  add("write_entities_per_s", [](auto& t) { return Num(t.write_rate()); });
+  add("max_lag_seconds", [](auto& t) { return Num(t.max_lag_seconds); });
+  add("throttled_answers", [](auto& t) { return Num(t.throttled_answers); });
+  add("retry_wait_seconds", [](auto& t) { return Num(t.retry_wait_seconds); });
+  add("batches_resent", [](auto& t) { return Num(t.batches_resent); });
+  for (auto [name, member] : {std::pair{"point", &TargetStats::point},
+                              std::pair{"day", &TargetStats::day},
+                              std::pair{"device_day", &TargetStats::device_day}}) {
+    const std::string n = name;
+    add(n + "_p50_us", [member](auto& t) { return Num((t.*member).p50_micros); });
+    add(n + "_p99_us", [member](auto& t) { return Num((t.*member).p99_micros); });
+    add(n + "_entities", [member](auto& t) { return Num((t.*member).entities); });
+  }
+}
+
 const std::vector<std::pair<std::string, Getter>>& Columns() {
   static const auto* columns = [] {
     auto* c = new std::vector<std::pair<std::string, Getter>>{
@@ -125,6 +155,7 @@ const std::vector<std::pair<std::string, Getter>>& Columns() {
                     }});
     }
     c->push_back({"replay_entities_per_s", [](auto& c, auto&) { return Num(c.replay_rate); }});
+    AddTarget(c);
     return c;
   }();
   return *columns;

@@ -10,6 +10,7 @@
 #include "CLI/CLI.hpp"
 #include "bench/compare/format.h"
 #include "fmt/format.h"
+#include "partkv/store.h"
 
 namespace partkv::compare {
 namespace {
@@ -89,7 +90,7 @@ Result<BenchFlags> ParseFlags(int argc, const char* const* argv) {
       "each strategy into its own table, against raw RocksDB on the same bytes — and writes a "
       "terminal table, a CSV and an HTML report."};
   app.set_help_flag("-h,--help", "print this help and exit");
-  std::optional<std::string> events, days, seed, partitions, replay_rate;
+  std::optional<std::string> events, days, seed, partitions, replay_rate, target_in_flight;
   app.add_option("--events", events,
                  fmt::format("events in the workload ({}; default {})",
                              fmt::format("{}..{}", Grouped(BenchFlags::kMinEvents),
@@ -125,6 +126,19 @@ Result<BenchFlags> ParseFlags(int argc, const char* const* argv) {
   app.add_flag("--sweep", flags.sweep,
                "run the comparison at 1x, 3x and 10x the events and report how the per-entity "
                "write cost and the per-page read cost grow");
+  app.add_option("--target", flags.target,
+                 "also write every strategy's batches, at the replay's pace, and run its reads "
+                 "against this Table endpoint (an Azure Storage connection string or a table "
+                 "endpoint URL with a SAS; Azure Table Storage, Cosmos DB for Table, Azurite, "
+                 "partkv serve), and report the 503/429 answers and retry waits it met beside "
+                 "the predicted throttling")
+      ->type_name("CONN");
+  app.add_option("--target-in-flight", target_in_flight,
+                 fmt::format("batches sent to the target at once (1..256; default {})",
+                             flags.target_in_flight))
+      ->type_name("N");
+  app.add_flag("--keep-target-tables", flags.keep_target_tables,
+               "leave the tables written on the target (default: deleted after each strategy)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -147,6 +161,19 @@ Result<BenchFlags> ParseFlags(int argc, const char* const* argv) {
     return Status::InvalidArgument(fmt::format(
         "--events: {} with --sweep runs {} events, above the limit of {}", Grouped(flags.events),
         Grouped(flags.events * 10), Grouped(BenchFlags::kMaxEvents)));
+  }
+  PARTKV_RETURN_IF_ERROR(ParseWhole<uint32_t>("--target-in-flight", target_in_flight, 1, 256,
+                                              &flags.target_in_flight));
+  if (!flags.target.empty()) {
+    if (!Store::IsRemoteLocation(flags.target)) {
+      return Status::InvalidArgument(fmt::format(
+          "--target: '{}' is not a connection string or a table endpoint URL with a SAS "
+          "(the comparison's local store is its own; --target names a remote one)",
+          Store::RedactLocation(flags.target)));
+    }
+    if (flags.sweep) {
+      return Status::InvalidArgument("--target: not with --sweep (one run goes to the target)");
+    }
   }
   PARTKV_RETURN_IF_ERROR(CheckWritableDirectory("--out", flags.out));
   if (!flags.work_dir.empty()) {

@@ -28,6 +28,10 @@ struct BenchFlags {
   // Where the stores are written while the run lasts; empty = a fresh directory under $TMPDIR.
   std::string work_dir;
   bool sweep = false;
+  // --target: a Table endpoint's connection string or SAS URL; empty = none.
+  std::string target;
+  uint32_t target_in_flight = 16;
+  bool keep_target_tables = false;
   bool help = false;
   std::string help_text;  // filled when help is set
 };

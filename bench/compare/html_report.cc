@@ -247,6 +247,67 @@ std::string CloudSection(const ComparisonResult& r) {
          HorizontalBarChart(refused) + "</div></div></section>";
 }
 
+// --target: the endpoint's answers beside the prediction for its profile; empty without it.
+std::string TargetSection(const ComparisonResult& r) {
+  if (r.target.empty()) return "";
+  const auto labels = Labels(r);
+  const char* colour = "#0072B2";
+  for (const auto& p : kProfiles) {
+    if (r.target_profile == p[0]) colour = p[2];
+  }
+  BarChartSpec answers{"503/429 answers the endpoint gave while it was written",
+                       "throttled answers, each waited out and retried (lower is better)",
+                       labels,
+                       {},
+                       false,
+                       [](double v) { return Grouped(static_cast<uint64_t>(v)); },
+                       "target-throttled"};
+  answers.zero_is_value = true;
+  answers.series.push_back(SeriesOf(r, "measured", colour, [](auto& s) {
+    return s.target ? static_cast<double>(s.target->throttled_answers) : 0.0;
+  }));
+  BarChartSpec wait{"Time spent waiting to retry",
+                    "seconds of back-off and retry-after (lower is better)",
+                    labels,
+                    {},
+                    false,
+                    [](double v) { return Duration(v); },
+                    "target-wait"};
+  wait.zero_is_value = true;
+  wait.series.push_back(SeriesOf(
+      r, "measured", colour, [](auto& s) { return s.target ? s.target->retry_wait_seconds : 0.0; }));
+  std::string rows;
+  for (const StrategyResult& s : r.strategies) {
+    if (!s.target) continue;
+    const TargetStats& m = *s.target;
+    const ThrottleStats* predicted = Throttle(s, r.target_profile);
+    rows += "<tr><td>" + Escape(s.label) + "</td><td>" + Duration(m.write_seconds) + "</td><td>" +
+            Rate(m.write_rate()) + "</td><td>" + Duration(m.max_lag_seconds) + "</td><td>" +
+            Grouped(m.throttled_answers) + "</td><td>" + Duration(m.retry_wait_seconds) +
+            "</td><td>" + Grouped(m.batches_resent) + "</td><td>" +
+            (predicted ? Share(predicted->rate()) : std::string("–")) + "</td><td>" +
+            Latency(m.point.p50_micros) + "</td><td>" + Latency(m.day.p50_micros) + "</td><td>" +
+            Latency(m.device_day.p50_micros) + "</td></tr>";
+  }
+  const StrategyResult& first = r.strategies.front();
+  const double offered = first.target ? first.target->offered_seconds : 0;
+  return "<section id=\"target\"><h2>Measured on the endpoint</h2><p class=\"lead\">" +
+         Escape(fmt::format(
+             "{}: every strategy's batches sent again at the replay's pace ({} of replay time, "
+             "bursts included), then the same reads. The answers below are what the service "
+             "said; the predicted column is the share of the burst day refused under {} "
+             "throttling emulation.",
+             r.target, Duration(offered), r.target_profile)) +
+         "</p><div class=\"grid g2\"><div class=\"card\"><h3>" + Escape(answers.title) +
+         "</h3>" + HorizontalBarChart(answers) + "</div><div class=\"card\"><h3>" +
+         Escape(wait.title) + "</h3>" + HorizontalBarChart(wait) +
+         "</div></div><div class=\"card\"><div class=\"scroll\"><table><thead><tr>"
+         "<th>strategy</th><th>written in</th><th>rate</th><th>behind replay</th>"
+         "<th>503/429 answers</th><th>retry wait, summed</th><th>resent</th><th>predicted refused</th>"
+         "<th>point p50</th><th>day p50</th><th>device-day p50</th></tr></thead><tbody>" +
+         rows + "</tbody></table></div></div></section>";
+}
+
 std::string SweepSection(const SweepResult& sweep) {
   if (sweep.runs.size() < 2) return "";
   const auto growth = Growth(sweep);
@@ -388,6 +449,7 @@ std::string RenderHtml(const ComparisonResult& r, const SweepResult* sweep) {
   out += HeatSection(r);
   out += RatesSection(r);
   out += CloudSection(r);
+  out += TargetSection(r);
   if (sweep != nullptr) out += SweepSection(*sweep);
   out += MethodSection(r);
   out +=

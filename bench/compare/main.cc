@@ -96,6 +96,9 @@ int Main(int argc, char** argv) {
     options.workload.seed = flags->seed;
     options.physical_partitions = flags->partitions;
     options.replay_rate = flags->replay_rate;
+    options.target.location = flags->target;
+    options.target.in_flight = flags->target_in_flight;
+    options.target.keep_tables = flags->keep_target_tables;
     options.work_dir = scratch.path() + "/run-" + std::to_string(k);
     std::error_code ec;
     fs::create_directories(options.work_dir, ec);

@@ -5,6 +5,7 @@
 #define PARTKV_BENCH_COMPARE_RESULTS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +48,23 @@ struct ThrottleStats {
   }
 };
 
+// One strategy's writes and reads against the --target endpoint (target.h).
+struct TargetStats {
+  std::string table;                 // the endpoint's table
+  uint64_t entities_written = 0;
+  uint64_t batches = 0;
+  double offered_seconds = 0;        // the replay timeline's span of the batches
+  double write_seconds = 0;          // from the first batch sent to the last acknowledged
+  double max_lag_seconds = 0;        // the latest a batch was sent behind its replay time
+  uint64_t throttled_answers = 0;    // 503/429 answers, each waited out and retried
+  double retry_wait_seconds = 0;     // time spent waiting before retries
+  uint64_t batches_resent = 0;       // batches still Throttled after the retries, sent again
+  ReadStats point, day, device_day;  // as StrategyResult's, on the endpoint
+  bool kept = false;                 // the table was left on the endpoint
+
+  double write_rate() const { return write_seconds > 0 ? entities_written / write_seconds : 0; }
+};
+
 struct StrategyResult {
   std::string label;
   std::string strategy;  // canonical text form
@@ -75,6 +93,7 @@ struct StrategyResult {
   ReadStats device_day;  // every entity of one device on one day
 
   std::vector<ThrottleStats> throttle;  // azure-table, dynamodb, cosmos
+  std::optional<TargetStats> target;    // --target only
 
   uint64_t entities_on_disk() const {
     uint64_t n = 0;
@@ -124,6 +143,10 @@ struct ComparisonResult {
   // Whether flushes and compactions had finished before sizes and reads were measured (they are
   // waited for up to 10 minutes).
   bool settled = true;
+  // --target: the endpoint (its key and signature redacted) and the profile it is compared
+  // with; empty without --target.
+  std::string target;
+  std::string target_profile;
   // Machine, build and method facts, name/value, in print order.
   std::vector<std::pair<std::string, std::string>> facts;
 };

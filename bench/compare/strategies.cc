@@ -177,4 +177,11 @@ Result<std::vector<BatchPlan>> PlanBatches(const Workload& workload, const KeySt
   return out;
 }
 
+Entity PlannedEntity(const Workload& workload, uint32_t i, const std::string& pk) {
+  Entity e = workload.MakeEntity(i);
+  e.set_partition_key(pk);
+  e.set_row_key(Workload::OrderId(i));
+  return e;
+}
+
 }  // namespace partkv::compare

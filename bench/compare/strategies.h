@@ -70,6 +70,10 @@ struct BatchPlan {
 };
 
 inline constexpr size_t kMaxBatch = 100;
+
+// Event i of the workload as a batch of a plan writes it: PartitionKey `pk` (the plan's), RowKey
+// the orderId.
+Entity PlannedEntity(const Workload& workload, uint32_t i, const std::string& pk);
 inline constexpr int64_t kLingerMicros = 1000000;
 
 // The batches of the whole workload under `strategy`, in the order they are sent. The i-th

@@ -51,6 +51,41 @@ std::string Header(const ComparisonResult& r) {
   return out;
 }
 
+// --target: what the endpoint did beside what was predicted for it; empty without --target.
+std::string TargetSection(const ComparisonResult& r) {
+  if (r.target.empty()) return "";
+  TextTable t({{"strategy", false},
+               {"written in"},
+               {"rate"},
+               {"behind replay"},
+               {"503/429 answers"},
+               {"retry wait, summed"},
+               {"resent"},
+               {"predicted refused: " + r.target_profile},
+               {"point p50"},
+               {"point p99"},
+               {"day p50"},
+               {"device-day p50"}});
+  for (const StrategyResult& s : r.strategies) {
+    if (!s.target) continue;
+    const TargetStats& m = *s.target;
+    t.AddRow({s.label, Duration(m.write_seconds), Rate(m.write_rate()),
+              Duration(m.max_lag_seconds), Grouped(m.throttled_answers),
+              Duration(m.retry_wait_seconds), Grouped(m.batches_resent),
+              Throttled(s, r.target_profile), Latency(m.point.p50_micros),
+              Latency(m.point.p99_micros), Latency(m.day.p50_micros),
+              Latency(m.device_day.p50_micros)});
+  }
+  const StrategyResult& first = r.strategies.front();
+  const double offered = first.target ? first.target->offered_seconds : 0;
+  return fmt::format(
+             "Measured on the target {}: the same batches sent at the replay's pace ({} of "
+             "replay time), the same reads; 503/429 answers and retry waits as the remote "
+             "store's retries met them, beside the predicted share refused under {}\n",
+             r.target, Duration(offered), r.target_profile) +
+         t.Render() + "\n";
+}
+
 }  // namespace
 
 std::string TextTable::Render() const {
@@ -159,6 +194,7 @@ std::string RenderTerminalReport(const ComparisonResult& r) {
       "when offered at {} on average\n",
       Rate(r.replay_rate));
   out += cloud.Render() + "\n";
+  out += TargetSection(r);
 
   out += "Findings\n";
   for (const Finding& f : Findings(r)) {

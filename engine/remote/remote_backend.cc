@@ -277,6 +277,12 @@ std::string RemoteTable::EntityPath(std::string_view pk, std::string_view rk) co
 void RemoteTable::Record(std::string_view pk, const Outcome& outcome, bool write,
                          uint64_t entities, uint64_t bytes) const {
   for (int i = 0; i < outcome.throttled; ++i) stats_->RecordThrottled(0);
+  if (outcome.waited.count() > 0) {
+    stats_->RecordRetryWait(0, static_cast<uint64_t>(
+                                   std::chrono::duration_cast<std::chrono::microseconds>(
+                                       outcome.waited)
+                                       .count()));
+  }
   if (outcome.response.status >= 300 || (write && entities == 0)) return;
   if (write) {
     stats_->RecordWrite(0, pk, entities, bytes);

@@ -572,6 +572,11 @@ TEST_F(RemoteFaultsTest, ServerBusyRetryAfterIsWaitedFor) {
   EXPECT_EQ(Received("POST", TableTarget()), 2);
   EXPECT_EQ(Forwarded("POST", TableTarget()), 1);
   EXPECT_EQ(table_->Statistics().total.throttled, 1u);  // the 503 answered
+  // The wait is counted, and is no longer than the call took.
+  const uint64_t waited = table_->Statistics().total.retry_wait_micros;
+  EXPECT_GE(waited, 1'000'000u);
+  EXPECT_LE(waited, static_cast<uint64_t>(
+                        std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()));
 }
 
 TEST_F(RemoteFaultsTest, TooManyRequestsRetryAfterMsIsWaitedFor) {

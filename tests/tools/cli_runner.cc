@@ -75,7 +75,7 @@ RunResult CliRunner::RunRaw(const std::vector<std::string>& args,
     std::ofstream in(in_path, std::ios::binary);
     in << options.input;
   }
-  std::vector<std::string> all = {BinaryPath()};
+  std::vector<std::string> all = {options.binary.value_or(BinaryPath())};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : all) argv.push_back(a.data());

@@ -36,6 +36,7 @@ struct RunOptions {
   // removed unless set here.
   std::map<std::string, std::optional<std::string>> env;
   bool stderr_is_terminal = false;   // stderr on a pseudo-terminal (to see progress)
+  std::optional<std::string> binary;  // another program to run; default BinaryPath()
 };
 
 class CliRunner {

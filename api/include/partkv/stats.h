@@ -23,7 +23,10 @@ struct PartitionStats {
   uint64_t writes = 0;  // entities written or deleted
   uint64_t bytes_read = 0;
   uint64_t bytes_written = 0;
-  uint64_t throttled = 0;  // calls refused with Throttled
+  uint64_t throttled = 0;  // calls refused with Throttled; a remote table: 503/429 answers
+  // A remote table: time spent waiting before retrying its requests (back-off and the service's
+  // retry-after), in microseconds; 0 for a local table.
+  uint64_t retry_wait_micros = 0;
 };
 
 struct HotPartition {

@@ -1,0 +1,135 @@
+#include "bench/compare/target.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "fmt/format.h"
+#include "partkv/store.h"
+
+namespace partkv::compare {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+double SecondsSince(SteadyClock::time_point start) {
+  return std::chrono::duration<double>(SteadyClock::now() - start).count();
+}
+
+// Rounds of a batch that ends Throttled after the store's own retries before the run gives up.
+constexpr int kMaxRounds = 20;
+// Shares of the progress fraction.
+constexpr double kWriteShare = 0.7;
+
+}  // namespace
+
+std::string TargetProfile(const std::string& location) {
+  std::string lower = location;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower.find(".cosmos.") != std::string::npos ? "cosmos" : "azure-table";
+}
+
+Result<TargetStats> RunOnTarget(Store& store, const TargetOptions& options,
+                                const StrategySpec& spec, const Workload& workload,
+                                const std::vector<BatchPlan>& plans, const ReadSamples& samples,
+                                const std::function<void(double)>& tick) {
+  TargetStats t;
+  t.table = options.table_prefix + spec.table_name;
+  t.kept = options.keep_tables;
+  PARTKV_RETURN_IF_ERROR(
+      store.CreateTable(t.table).WithContext("create table " + t.table + " on the target"));
+  OpenTableOptions schemes;
+  schemes.partition_key_scheme = spec.partition_key;
+  schemes.row_key_scheme = RowKeyScheme();
+  Result<Table> opened = store.OpenTable(t.table, schemes);
+  Status outcome = opened.status();
+  if (outcome.ok()) {
+    Table& table = *opened;
+    // Writes: each batch at its replay time, `in_flight` senders; the calling thread is sender 0
+    // and the only one to report progress.
+    std::atomic<size_t> next{0};
+    std::atomic<uint64_t> written{0}, resent{0};
+    std::atomic<bool> failed{false};
+    std::mutex mu;
+    Status write_error;
+    double max_lag = 0;
+    const int64_t first = plans.empty() ? 0 : plans.front().send_micros;
+    const auto start = SteadyClock::now();
+    auto send = [&](bool reporter) {
+      Batch batch;
+      for (size_t k; !failed.load() && (k = next.fetch_add(1)) < plans.size();) {
+        const BatchPlan& plan = plans[k];
+        const auto due = start + std::chrono::microseconds(plan.send_micros - first);
+        std::this_thread::sleep_until(due);  // the replay's pace, not a synchronisation
+        const double lag = std::chrono::duration<double>(SteadyClock::now() - due).count();
+        batch.Clear();
+        for (uint32_t i : plan.events) {
+          batch.Insert(PlannedEntity(workload, i, plan.partition_key));
+        }
+        Status s;
+        for (int round = 1;; ++round) {
+          auto done = table.Submit(batch);
+          s = done.status();
+          if (s.ok() || !s.IsThrottled() || round == kMaxRounds) break;
+          resent.fetch_add(1);
+          std::this_thread::sleep_for(s.retry_after());
+        }
+        std::lock_guard lock(mu);
+        max_lag = std::max(max_lag, lag);
+        if (!s.ok()) {
+          if (write_error.ok()) {
+            write_error = s.WithContext(fmt::format("batch {} of {} ({} entities of {})", k + 1,
+                                                    plans.size(), plan.events.size(),
+                                                    plan.partition_key));
+          }
+          failed = true;
+          return;
+        }
+        written.fetch_add(plan.events.size());
+        if (reporter && k % 16 == 0) tick(kWriteShare * static_cast<double>(k) / plans.size());
+      }
+    };
+    std::vector<std::thread> senders;
+    for (size_t i = 1; i < std::max<size_t>(options.in_flight, 1); ++i) {
+      senders.emplace_back(send, false);
+    }
+    send(true);
+    for (std::thread& s : senders) s.join();
+    t.write_seconds = SecondsSince(start);
+    t.entities_written = written.load();
+    t.batches = plans.size();
+    t.batches_resent = resent.load();
+    t.max_lag_seconds = max_lag;
+    t.offered_seconds =
+        plans.empty() ? 0 : static_cast<double>(plans.back().send_micros - first) / 1e6;
+    const PartitionStats counted = table.Statistics(0).total;
+    t.throttled_answers = counted.throttled;
+    t.retry_wait_seconds = static_cast<double>(counted.retry_wait_micros) / 1e6;
+    outcome = write_error.WithContext("writes of " + spec.label + " to the target");
+
+    // Reads: the local run's, on the endpoint.
+    if (outcome.ok()) {
+      StrategyResult reads;
+      outcome = MeasureReads(table, spec, workload, samples, &reads,
+                             [&](double f) { tick(kWriteShare + (1 - kWriteShare) * f); })
+                    .WithContext("reads of " + spec.label + " on the target");
+      t.point = reads.point;
+      t.day = reads.day;
+      t.device_day = reads.device_day;
+    }
+  }
+  if (!options.keep_tables) {
+    Status dropped = store.DropTable(t.table);
+    if (outcome.ok() && !dropped.ok()) {
+      outcome = dropped.WithContext("delete table " + t.table + " on the target");
+    }
+  }
+  PARTKV_RETURN_IF_ERROR(outcome);
+  return t;
+}
+
+}  // namespace partkv::compare
