@@ -30,10 +30,6 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-double SecondsSince(SteadyClock::time_point start) {
-  return std::chrono::duration<double>(SteadyClock::now() - start).count();
-}
-
 // Relative cost of each step per entity, for the progress fraction only.
 constexpr double kWriteWeight = 1.0, kRawWeight = 0.35, kPlanWeight = 0.1, kAnalyzeWeight = 0.25,
                  kReadWeight = 0.5, kThrottleWeight = 0.7, kTargetWeight = 4.0;

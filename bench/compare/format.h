@@ -4,6 +4,7 @@
 #ifndef PARTKV_BENCH_COMPARE_FORMAT_H_
 #define PARTKV_BENCH_COMPARE_FORMAT_H_
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,6 +27,9 @@ std::string Sparkline(const std::vector<uint64_t>& values);
 // The calling thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID): unlike wall time, it
 // leaves out the time other processes of a shared machine take from this one.
 double ThreadCpuSeconds();
+
+// Wall seconds from `start` to now (steady clock).
+double SecondsSince(std::chrono::steady_clock::time_point start);
 
 // Columns a UTF-8 string occupies on a terminal (one per code point).
 size_t DisplayWidth(std::string_view utf8);

@@ -13,10 +13,6 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-double SecondsSince(SteadyClock::time_point start) {
-  return std::chrono::duration<double>(SteadyClock::now() - start).count();
-}
-
 constexpr uint32_t kPageSize = 1000;
 constexpr uint32_t kWarmupPointReads = 20;
 

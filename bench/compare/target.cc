@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "bench/compare/format.h"
 #include "fmt/format.h"
 #include "partkv/store.h"
 
@@ -14,10 +15,6 @@ namespace partkv::compare {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
-
-double SecondsSince(SteadyClock::time_point start) {
-  return std::chrono::duration<double>(SteadyClock::now() - start).count();
-}
 
 // Rounds of a batch that ends Throttled after the store's own retries before the run gives up.
 constexpr int kMaxRounds = 20;
