@@ -22,7 +22,6 @@ namespace partkv::engine {
 namespace {
 
 constexpr uint64_t kDefaultBudgetPerRow = 10;
-constexpr size_t kMaxSelect = 255;
 constexpr uint8_t kFlagDescending = 1;
 constexpr uint8_t kFlagShards = 2;
 
@@ -51,23 +50,7 @@ struct Plan {
 Result<Plan> MakePlan(const SharedTable& table, const Query& q, bool shards,
                       const std::vector<std::string>& shard_keys) {
   Plan p;
-  if (q.page_size < 1 || q.page_size > Query::kMaxPageSize) {
-    return Status::InvalidArgument("page size is " + std::to_string(q.page_size) +
-                                   "; it must be 1.." + std::to_string(Query::kMaxPageSize));
-  }
-  if (q.partition_key && (q.partition_lower || q.partition_upper)) {
-    return Status::InvalidArgument(
-        "a query takes either one PartitionKey or a PartitionKey range, not both");
-  }
-  if (q.select.size() > kMaxSelect) {
-    return Status::InvalidArgument("$select names " + std::to_string(q.select.size()) +
-                                   " properties; the limit is 255");
-  }
-  for (const auto& name : q.select) {
-    if (name == "PartitionKey" || name == "RowKey" || name == "Timestamp") continue;
-    Status s = ValidatePropertyName(name, table.limits());
-    if (!s.ok()) return s.WithContext("$select");
-  }
+  PARTKV_RETURN_IF_ERROR(ValidateQueryShape(q, table.limits()));
   p.select = q.select;
   std::sort(p.select.begin(), p.select.end());
   p.select.erase(std::unique(p.select.begin(), p.select.end()), p.select.end());

@@ -267,4 +267,26 @@ Status ValidateEntity(const Entity& entity, const Limits& limits, size_t* size_o
   return Status::OK();
 }
 
+Status ValidateQueryShape(const Query& q, const Limits& limits) {
+  constexpr size_t kMaxSelect = 255;
+  if (q.page_size < 1 || q.page_size > Query::kMaxPageSize) {
+    return Status::InvalidArgument("page size is " + std::to_string(q.page_size) +
+                                   "; it must be 1.." + std::to_string(Query::kMaxPageSize));
+  }
+  if (q.partition_key && (q.partition_lower || q.partition_upper)) {
+    return Status::InvalidArgument(
+        "a query takes either one PartitionKey or a PartitionKey range, not both");
+  }
+  if (q.select.size() > kMaxSelect) {
+    return Status::InvalidArgument("$select names " + std::to_string(q.select.size()) +
+                                   " properties; the limit is " + std::to_string(kMaxSelect));
+  }
+  for (const auto& name : q.select) {
+    if (name == "PartitionKey" || name == "RowKey" || name == "Timestamp") continue;
+    Status s = ValidatePropertyName(name, limits);
+    if (!s.ok()) return s.WithContext("$select");
+  }
+  return Status::OK();
+}
+
 }  // namespace partkv::engine

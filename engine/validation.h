@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "partkv/entity.h"
+#include "partkv/query.h"
 #include "partkv/status.h"
 
 namespace partkv::engine {
@@ -53,6 +54,11 @@ Status ValidateTableName(std::string_view name);
 Status ValidateKey(std::string_view key, std::string_view what, const Limits& limits);
 
 Status ValidatePropertyName(std::string_view name, const Limits& limits);
+
+// The checks every backend makes of a query before planning it: the page size (1..1000), one
+// PartitionKey or a PartitionKey range (not both), and $select (at most 255 names, each a valid
+// property name or a system property).
+Status ValidateQueryShape(const Query& query, const Limits& limits);
 
 // Keys, property names, counts, value sizes and the whole entity's size.
 // When `size` is given it receives EstimateEntitySize(entity) (computed anyway).

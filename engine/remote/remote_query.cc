@@ -14,7 +14,6 @@ namespace partkv::remote {
 namespace {
 
 constexpr uint8_t kFlagShards = 2;  // as the local engine's (engine/query.cc)
-constexpr size_t kMaxSelect = 255;
 
 // The smallest string above every string that starts with `prefix`, as valid UTF-8 (a filter's
 // literal must be): the last code point that can grow grows by one, the ones after it go.
@@ -76,25 +75,9 @@ struct RemotePlan {
 
 Result<RemotePlan> Plan(const std::string& table, const Query& q, const engine::Limits& limits,
                         std::string_view shard_clause_kind) {
-  if (q.page_size < 1 || q.page_size > Query::kMaxPageSize) {
-    return Status::InvalidArgument("page size " + std::to_string(q.page_size) +
-                                   " is out of range 1..1000");
-  }
+  PARTKV_RETURN_IF_ERROR(engine::ValidateQueryShape(q, limits));
   if (q.descending) {
     return engine::MissingCapability("Query::descending", "descending-scans", "remote");
-  }
-  if (q.partition_key && (q.partition_lower || q.partition_upper)) {
-    return Status::InvalidArgument(
-        "a query takes either one PartitionKey or a PartitionKey range, not both");
-  }
-  if (q.select.size() > kMaxSelect) {
-    return Status::InvalidArgument("$select names " + std::to_string(q.select.size()) +
-                                   " properties; the limit is 255");
-  }
-  for (const auto& name : q.select) {
-    if (name == "PartitionKey" || name == "RowKey" || name == "Timestamp") continue;
-    Status s = engine::ValidatePropertyName(name, limits);
-    if (!s.ok()) return s.WithContext("$select");
   }
   // The caller's filter is parsed as locally, for the same errors; it is sent as written.
   PARTKV_ASSIGN_OR_RETURN(engine::Filter parsed, engine::Filter::Parse(q.filter));
