@@ -1,13 +1,14 @@
-#include "engine/remote/connection_string.h"
+// Connection strings and SAS URLs read into an Endpoint (connection_string.h); the URLs
+// themselves are endpoint_url.h's.
 
-#include <arpa/inet.h>
-#include <sys/socket.h>
+#include "engine/remote/connection_string.h"
 
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "engine/remote/endpoint_url.h"
 #include "partkv/base64.h"
 
 namespace partkv::remote {
@@ -21,7 +22,6 @@ constexpr std::string_view kDevKey =
 constexpr std::string_view kDevHost = "127.0.0.1";
 constexpr uint16_t kDevTablePort = 10002;
 constexpr std::string_view kDefaultEndpointSuffix = "core.windows.net";
-constexpr std::string_view kRedacted = "<redacted>";
 
 bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
@@ -31,27 +31,6 @@ std::string_view Trim(std::string_view s) {
   while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
   while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
   return s;
-}
-
-// Whitespace, control characters and DEL: never part of a URL or a SAS.
-bool IsSpaceOrControl(char c) { return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f; }
-
-char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (Lower(a[i]) != Lower(b[i])) return false;
-  }
-  return true;
-}
-
-bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && EqualsIgnoreCase(s.substr(0, prefix.size()), prefix);
-}
-
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
 bool IsUrl(std::string_view s) {
@@ -80,239 +59,6 @@ bool LooksLikeSettingName(std::string_view s) {
     if (!IsAlnum(c) && c != '_' && c != '-') return false;
   }
   return true;
-}
-
-// An account name as it appears in a host's first label or a path segment. Azure's own are 3 to
-// 24 lowercase letters and digits, Cosmos DB's also hold '-'; anything else ('.', '/', '%', ...)
-// would change where requests go.
-bool IsAccountName(std::string_view s) {
-  if (s.empty() || s.size() > 63) return false;
-  for (char c : s) {
-    if (!IsAlnum(c) && c != '-') return false;
-  }
-  return true;
-}
-
-// --- Redaction ----------------------------------------------------------------------------------
-
-// Hides the user information of every "scheme://user@host" and the value of every `sig` query
-// parameter in `text`.
-std::string RedactUrlSecrets(std::string_view text) {
-  std::string out;
-  size_t i = 0;
-  while (i < text.size()) {
-    if (text.compare(i, 3, "://") == 0) {
-      out.append("://");
-      i += 3;
-      size_t end = text.find_first_of("/?#;", i);
-      if (end == std::string_view::npos) end = text.size();
-      size_t at = text.substr(i, end - i).rfind('@');
-      if (at != std::string_view::npos) {
-        out.append(kRedacted);
-        i += at;  // the '@' is copied below
-      }
-      continue;
-    }
-    bool starts_parameter = i == 0 || text[i - 1] == '?' || text[i - 1] == '&';
-    if (starts_parameter && StartsWithIgnoreCase(text.substr(i), "sig=")) {
-      out.append(text.substr(i, 4));
-      i += 4;
-      size_t end = text.find_first_of("&#;", i);
-      if (end == std::string_view::npos) end = text.size();
-      if (end > i) out.append(kRedacted);
-      i = end;
-      continue;
-    }
-    out.push_back(text[i++]);
-  }
-  return out;
-}
-
-// --- URLs ---------------------------------------------------------------------------------------
-
-struct ParsedUrl {
-  std::string scheme;  // lowercase
-  std::string host;
-  uint16_t port = 0;  // the default when none is written
-  bool port_given = false;
-  std::string path;  // as written, trailing '/' dropped
-  bool has_query = false;
-  std::string query;  // without the '?'
-};
-
-bool IsIpAddress(const std::string& host) {
-  unsigned char buf[16];
-  if (!host.empty() && host.front() == '[') return true;  // ParseUrl checked it is IPv6
-  return inet_pton(AF_INET, host.c_str(), buf) == 1;
-}
-
-// The account named by a host of Azure's form ACCOUNT.table.SUFFIX (Azure Storage,
-// Cosmos DB for Table, and the endpoint computed from EndpointSuffix); empty for other hosts.
-std::string_view HostStyleAccount(std::string_view host) {
-  size_t dot = host.find('.');
-  if (dot == std::string_view::npos || dot == 0) return {};
-  std::string_view rest = host.substr(dot + 1);
-  if (!StartsWithIgnoreCase(rest, "table.") || rest.size() == 6) return {};
-  return host.substr(0, dot);
-}
-
-// Parses an absolute http or https URL; `what` names it in messages ("TableEndpoint").
-Result<ParsedUrl> ParseUrl(std::string_view text, std::string_view what) {
-  auto fail = [&](std::string_view problem) {
-    return Status::InvalidArgument(std::string(what) + " '" + Redact(text) + "' " +
-                                   std::string(problem));
-  };
-  size_t sep = text.find("://");
-  if (sep == std::string_view::npos) {
-    // Not shown: a value without a scheme may be a key given under the wrong name.
-    return Status::InvalidArgument(std::string(what) + " is not an http or https URL");
-  }
-  ParsedUrl url;
-  for (char c : text.substr(0, sep)) url.scheme.push_back(Lower(c));
-  if (url.scheme != "http" && url.scheme != "https") {
-    return fail("is not an http or https URL");
-  }
-  std::string_view rest = text.substr(sep + 3);
-  for (char c : rest) {
-    if (IsSpaceOrControl(c)) return fail("holds whitespace or a control character");
-  }
-  if (rest.find('#') != std::string_view::npos) return fail("has a fragment ('#')");
-  size_t authority_end = rest.find_first_of("/?");
-  if (authority_end == std::string_view::npos) authority_end = rest.size();
-  std::string_view authority = rest.substr(0, authority_end);
-  std::string_view after = rest.substr(authority_end);
-  if (authority.find('@') != std::string_view::npos) {
-    return fail("has user information: the account is named by the host or the path");
-  }
-
-  std::string_view port_text;
-  bool has_port = false;
-  if (!authority.empty() && authority.front() == '[') {
-    size_t close = authority.find(']');
-    if (close == std::string_view::npos) return fail("has an unterminated IPv6 address");
-    std::string inner(authority.substr(1, close - 1));
-    unsigned char buf[16];
-    if (inet_pton(AF_INET6, inner.c_str(), buf) != 1) return fail("has an invalid IPv6 address");
-    url.host = std::string(authority.substr(0, close + 1));
-    std::string_view tail = authority.substr(close + 1);
-    if (!tail.empty()) {
-      if (tail.front() != ':') return fail("has text after its IPv6 address");
-      has_port = true;
-      port_text = tail.substr(1);
-    }
-  } else {
-    size_t colon = authority.find(':');
-    url.host = std::string(authority.substr(0, colon));
-    if (colon != std::string_view::npos) {
-      has_port = true;
-      port_text = authority.substr(colon + 1);
-    }
-    for (char c : url.host) {
-      if (!IsAlnum(c) && c != '-' && c != '.' && c != '_' && c != '~') {
-        return fail("has an invalid host");
-      }
-    }
-  }
-  if (url.host.empty()) return fail("has no host");
-
-  url.port = url.scheme == "https" ? 443 : 80;
-  if (has_port && !port_text.empty()) {  // "host:" is the default port (RFC 3986 3.2.3)
-    uint32_t port = 0;
-    bool valid = port_text.size() <= 5;
-    for (char c : port_text) {
-      if (c < '0' || c > '9') valid = false;
-      port = port * 10 + static_cast<uint32_t>(c - '0');
-    }
-    if (!valid || port == 0 || port > 65535) return fail("has a port that is not 1 to 65535");
-    url.port = static_cast<uint16_t>(port);
-    url.port_given = true;
-  }
-
-  size_t q = after.find('?');
-  std::string_view path = after.substr(0, q);
-  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
-  url.path = std::string(path);
-  if (q != std::string_view::npos) {
-    url.has_query = true;
-    url.query = std::string(after.substr(q + 1));
-  }
-  return url;
-}
-
-// The endpoint (without credentials) that `url` names. `account_name` is the AccountName
-// setting, when given; the account the URL names must agree with it.
-Result<Endpoint> EndpointOfUrl(const ParsedUrl& url, std::string_view text, std::string_view what,
-                               std::optional<std::string_view> account_name) {
-  auto fail = [&](std::string_view problem) {
-    return Status::InvalidArgument(std::string(what) + " '" + Redact(text) + "' " +
-                                   std::string(problem));
-  };
-  Endpoint e;
-  e.scheme = url.scheme;
-  e.host = url.host;
-  e.port = url.port;
-  bool path_style_host = IsIpAddress(url.host) || EqualsIgnoreCase(url.host, "localhost");
-  std::string_view host_account = path_style_host ? std::string_view() : HostStyleAccount(url.host);
-
-  if (url.path.empty()) {
-    if (path_style_host) {
-      return fail(
-          "names no account: an IP-address or localhost endpoint is path-style, the first "
-          "segment of its path the account (as in http://127.0.0.1:10002/devstoreaccount1)");
-    }
-    if (account_name && !host_account.empty() && !EqualsIgnoreCase(*account_name, host_account)) {
-      return Status::InvalidArgument("AccountName '" + std::string(*account_name) +
-                                     "' does not match the account '" + std::string(host_account) +
-                                     "' that " + std::string(what) + "'s host names");
-    }
-    e.account = std::string(account_name ? *account_name : host_account);
-    return e;
-  }
-
-  std::string_view segment = std::string_view(url.path).substr(1);  // the path starts with '/'
-  if (segment.find('/') != std::string_view::npos) {
-    return fail("has more than one path segment: an endpoint's path names the account only");
-  }
-  if (!host_account.empty()) {
-    return fail(
-        "has a path, but its host names the account already: give the service endpoint, "
-        "not a table's URL");
-  }
-  if (!IsAccountName(segment)) {
-    return fail("has a path that is not an account name (letters, digits and '-')");
-  }
-  if (account_name && *account_name != segment) {
-    return Status::InvalidArgument("AccountName '" + std::string(*account_name) +
-                                   "' does not match the account '" + std::string(segment) +
-                                   "' that " + std::string(what) + "'s path names");
-  }
-  e.base_path = url.path;
-  e.account = std::string(segment);
-  return e;
-}
-
-// A SAS is a query holding a non-empty `sig`; `what` names it in messages.
-Status CheckSas(std::string_view sas, std::string_view what) {
-  if (sas.empty()) return Status::InvalidArgument(std::string(what) + " is empty");
-  for (size_t i = 0; i < sas.size(); ++i) {
-    if (IsSpaceOrControl(sas[i]) || sas[i] == '#') {
-      std::string where = " at offset " + std::to_string(i);
-      return Status::InvalidArgument(std::string(what) +
-                                     " holds whitespace, a control character or '#'" + where);
-    }
-  }
-  bool has_sig = false;
-  std::string_view rest = sas;
-  while (!rest.empty() && !has_sig) {
-    size_t amp = rest.find('&');
-    std::string_view param = rest.substr(0, amp);
-    has_sig = StartsWithIgnoreCase(param, "sig=") && param.size() > 4;
-    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
-  }
-  if (!has_sig) {
-    return Status::InvalidArgument(std::string(what) + " is not a SAS: it has no sig (signature)");
-  }
-  return Status::OK();
 }
 
 // --- Connection strings -------------------------------------------------------------------------
