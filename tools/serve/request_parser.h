@@ -1,6 +1,6 @@
 // The wire side of partkv serve's HTTP layer (server.cc): Beast's HTTP/1.1 request parser writing
 // straight into an HttpRequest, with the limits Beast's generic parser lacks, and the head of a
-// reply as it goes out. No sockets here: server.cc feeds the parser and writes the bytes.
+// reply as it goes out. No sockets here: session.cc feeds the parser and writes the bytes.
 
 #ifndef PARTKV_TOOLS_SERVE_REQUEST_PARSER_H_
 #define PARTKV_TOOLS_SERVE_REQUEST_PARSER_H_
