@@ -10,7 +10,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -76,13 +75,15 @@ Result<int> PickFreePort() {
   return static_cast<int>(ntohs(addr.sin_port));
 }
 
-// Waits until process `pid` (our child) has ended or `deadline` has passed, on a pidfd; false
-// when no pidfd can be had (the caller then polls).
-bool AwaitEndOnPidfd(pid_t pid, std::chrono::steady_clock::time_point deadline, bool* ended) {
+// Waits on a pidfd until process `pid` (our child, not yet reaped) has ended or `deadline` has
+// passed; true when it ended. A pidfd that cannot be had (a kernel before 5.3, a sandbox that
+// refuses pidfd_open) counts as not ended: the caller then ends the process with SIGKILL and
+// reaps it, which waits for the end itself.
+bool AwaitEnd(pid_t pid, std::chrono::steady_clock::time_point deadline) {
   // By syscall: Debian 12's <sys/pidfd.h> declares pidfd_open without C linkage for C++.
   const int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   if (fd < 0) return false;
-  *ended = false;
+  bool ended = false;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
@@ -90,13 +91,13 @@ bool AwaitEndOnPidfd(pid_t pid, std::chrono::steady_clock::time_point deadline, 
     pollfd p{fd, POLLIN, 0};
     const int n = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count() + 1, INT32_MAX)));
     if (n > 0) {
-      *ended = true;
+      ended = true;
       break;
     }
     if (n < 0 && errno != EINTR) break;
   }
   close(fd);
-  return true;
+  return ended;
 }
 
 }  // namespace
@@ -281,18 +282,7 @@ Status EndpointServer::Process::WaitForSuccess(Clock::time_point deadline) {
 }
 
 bool EndpointServer::Process::WaitForExit(Clock::time_point deadline) const {
-  if (wait_status_) return true;
-  // A pidfd turns readable when the process ends.
-  if (bool ended = false; AwaitEndOnPidfd(pid_, deadline, &ended)) return ended;
-  // Without one (a kernel before 5.3, or a sandbox that refuses pidfd_open): asked every 5 ms.
-  for (;;) {
-    siginfo_t info{};
-    if (waitid(P_PID, pid_, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return errno == ECHILD;
-    if (info.si_pid == pid_) return true;
-    if (Clock::now() >= deadline) return false;
-    timespec delay{0, 5'000'000};
-    nanosleep(&delay, nullptr);
-  }
+  return wait_status_.has_value() || AwaitEnd(pid_, deadline);
 }
 
 void EndpointServer::Process::Reap() {
