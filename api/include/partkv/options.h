@@ -72,6 +72,11 @@ struct StoreOptions {
   // compactions to catch up; past it the write fails with Busy (nothing written) instead of
   // waiting on. A write delayed (slowed, not stopped) goes on at the delayed rate.
   std::chrono::milliseconds write_stall_timeout{60'000};
+  // Threads one query may read physical partitions on at once (table-wide and PartitionKey-range
+  // queries, the shards of QueryShards): the calling thread plus workers of a pool the store owns,
+  // started on first need and stopped when the store closes. 0 = the machine's cores; 1 = the
+  // calling thread only. Results and pages do not depend on it.
+  size_t scan_threads = 0;
   // For a remote store only: its client's connections, timeouts and retries.
   RemoteOptions remote;
 };

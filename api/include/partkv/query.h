@@ -9,8 +9,11 @@
 // Key conditions, explicit or inside the filter (PartitionKey/RowKey comparisons joined by
 // `and`), become iterator bounds: a query of one PartitionKey reads one physical partition from
 // its first matching row; a wider query merges the physical partitions' ordered streams. Each page
-// reads one consistent snapshot and stops after examining `scan_budget` entities, returning what
-// it found (possibly nothing) with a token, so no call runs unbounded.
+// reads one consistent snapshot and stops after examining `scan_budget` entities, after
+// `scan_time_budget`, or once its entities reach `page_bytes`, returning what it found (possibly
+// nothing) with a token, so no call runs unbounded and no page is held whole in memory. A query
+// over several physical partitions reads them in parallel (StoreOptions::scan_threads); its pages
+// are the same whatever the number of threads.
 //
 // Tokens are bound to the store, the table and the query (conditions, filter, select, order), and
 // carry a keyed checksum: a malformed, forged, cross-store or cross-query token is
@@ -20,6 +23,8 @@
 #ifndef PARTKV_QUERY_H_
 #define PARTKV_QUERY_H_
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -65,8 +70,20 @@ struct Query {
   bool descending = false;            // Azure returns ascending only; descending is partkv's own
   std::string continuation;           // from Page::continuation of the previous page
 
-  // Entities examined per page before it returns early; 0 = 10 × page_size.
+  static constexpr size_t kDefaultPageBytes = 4u << 20;
+
+  // Entities examined per page before it returns early; 0 = 10 × page_size; UINT64_MAX = no bound
+  // by rows (bound the page by time instead).
   uint64_t scan_budget = 0;
+  // Time a page may take before it returns early with what it found and a token; 0 = no bound by
+  // time. Checked between runs of rows (a few thousand at most), so a page may overrun it by one
+  // run. `partkv serve` gives 5 s, as Azure Table's service bounds a page.
+  std::chrono::milliseconds scan_time_budget{0};
+  // Bytes of entities (encoded keys and values, as stored) per page: the page ends after the
+  // entity that reaches it, so it holds at least one. 0 = kDefaultPageBytes (4 MiB). Azure Table
+  // allows a page of fewer than page_size entities with a continuation at any point; DynamoDB
+  // bounds its pages at 1 MB the same way.
+  size_t page_bytes = 0;
 };
 
 struct Page {
