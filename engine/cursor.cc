@@ -5,11 +5,18 @@
 #include "engine/key_codec.h"
 
 namespace partkv::engine {
+namespace {
+
+// The readahead of a bulk scan's files: RocksDB's own automatic readahead grows to this size after
+// a few sequential reads; a bulk scan starts at it.
+constexpr size_t kBulkReadahead = 256u << 10;
+
+}  // namespace
 
 PartitionCursor::PartitionCursor(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
                                  std::string_view prefix, const rocksdb::Snapshot* snap,
                                  std::string_view lower, std::string_view upper, bool descending,
-                                 std::optional<KeyRange> rows)
+                                 std::optional<KeyRange> rows, CacheUse cache)
     : prefix_(prefix), descending_(descending), rows_(std::move(rows)) {
   lower_ = prefix_;
   lower_.append(lower.data(), lower.size());
@@ -21,7 +28,8 @@ PartitionCursor::PartitionCursor(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* c
   }
   rocksdb::ReadOptions ro;
   ro.snapshot = snap;
-  ro.fill_cache = true;
+  ro.fill_cache = cache == CacheUse::kFill;
+  if (cache == CacheUse::kBypass) ro.readahead_size = kBulkReadahead;
   lower_slice_ = rocksdb::Slice(lower_);
   ro.iterate_lower_bound = &lower_slice_;
   if (!upper_.empty()) {  // (empty only for a prefix of 0xFF bytes, which ids never make)

@@ -34,6 +34,10 @@ namespace partkv::engine {
 
 enum class MergeOrder { kByKey, kByRowKey };
 
+// How a cursor's reads use the block cache: a bulk scan reads past it (blocks read are not
+// inserted, so the hot working set stays) and with readahead, as it reads its files in order.
+enum class CacheUse { kFill, kBypass };
+
 class PartitionCursor {
  public:
   // Reads the keys of column family `cf` that begin with `prefix`, within the encoded-key
@@ -42,7 +46,8 @@ class PartitionCursor {
   // the next candidate in the same or next PartitionKey; each seek counts as one examined step.
   PartitionCursor(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, std::string_view prefix,
                   const rocksdb::Snapshot* snap, std::string_view lower, std::string_view upper,
-                  bool descending, std::optional<KeyRange> rows);
+                  bool descending, std::optional<KeyRange> rows,
+                  CacheUse cache = CacheUse::kFill);
 
   // Positions at the first entry; returns the number of steps examined to get there.
   uint64_t Start();

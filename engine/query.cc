@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 #include "engine/cursor.h"
 #include "engine/cursor_shards.h"
+#include "engine/scan_merge.h"
 #include "engine/filter.h"
 #include "engine/key_codec.h"
 #include "engine/profile.h"
@@ -24,6 +26,8 @@ namespace {
 constexpr uint64_t kDefaultBudgetPerRow = 10;
 constexpr uint8_t kFlagDescending = 1;
 constexpr uint8_t kFlagShards = 2;
+// A page with a time budget reads the clock once per this many rows.
+constexpr uint64_t kRowsPerClockRead = 1024;
 
 void AppendBound(std::string* out, const char* tag, const std::optional<Bound>& b) {
   if (!b) return;
@@ -43,6 +47,8 @@ struct Plan {
   bool descending = false;
   uint32_t page_size = 1000;
   uint64_t budget = 10000;
+  size_t page_bytes = Query::kDefaultPageBytes;
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   uint64_t fingerprint = 0;
   uint8_t flags = 0;
 };
@@ -58,6 +64,10 @@ Result<Plan> MakePlan(const SharedTable& table, const Query& q, bool shards,
   p.descending = q.descending;
   p.page_size = q.page_size;
   p.budget = q.scan_budget != 0 ? q.scan_budget : kDefaultBudgetPerRow * q.page_size;
+  if (q.page_bytes != 0) p.page_bytes = q.page_bytes;
+  if (q.scan_time_budget.count() > 0) {
+    p.deadline = std::chrono::steady_clock::now() + q.scan_time_budget;
+  }
 
   if (q.partition_key) {
     p.pk.lower = p.pk.upper = Bound::Inclusive(*q.partition_key);
@@ -168,7 +178,31 @@ class CursorStream {
   std::unique_ptr<PartitionCursor> c_;
 };
 
-// Drains a stream (CursorStream, MergedStream or ShardStream) into one page.
+// Charges what a page read (`reads`: rows and bytes per physical partition) to the table's
+// statistics and, when it throttles, its throughput budgets.
+void RecordReads(const SharedTable& table,
+                 const std::vector<std::pair<uint64_t, uint64_t>>& reads,
+                 const std::string* single_pk) {
+  Throttler* throttler = table.throttler();
+  for (size_t i = 0; i < reads.size(); ++i) {
+    if (reads[i].first == 0) continue;
+    if (single_pk != nullptr) {
+      table.stats().RecordRead(i, *single_pk, reads[i].first, reads[i].second);
+    } else {
+      table.stats().RecordScan(i, reads[i].first, reads[i].second);
+    }
+    if (throttler != nullptr &&
+        (single_pk != nullptr ||
+         throttler->model().scope == ThroughputModel::Scope::kPhysicalPartition)) {
+      // What the page read is charged after the fact, as the services do; the up-front charge
+      // of one read (RunQuery) is what refuses a page of an exhausted partition.
+      double cost = ReadCost(table.profile(), reads[i].second) - ReadCost(table.profile(), 0);
+      throttler->Debit(false, single_pk ? *single_pk : std::string_view(), i, cost);
+    }
+  }
+}
+
+// Drains a stream (CursorStream or ShardStream) into one page.
 template <typename Stream>
 Status ReadPage(StoreState& store, const SharedTable& table, Stream& stream, const Plan& plan,
                 uint64_t examined, const std::string* single_pk, Page* out) {
@@ -186,11 +220,19 @@ Status ReadPage(StoreState& store, const SharedTable& table, Stream& stream, con
   size_t last = SIZE_MAX;
   std::string last_key;
   uint64_t examined_here = 0;  // rows examined by this page
+  uint64_t page_bytes = 0;     // of the entities kept
   while (stream.Valid()) {
     // A page examines at least one row: a wide query opens one cursor per physical partition,
     // and opening them alone may use up a small budget (1,024 partitions, a page of 7), which
     // would end the page with neither a row nor a key to resume after.
-    if (kept >= plan.page_size || (examined >= plan.budget && examined_here > 0)) break;
+    if (kept >= plan.page_size || page_bytes >= plan.page_bytes ||
+        (examined >= plan.budget && examined_here > 0)) {
+      break;
+    }
+    if (plan.deadline && examined_here % kRowsPerClockRead == 0 && examined_here > 0 &&
+        std::chrono::steady_clock::now() >= *plan.deadline) {
+      break;
+    }
     ++examined_here;
     std::string_view key = stream.key();
     std::string_view value = stream.value();
@@ -217,6 +259,7 @@ Status ReadPage(StoreState& store, const SharedTable& table, Stream& stream, con
     if (match == Filter::RowMatch::kYes || plan.filter.Matches(e)) {
       if (!plan.select.empty()) RetainProperties(plan.select, &e);
       ++kept;
+      page_bytes += key.size() + value.size();
     }
     examined += stream.Next();
   }
@@ -228,23 +271,7 @@ Status ReadPage(StoreState& store, const SharedTable& table, Stream& stream, con
   }
   entities.erase(entities.begin() + static_cast<ptrdiff_t>(kept), entities.end());
   if (!stream.status().ok()) return FromRocks(stream.status(), "query");
-  Throttler* throttler = table.throttler();
-  for (size_t i = 0; i < reads.size(); ++i) {
-    if (reads[i].first == 0) continue;
-    if (single_pk != nullptr) {
-      table.stats().RecordRead(i, *single_pk, reads[i].first, reads[i].second);
-    } else {
-      table.stats().RecordScan(i, reads[i].first, reads[i].second);
-    }
-    if (throttler != nullptr &&
-        (single_pk != nullptr ||
-         throttler->model().scope == ThroughputModel::Scope::kPhysicalPartition)) {
-      // What the page read is charged after the fact, as the services do; the up-front charge
-      // of one read (RunQuery) is what refuses a page of an exhausted partition.
-      double cost = ReadCost(table.profile(), reads[i].second) - ReadCost(table.profile(), 0);
-      throttler->Debit(false, single_pk ? *single_pk : std::string_view(), i, cost);
-    }
-  }
+  RecordReads(table, reads, single_pk);
   if (stream.Valid() && !last_key.empty()) {
     out->continuation =
         EncodeToken(store.secret(), TokenContents{plan.flags, plan.fingerprint, last_key});
@@ -252,6 +279,30 @@ Status ReadPage(StoreState& store, const SharedTable& table, Stream& stream, con
   out->examined = examined;
   return Status::OK();
 }
+
+// Reads one page of a merged read (several physical partitions, in parallel).
+Status ReadMergedPage(StoreState& store, const SharedTable& table, ScanMerge& merge,
+                      const Plan& plan, Page* out) {
+  std::vector<std::pair<uint64_t, uint64_t>> reads(table.partitions().size());
+  ScanMerge::Limits limits;
+  limits.page_size = plan.page_size;
+  limits.budget = plan.budget;
+  limits.page_bytes = plan.page_bytes;
+  limits.deadline = plan.deadline;
+  ScanMerge::PageEnd end;
+  out->continuation.clear();
+  PARTKV_RETURN_IF_ERROR(merge.ReadPage(&store.scan_pool(), store.scan_threads(),
+                                        ScanMerge::Rows{&plan.filter, &plan.select}, limits,
+                                        &out->entities, &reads, &end));
+  RecordReads(table, reads, nullptr);
+  if (!end.resume_after.empty()) {
+    out->continuation = EncodeToken(store.secret(),
+                                    TokenContents{plan.flags, plan.fingerprint, end.resume_after});
+  }
+  out->examined = end.examined;
+  return Status::OK();
+}
+
 
 // An empty, complete page (the query matches nothing).
 Status EmptyPage(Page* out) {
@@ -276,10 +327,10 @@ struct CursorRead {  // one PartitionKey
   CursorStream stream;
 };
 struct MergedRead {  // a table-wide or PartitionKey-range query
-  MergedRead(rocksdb::DB* db, bool descending)
-      : snap{db, db->GetSnapshot()}, stream(MergeOrder::kByKey, descending) {}
+  MergedRead(rocksdb::DB* db, bool descending, uint64_t expected_rows)
+      : snap{db, db->GetSnapshot()}, merge(descending, expected_rows) {}
   SnapshotHolder snap;
-  MergedStream stream;
+  ScanMerge merge;
 };
 struct ShardRead {  // a sharded read
   ShardRead(rocksdb::DB* db, bool descending, uint64_t expected_rows)
@@ -303,7 +354,11 @@ template <typename Read>
 Status ReadPageAndKeep(StoreState& store, const SharedTable& table, std::shared_ptr<Read> read,
                        const Plan& plan, uint64_t examined, const std::string* single_pk,
                        Page* out) {
-  PARTKV_RETURN_IF_ERROR(ReadPage(store, table, read->stream, plan, examined, single_pk, out));
+  if constexpr (std::is_same_v<Read, MergedRead>) {
+    PARTKV_RETURN_IF_ERROR(ReadMergedPage(store, table, read->merge, plan, out));
+  } else {
+    PARTKV_RETURN_IF_ERROR(ReadPage(store, table, read->stream, plan, examined, single_pk, out));
+  }
   if (out->has_more()) {
     const uint64_t sequence = read->snap.snap->GetSequenceNumber();
     store.resume_cache().Put(&table, out->continuation, sequence, std::move(read));
@@ -344,6 +399,30 @@ Status AddShards(const SharedTable& table, const std::vector<std::string>& parti
     stream->Add(std::move(shard));
   }
   return Status::OK();
+}
+
+// Whether a merged read is a bulk scan, which reads past the block cache (and with readahead)
+// so that it does not evict the hot working set: when the stored size of its key range, over
+// every physical partition, is over a quarter of the store's memory budget (the block cache's
+// capacity). RocksDB's estimate from its files' indexes; what is still in memtables is not
+// counted (it is in memory either way).
+bool BulkScan(StoreState& store, const SharedTable& table, const std::string& lower,
+              const std::string& upper) {
+  const uint64_t threshold = store.memory_budget() / 4;
+  uint64_t total = 0;
+  std::string begin, end;
+  for (const PhysicalPartition& part : table.partitions()) {
+    begin = part.prefix + lower;
+    end = upper.empty() ? PrefixEnd(part.prefix) : part.prefix + upper;
+    rocksdb::Range range(begin, end);
+    uint64_t size = 0;
+    rocksdb::SizeApproximationOptions options;
+    options.include_files = true;
+    options.include_memtables = false;
+    if (store.db()->GetApproximateSizes(options, part.cf, &range, 1, &size).ok()) total += size;
+    if (total > threshold) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -394,21 +473,24 @@ Status RunQuery(StoreState& store, const SharedTable& table, const Query& q, Pag
   if (auto kept = TakeKept<MergedRead>(store, table, q)) {
     return ReadPageAndKeep(store, table, std::move(kept), plan, 0, nullptr, out);
   }
-  auto read = std::make_shared<MergedRead>(db, plan.descending);
+  auto read = std::make_shared<MergedRead>(db, plan.descending,
+                                           std::min<uint64_t>(plan.page_size, plan.budget));
   PartitionBounds(plan.pk, &lower, &upper);
   if (resume) ApplyResume(*resume, plan.descending, &lower, &upper);
   std::optional<KeyRange> rows;
   if (plan.rk.lower || plan.rk.upper) rows = plan.rk;
   if (!RangeEmpty(lower, upper)) {
+    const CacheUse cache = BulkScan(store, table, lower, upper) ? CacheUse::kBypass
+                                                                : CacheUse::kFill;
     for (size_t i = 0; i < table.partitions().size(); ++i) {
       const PhysicalPartition& part = table.partitions()[i];
       auto cursor = std::make_unique<PartitionCursor>(db, part.cf, part.prefix, read->snap.snap,
-                                                      lower, upper, plan.descending, rows);
+                                                      lower, upper, plan.descending, rows, cache);
       cursor->physical = i;
-      examined += read->stream.Add(std::move(cursor));
+      read->merge.Add(std::move(cursor));
     }
   }
-  return ReadPageAndKeep(store, table, std::move(read), plan, examined, nullptr, out);
+  return ReadPageAndKeep(store, table, std::move(read), plan, 0, nullptr, out);
 }
 
 Status RunShardQuery(StoreState& store, const SharedTable& table,

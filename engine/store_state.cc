@@ -1,9 +1,11 @@
 #include "engine/store_state.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "engine/profile.h"
 #include "engine/dropped_tables.h"
@@ -140,6 +142,11 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   cf.compaction_filter_factory = DroppedTables::Factory(st->dropped_);
   st->partition_options_ = cf;
   st->memory_budget_ = options.memory_budget_bytes;
+  st->scan_threads_ = options.scan_threads != 0
+                          ? options.scan_threads
+                          : std::max<size_t>(1, std::thread::hardware_concurrency());
+  // The caller of a query is one of its threads: the pool holds the others.
+  st->scan_pool_ = std::make_unique<WorkerPool>(st->scan_threads_ - 1);
 
   rocksdb::ColumnFamilyOptions meta_cf;
   meta_cf.table_factory = table_factory;

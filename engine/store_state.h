@@ -27,6 +27,7 @@
 #include "engine/recovery.h"
 #include "engine/resume_cache.h"
 #include "engine/shared_table.h"
+#include "engine/worker_pool.h"
 #include "partkv/options.h"
 #include "partkv/result.h"
 #include "partkv/table_info.h"
@@ -97,6 +98,12 @@ class StoreState {
   // resume_cache().OnWrite() first; the cache is cleared before a table is dropped or the
   // database closes.
   ResumeCache& resume_cache() const { return resume_cache_; }
+  // The workers of queries that read several physical partitions at once, and how many threads
+  // one query may use (StoreOptions::scan_threads, resolved; the caller counts as one).
+  WorkerPool& scan_pool() const { return *scan_pool_; }
+  size_t scan_threads() const { return scan_threads_; }
+  // StoreOptions::memory_budget_bytes: the block cache's capacity.
+  size_t memory_budget() const { return memory_budget_; }
   // The options of a data column family when the store has `count` of them. The memtable bloom
   // filter is allocated whole by every memtable, idle or not, and charged to the memory budget,
   // so its size per column family shrinks as their count grows.
@@ -142,6 +149,9 @@ class StoreState {
   std::shared_ptr<DroppedTables> dropped_ = std::make_shared<DroppedTables>();
   std::shared_ptr<RecoveryWatch> recovery_ = std::make_shared<RecoveryWatch>();
   std::function<int64_t()> clock_;  // null: the system clock
+  size_t scan_threads_ = 1;
+  // Idle whenever no query runs (every query holds the store), so it may stop in any order.
+  std::unique_ptr<WorkerPool> scan_pool_;
 };
 
 }  // namespace partkv::engine

@@ -277,6 +277,11 @@ Status ValidateQueryShape(const Query& q, const Limits& limits) {
     return Status::InvalidArgument(
         "a query takes either one PartitionKey or a PartitionKey range, not both");
   }
+  if (q.scan_time_budget.count() < 0) {
+    return Status::InvalidArgument("scan time budget is " +
+                                   std::to_string(q.scan_time_budget.count()) +
+                                   " ms; it must be 0 (none) or more");
+  }
   if (q.select.size() > kMaxSelect) {
     return Status::InvalidArgument("$select names " + std::to_string(q.select.size()) +
                                    " properties; the limit is " + std::to_string(kMaxSelect));

@@ -1,0 +1,119 @@
+// ScanMerge: the paged read of several physical partitions in key order (a table-wide or
+// PartitionKey-range query), with the partitions read in parallel.
+//
+// Each physical partition is a lane: a PartitionCursor and the rows it has read ahead. A round
+// refills the lanes that run low, up to `width` at once on the store's worker pool (the calling
+// thread takes part): each lane reads a run of rows, copying every row's key, evaluating the
+// query's filter on the row in place, and decoding a row that passes (with $select applied) into
+// an entity slot of its own. The calling thread then takes, in key order, the rows every lane has
+// settled: those up to the horizon, the least of the lanes' last keys read, since no lane can
+// still produce a row before it.
+//
+// A page is exactly the prefix of the merged order that a merge taking one row at a time would
+// give. It ends after the row at which it holds `page_size` entities, or its entities reach
+// `page_bytes`, or the steps examined reach the scan budget (each row counts one, and each seek a
+// RowKey skip-scan makes counts one more, charged to the row it moved past, as
+// PartitionCursor::Next reports). The budget's row is found by selection over the lanes' running
+// counts instead of by merging every row examined, so a selective filter merges only the rows it
+// keeps. Pages therefore depend neither on the number of threads nor on the runs' lengths; only a
+// time budget, checked between rounds, makes them depend on speed.
+//
+// A lane's runs are bounded by rows and by bytes (rows kept are held decoded), so what a read
+// holds ahead is bounded whatever the entities' size. The first run is sized from the rows the
+// page is expected to take; each later run doubles, up to kMaxRun.
+//
+// Not thread-safe: one page of one query at a time (the ResumeCache hands a kept read to one
+// reader). ReadPage's parallel work touches only the lanes it refills.
+
+#ifndef PARTKV_ENGINE_SCAN_MERGE_H_
+#define PARTKV_ENGINE_SCAN_MERGE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/cursor.h"
+#include "engine/filter.h"
+#include "engine/worker_pool.h"
+#include "partkv/entity.h"
+#include "partkv/status.h"
+
+namespace partkv::engine {
+
+class ScanMerge {
+ public:
+  static constexpr size_t kMaxRun = 1024;        // rows per lane per round, at most
+  static constexpr size_t kMinRun = 4;
+  static constexpr size_t kMaxRunBytes = 256u << 10;  // bytes per lane per round, about
+
+  // The rows a query keeps: its filter and its $select (sorted, unique). Both outlive the merge's
+  // pages (the query's plan owns them; a kept read is given them again with each page).
+  struct Rows {
+    const Filter* filter = nullptr;
+    const std::vector<std::string>* select = nullptr;
+  };
+
+  // Where a page stops (see the header comment).
+  struct Limits {
+    size_t page_size = 1000;
+    uint64_t budget = UINT64_MAX;
+    size_t page_bytes = SIZE_MAX;
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+  };
+
+  // What a page read.
+  struct PageEnd {
+    // Steps examined by this page, including the lanes' first seeks on a read's first page.
+    uint64_t examined = 0;
+    // The key (after the partition prefix) of the last row examined, when more may follow; the
+    // continuation resumes after it. Empty when the read is complete.
+    std::string resume_after;
+  };
+
+  // `expected_rows`: the rows a page is expected to take (sizes the first runs).
+  ScanMerge(bool descending, uint64_t expected_rows);
+  ~ScanMerge();
+  ScanMerge(const ScanMerge&) = delete;
+  ScanMerge& operator=(const ScanMerge&) = delete;
+
+  // Adds a physical partition's cursor, not yet started. REQUIRES: no page read yet.
+  void Add(std::unique_ptr<PartitionCursor> cursor);
+
+  // Reads one page: the entities go to (*entities)[0..n), reusing the slots there (and the vector
+  // is cut to n); what each physical partition examined is added to (*reads)[physical] as (rows,
+  // bytes). `pool` may be null (everything on the calling thread); `width` bounds the lanes read
+  // at once. Errors: the first lane's error (Corruption of a malformed row, the storage's).
+  Status ReadPage(WorkerPool* pool, size_t width, const Rows& rows, const Limits& limits,
+                  std::vector<Entity>* entities,
+                  std::vector<std::pair<uint64_t, uint64_t>>* reads, PageEnd* end);
+
+ private:
+  struct Lane;
+  // Reads up to `max_rows` rows (and about kMaxRunBytes) into `lane`, first dropping what earlier
+  // pages took from it.
+  static void Fill(Lane* lane, const Rows& rows, size_t max_rows);
+  // Whether key a comes before key b in the scan's order.
+  bool Before(std::string_view a, std::string_view b) const {
+    int c = CompareKeys(a, b);
+    return descending_ ? c > 0 : c < 0;
+  }
+  // The first index in [from, to) of `lane` whose key comes after `key`.
+  size_t After(const Lane& lane, size_t from, size_t to, std::string_view key) const;
+  // The key of the row at which the steps examined reach `needed`, over every lane's rows in
+  // [pos, end[lane]). REQUIRES: those rows' steps add up to at least `needed`.
+  std::string_view BudgetRow(const std::vector<size_t>& end, uint64_t needed) const;
+
+  bool descending_;
+  uint64_t expected_rows_;
+  bool started_ = false;
+  std::vector<std::unique_ptr<Lane>> lanes_;
+};
+
+}  // namespace partkv::engine
+
+#endif  // PARTKV_ENGINE_SCAN_MERGE_H_
