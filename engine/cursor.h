@@ -1,10 +1,6 @@
 // PartitionCursor: an ordered stream of (key, value) pairs from one physical partition's column
-// family within encoded key bounds, for queries and sharded reads. MergedStream merges several
-// cursors into one ordered stream (a k-way heap merge).
-//
-// Two orders exist: by encoded key, which is (PartitionKey, RowKey) order; and by RowKey first
-// (ties by PartitionKey), for reads that fan out over the shards of one logical key. Either may
-// run descending.
+// family within encoded key bounds, in (PartitionKey, RowKey) order or reversed, for queries.
+// ScanMerge (engine/scan_merge.h) merges several of them.
 //
 // A physical partition is the key range of its prefix (PhysicalPartition::prefix) in a shared
 // column family. A cursor is given bounds, and shows keys, without that prefix: what it reads is
@@ -31,8 +27,6 @@
 #include "rocksdb/db.h"
 
 namespace partkv::engine {
-
-enum class MergeOrder { kByKey, kByRowKey };
 
 // How a cursor's reads use the block cache: a bulk scan reads past it (blocks read are not
 // inserted, so the hot working set stays) and with readahead, as it reads its files in order.
@@ -99,34 +93,6 @@ class PartitionCursor {
   size_t fixed_prefix_len_ = 0;  // 0: found in each key
 };
 
-class MergedStream {
- public:
-  MergedStream(MergeOrder order, bool descending) : order_(order), descending_(descending) {}
-
-  // Adds a cursor; it is started here. Returns the steps examined.
-  uint64_t Add(std::unique_ptr<PartitionCursor> cursor);
-  bool Valid() const { return !heap_.empty(); }
-  PartitionCursor& Top() const { return *heap_.front(); }
-  // The current row of the stream, valid until it moves. REQUIRES: Valid().
-  std::string_view key() const { return Top().key(); }
-  std::string_view value() const { return Top().value(); }
-  size_t prefix_length() const { return Top().prefix_length(); }
-  size_t physical() const { return Top().physical; }
-  uint64_t Next();
-  // The first error of any cursor, else OK.
-  rocksdb::Status status() const { return status_; }
-
- private:
-  bool Before(const PartitionCursor& a, const PartitionCursor& b) const;
-  void Push(std::unique_ptr<PartitionCursor> c);
-  // Restores the heap order after the front cursor has moved.
-  void SiftDownFront();
-
-  MergeOrder order_;
-  bool descending_;
-  std::vector<std::unique_ptr<PartitionCursor>> heap_;
-  rocksdb::Status status_;
-};
 
 // a <=> b in byte order (unsigned), as a negative, zero or positive int: what
 // std::string_view::compare gives, compared eight bytes at a time inline rather than by a call to

@@ -1,6 +1,7 @@
 #include "engine/cursor_shards.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "engine/cursor.h"
 
@@ -15,12 +16,18 @@ struct ShardStream::Group {
   // The shard whose run ended where the iterator stands (on that run's last row), or -1: that
   // shard's next run needs no seek.
   int owner = -1;
+  // The states of the shards it holds: [first, last).
+  size_t first = 0, last = 0;
+  rocksdb::Status status;  // its iterator's first error
 };
 
 namespace {
 
 // Runs never exceed this: a shard that supplies most of a page is read in a few long runs.
 constexpr size_t kMaxRun = 512;
+// Fewer shards than this open on the calling thread: a handful of seeks cost less than handing
+// them to the pool's workers.
+constexpr size_t kParallelShards = 32;
 
 }  // namespace
 
@@ -52,7 +59,7 @@ size_t ShardStream::prefix_length() const { return states_[winner_].shard.prefix
 
 size_t ShardStream::physical() const { return states_[winner_].shard.physical; }
 
-uint64_t ShardStream::Start() {
+uint64_t ShardStream::Start(WorkerPool* pool, size_t width) {
   const size_t n = states_.size();
   if (n == 0) return 0;
   // A page of `expected_rows_` takes about expected_rows_ / n rows from each shard; half as many
@@ -71,30 +78,40 @@ uint64_t ShardStream::Start() {
       auto g = std::make_unique<Group>();
       g->lower = s.shard.lower;
       g->upper = s.shard.upper;
+      g->first = i;
       groups_.push_back(std::move(g));
     }
     Group* g = groups_.back().get();
     g->lower = std::min(g->lower, s.shard.lower);
     g->upper = std::max(g->upper, s.shard.upper);
+    g->last = i + 1;
     s.group = g;
   }
-  for (size_t i = 0; i < n; ++i) {
-    Group* g = states_[i].group;
-    if (g->it) continue;
+  // Each physical partition's iterator and its shards' first runs: the partitions at once, up to
+  // `width`, as nothing but the group is touched.
+  const std::function<void(size_t)> open = [this](size_t k) {
+    Group* g = groups_[k].get();
     rocksdb::ReadOptions ro;
     ro.snapshot = snap_;
     g->lower_slice = rocksdb::Slice(g->lower);
     g->upper_slice = rocksdb::Slice(g->upper);
     ro.iterate_lower_bound = &g->lower_slice;
     ro.iterate_upper_bound = &g->upper_slice;
-    g->it.reset(db_->NewIterator(ro, states_[i].shard.cf));
+    g->it.reset(db_->NewIterator(ro, states_[g->first].shard.cf));
+    for (size_t i = g->first; i < g->last && g->status.ok(); ++i) Fill(&states_[i]);
+  };
+  if (pool != nullptr && width > 1 && groups_.size() > 1 && n >= kParallelShards) {
+    pool->ParallelFor(groups_.size(), width, open);
+  } else {
+    for (size_t k = 0; k < groups_.size(); ++k) open(k);
   }
-  uint64_t steps = 0;
-  for (size_t i = 0; i < n && status_.ok(); ++i) {
-    steps += 1;
-    Fill(&states_[i]);
+  const uint64_t steps = n;  // a seek per shard
+  for (const auto& g : groups_) {
+    if (!g->status.ok()) {
+      status_ = g->status;
+      return steps;
+    }
   }
-  if (!status_.ok()) return steps;
   for (State& s : states_) SetHead(&s);
   BuildTree();
   return steps;
@@ -172,7 +189,7 @@ bool ShardStream::Fill(State* s) {
     }
   }
   if (!it->Valid() && !it->status().ok()) {
-    if (status_.ok()) status_ = it->status();
+    if (g->status.ok()) g->status = it->status();
     return false;
   }
   return true;
@@ -234,6 +251,7 @@ uint64_t ShardStream::Next() {
   if (s->pos >= s->rows.size() && s->more) {
     if (s->group->owner != winner_) steps = 1;  // a seek
     if (!Fill(s)) {
+      if (status_.ok()) status_ = s->group->status;
       winner_ = -1;
       return steps;
     }

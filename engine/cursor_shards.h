@@ -13,7 +13,8 @@
 // on for many pages seeks less.
 //
 // Every shard is given as encoded-key bounds [lower, upper) within one PartitionKey. The stream
-// reads the snapshot it is given. Not thread-safe; used by one page of one query.
+// reads the snapshot it is given. Not thread-safe; used by one page of one query (Start alone
+// reads the physical partitions in parallel, each on one thread).
 
 #ifndef PARTKV_ENGINE_CURSOR_SHARDS_H_
 #define PARTKV_ENGINE_CURSOR_SHARDS_H_
@@ -24,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/worker_pool.h"
 #include "rocksdb/db.h"
 
 namespace partkv::engine {
@@ -48,9 +50,10 @@ class ShardStream {
 
   // REQUIRES: Start() not called yet.
   void Add(Shard shard);
-  // Opens the iterators and reads every shard's first run. Returns the steps examined (one per
-  // seek).
-  uint64_t Start();
+  // Opens the iterators and reads every shard's first run, the physical partitions' at once on
+  // `pool` (up to `width` threads, the caller's included; null = the caller only). Returns the
+  // steps examined (one per seek).
+  uint64_t Start(WorkerPool* pool = nullptr, size_t width = 1);
 
   bool Valid() const { return winner_ >= 0; }
   // The current row, valid until the stream moves. REQUIRES: Valid().

@@ -517,7 +517,7 @@ Status RunShardQuery(StoreState& store, const SharedTable& table,
     read = std::make_shared<ShardRead>(db, plan.descending,
                                        std::min<uint64_t>(plan.page_size, plan.budget));
     PARTKV_RETURN_IF_ERROR(AddShards(table, partition_keys, plan, resume_pk, resume_rk, &read->stream));
-    examined = read->stream.Start();
+    examined = read->stream.Start(&store.scan_pool(), store.scan_threads());
   }
   return ReadPageAndKeep(store, table, std::move(read), plan, examined, nullptr, out);
 }
