@@ -1,10 +1,18 @@
 #include "bench/query_bench_benchmarks.h"
 
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include "engine/key_codec.h"
 #include "fmt/format.h"
+#include "rocksdb/perf_context.h"
+#include "rocksdb/perf_level.h"
 
 namespace partkv::bench::query_bench {
 namespace {
@@ -89,6 +97,75 @@ void ReusedScan(benchmark::State& state, const BenchStore& s, const Query& q, co
 void FreshScan(benchmark::State& state, const BenchStore& s, const Query& q, const char* what) {
   Scan(state, s, what, [&](uint64_t* touched) { return PageThrough(*s.table, q, touched); });
 }
+
+// A thread paging through full-table scans of a store (no conditions, default page size, one
+// reused Page), one after another, until Stop. The constructor returns once the first page has
+// been read, so that a run timed after it has the scan beside it from its first read.
+class BackgroundScan {
+ public:
+  explicit BackgroundScan(const BenchStore& s) : s_(s), thread_([this] { Run(); }) {
+    std::unique_lock<std::mutex> lock(mu_);
+    started_cv_.wait(lock, [this] { return started_; });
+  }
+  ~BackgroundScan() { (void)Stop(); }
+  BackgroundScan(const BackgroundScan&) = delete;
+  BackgroundScan& operator=(const BackgroundScan&) = delete;
+
+  // Stops the scan after its current page and waits for its thread. Returns the error of the
+  // first page that failed, or of a whole scan that did not see every entity; OK otherwise.
+  Status Stop() {
+    stop_.store(true, std::memory_order_relaxed);
+    if (thread_.joinable()) thread_.join();
+    return status_;
+  }
+  // Rows the scan has read so far.
+  uint64_t rows() const { return rows_.load(std::memory_order_relaxed); }
+
+ private:
+  void Run() {
+    Query q;
+    Page page;
+    while (!stop_.load(std::memory_order_relaxed) && status_.ok()) {
+      q.continuation.clear();
+      uint64_t seen = 0;
+      bool complete = false;
+      while (!stop_.load(std::memory_order_relaxed)) {
+        status_ = s_.table->QueryEntities(q, &page);
+        if (!status_.ok()) break;
+        seen += page.entities.size();
+        rows_.fetch_add(page.entities.size(), std::memory_order_relaxed);
+        MarkStarted();
+        if (!page.has_more()) {
+          complete = true;
+          break;
+        }
+        q.continuation.swap(page.continuation);
+      }
+      if (complete && seen != s_.entities) {
+        status_ = Status::Corruption(
+            fmt::format("a full-table scan saw {} rows, expected {}", seen, s_.entities));
+      }
+    }
+    MarkStarted();  // also when the first page failed: the constructor must not wait forever
+  }
+
+  void MarkStarted() {
+    if (started_flag_.exchange(true, std::memory_order_relaxed)) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    started_ = true;
+    started_cv_.notify_one();
+  }
+
+  const BenchStore& s_;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> rows_{0};
+  Status status_;  // written by the scan thread only; read after it is joined
+  std::atomic<bool> started_flag_{false};  // the scan thread's own: has it signalled yet
+  std::mutex mu_;
+  std::condition_variable started_cv_;
+  bool started_ = false;  // guarded by mu_
+  std::thread thread_;    // last: starts once every other member is constructed
+};
 
 }  // namespace
 
@@ -208,6 +285,80 @@ void BM_RawBounded(benchmark::State& state, const BoundedFixture* f) {
   state.SetItemsProcessed(static_cast<int64_t>(done));
 }
 
+void BM_ParallelFilter(benchmark::State& state, const BenchStore* s) {
+  Query q;
+  q.filter = kParallelFilter;
+  // No bound by rows: a page ends at 1000 results (or the end), whatever it examined.
+  q.scan_budget = UINT64_MAX;
+  Page page;
+  const uint64_t want = g_fixtures->parallel->matching;
+  uint64_t rows = 0;
+  for (auto _ : state) {
+    q.continuation.clear();
+    uint64_t matched = 0;
+    for (;;) {
+      Status st = s->table->QueryEntities(q, &page);
+      if (!st.ok()) {
+        state.SkipWithError(st.ToString().c_str());
+        return;
+      }
+      matched += page.entities.size();
+      if (!page.has_more()) break;
+      q.continuation.swap(page.continuation);
+    }
+    if (matched != want) {
+      state.SkipWithError(
+          fmt::format("the selective filter matched {} entities, expected {}", matched, want)
+              .c_str());
+      return;
+    }
+    rows += s->entities;
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(rows));
+}
+
+void BM_HotReads(benchmark::State& state, bool beside_scan) {
+  const HotSetFixture& f = *g_fixtures->hot;
+  // Whatever the run before left in the cache (a scan's blocks), the hot set is in it again.
+  ReadHotSet(f);
+  ReadHotSet(f);
+  std::optional<BackgroundScan> scan;
+  if (beside_scan) scan.emplace(*f.s);
+  // Counts (no timers) of this thread's RocksDB work: block_read_count is its cache misses.
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+  rocksdb::get_perf_context()->Reset();
+  uint64_t scan_rows_before = scan ? scan->rows() : 0;
+  size_t next = 0;
+  uint64_t touched = 0;
+  for (auto _ : state) {
+    const auto& [pk, rk] = f.hot[next];
+    if (++next == f.hot.size()) next = 0;
+    auto r = f.s->table->Get(pk, rk);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().ToString().c_str());
+      break;
+    }
+    touched += r->property_count();
+  }
+  const uint64_t block_reads = rocksdb::get_perf_context()->block_read_count;
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+  benchmark::DoNotOptimize(touched);
+  state.counters["block_reads"] =
+      benchmark::Counter(static_cast<double>(block_reads), benchmark::Counter::kAvgIterations);
+  if (scan) {
+    // Read before Stop: the rows the scan went through while the reads were timed (give or take
+    // the page in flight at either end).
+    const uint64_t scan_rows = scan->rows() - scan_rows_before;
+    if (Status st = scan->Stop(); !st.ok()) {
+      state.SkipWithError(("the scan beside: " + st.ToString()).c_str());
+      return;
+    }
+    state.counters["scan_rows"] =
+        benchmark::Counter(static_cast<double>(scan_rows), benchmark::Counter::kIsRate);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+
 void Warm(const Fixtures& f) {
   uint64_t touched = 0;
   Query single;
@@ -221,6 +372,13 @@ void Warm(const Fixtures& f) {
   for (const BoundedFixture* b : {&f.small, &f.large}) {
     for (const Query& q : b->queries) {
       if (auto r = b->s.table->QueryEntities(q); !r.ok()) Die("warm-up: " + r.status().ToString());
+    }
+  }
+  if (f.parallel) {
+    for (const BenchStore* s : {&*f.parallel->one_thread, &*f.parallel->two_threads}) {
+      if (auto r = PageThrough(*s->table, Query{}, &touched); !r.ok()) {
+        Die("warm-up: " + r.status().ToString());
+      }
     }
   }
   benchmark::DoNotOptimize(touched);

@@ -34,6 +34,18 @@ void BM_PartkvBounded(benchmark::State& state, const BoundedFixture* f);
 // One raw iterator over each query's encoded key range.
 void BM_RawBounded(benchmark::State& state, const BoundedFixture* f);
 
+// Pages through kParallelFilter over the whole table of `s` (a copy in g_fixtures->parallel) to
+// the end; items are the table's entities, filtered per second (register with UseRealTime: the
+// claim is what more threads do for the caller's wait).
+void BM_ParallelFilter(benchmark::State& state, const BenchStore* s);
+
+// Point reads (Table::Get) over the hot set of g_fixtures->hot, alone or with a thread paging
+// through full-table scans of the same store beside them; items are reads. Register with
+// UseRealTime: the scan's counter is per wall-clock second, and the reader's CPU time comes with
+// the run. Counters: block_reads (blocks the reader read from files per Get, its cache misses)
+// and, beside a scan, scan_rows (rows per second the scan went through).
+void BM_HotReads(benchmark::State& state, bool beside_scan);
+
 // Reads every fixture once, untimed, so no measured run pays the first block loads; dies on an
 // error.
 void Warm(const Fixtures& f);
