@@ -24,7 +24,8 @@ struct StoreCapabilities {
   // merge needs. Azure Table Storage sorts; Cosmos DB for Table does not (a remote store on a
   // Cosmos DB endpoint lacks it, and refuses QueryShards rather than merge unsorted shards).
   bool ordered_scans = false;
-  // Query::scan_budget is honoured ('scan-budget'); a remote service bounds pages by its own rules.
+  // Query::scan_budget, scan_time_budget and page_bytes are honoured ('scan-budget'); a remote
+  // service bounds pages by its own rules.
   bool scan_budget = false;
   // TableOptions' key schemes kept with the table ('key-scheme-catalog'). Without it the schemes
   // are given to Store::OpenTable (OpenTableOptions) each time a table is opened.
