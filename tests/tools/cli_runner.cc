@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <pty.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -70,7 +72,8 @@ RunResult CliRunner::RunRaw(const std::vector<std::string>& args,
                             const RunOptions& options) const {
   static std::atomic<int> counter{0};
   std::string base = dir_ + "/run" + std::to_string(counter++);
-  std::string in_path = base + ".in", out_path = base + ".out", err_path = base + ".err";
+  std::string in_path = base + ".in", out_path = options.stdout_path.value_or(base + ".out"),
+              err_path = base + ".err";
   {
     std::ofstream in(in_path, std::ios::binary);
     in << options.input;
@@ -115,9 +118,12 @@ RunResult CliRunner::RunRaw(const std::vector<std::string>& args,
     close(master);
   }
   int status = 0;
-  waitpid(pid, &status, 0);
+  struct rusage usage {};
+  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = ReadAll(out_path);
+  result.max_rss_kib = usage.ru_maxrss;
+  if (!options.stdout_path) result.out = ReadAll(out_path);
   if (!options.stderr_is_terminal) result.err = ReadAll(err_path);
   return result;
 }

@@ -22,8 +22,12 @@ namespace partkv::testing {
 
 struct RunResult {
   int exit_code = -1;  // the exit status, or 128 + signal when the child was killed
-  std::string out;
+  std::string out;     // empty when RunOptions::stdout_path sent stdout to a file
   std::string err;
+  // The child's peak resident set in KiB (wait4's ru_maxrss). Linux counts in it the forked copy
+  // of the test process before exec, so it is the child's own peak only while the test process
+  // itself is smaller.
+  long max_rss_kib = 0;
 
   // stdout split into lines (without the newlines).
   std::vector<std::string> OutLines() const;
@@ -37,6 +41,8 @@ struct RunOptions {
   std::map<std::string, std::optional<std::string>> env;
   bool stderr_is_terminal = false;   // stderr on a pseudo-terminal (to see progress)
   std::optional<std::string> binary;  // another program to run; default BinaryPath()
+  // stdout to this file (for output too large to hold), instead of RunResult::out.
+  std::optional<std::string> stdout_path;
 };
 
 class CliRunner {

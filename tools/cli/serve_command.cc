@@ -1,6 +1,8 @@
 // partkv serve: the Azure Table REST endpoint over the store (docs/serve.md). The server itself
 // is tools/serve/; this file only turns the command line into ServeOptions.
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,6 +18,7 @@ void AddServeCommand(CLI::App& app, Context& ctx) {
     serve::ServeOptions options;
     std::vector<std::string> accounts;  // NAME=BASE64KEY
     size_t memory_mb = 64;
+    int64_t scan_time_ms = options.scan_time_budget.count();
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
@@ -42,6 +45,20 @@ void AddServeCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--memory-mb", args->memory_mb, "the store's memory budget in MiB")
       ->capture_default_str()
       ->check(CLI::Range(8, 1 << 20));
+  // A query page's bounds (docs/serve.md "Limits and timeouts"): by time, as Azure's service
+  // bounds a page, and by bytes; never by rows examined.
+  cmd->add_option("--scan-time-ms", args->scan_time_ms,
+                  "a query page ends after this many milliseconds with what it found and a "
+                  "continuation, as Azure's service ends one after about 5 s")
+      ->capture_default_str()
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{3600} * 1000));
+  cmd->add_option("--page-bytes", args->options.page_bytes,
+                  "a query page ends after the entity that brings its entities' bytes to N "
+                  "(it holds at least one): the bound of one response's entities in memory")
+      ->capture_default_str()
+      ->type_name("N")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 30));
   cmd->add_option("--threads", args->options.threads,
                   "threads executing requests (a slow or idle connection holds none)")
       ->capture_default_str()
@@ -91,6 +108,7 @@ void AddServeCommand(CLI::App& app, Context& ctx) {
       }
       args->options.store_dir = ctx.store_dir;
       args->options.memory_budget_bytes = args->memory_mb << 20;
+      args->options.scan_time_budget = std::chrono::milliseconds(args->scan_time_ms);
       for (const std::string& a : args->accounts) {
         size_t eq = a.find('=');
         if (eq == std::string::npos || eq == 0) {

@@ -212,7 +212,11 @@ HttpReply Service::QueryEntities(const HttpRequest& request, const Resource& res
     query.page_size = static_cast<uint32_t>(std::min<uint64_t>(top, Query::kMaxPageSize));
   }
   if (const std::string* next = request.Param("NextPartitionKey")) query.continuation = *next;
-  query.scan_budget = std::max<uint64_t>(options_.scan_budget, query.page_size);
+  // A page is bounded by time, as Azure's service bounds it, and by bytes; not by rows examined,
+  // so that a filter matching little scans as far as the time allows before it answers.
+  query.scan_budget = UINT64_MAX;
+  query.scan_time_budget = options_.scan_time_budget;
+  query.page_bytes = options_.page_bytes;
   // A table SAS's key range bounds the scan; its pair-wise ends are checked per entity.
   if (auth.sas && !auth.sas->account_sas) {
     if (!auth.sas->start_pk.empty()) query.partition_lower = Bound::Inclusive(auth.sas->start_pk);

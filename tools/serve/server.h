@@ -14,12 +14,14 @@
 #ifndef PARTKV_TOOLS_SERVE_SERVER_H_
 #define PARTKV_TOOLS_SERVE_SERVER_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "partkv/query.h"
 #include "partkv/status.h"
 
 namespace partkv::serve {
@@ -34,7 +36,12 @@ struct ServeOptions {
   bool throttling = false;              // emulate the profile's per-partition budgets
   bool sync = false;                    // fsync every acknowledged write
   size_t memory_budget_bytes = 64u << 20;  // shared equally by the accounts' stores
-  uint64_t scan_budget = 100000;
+  // A query page's bounds (docs/serve.md "Limits and timeouts"). Azure's service ends a page after
+  // about 5 s with a continuation, however few rows it examined; so does partkv, and it bounds a
+  // page by time and bytes only, never by rows examined. page_bytes also bounds what one
+  // response's entities hold in memory.
+  std::chrono::milliseconds scan_time_budget{5000};
+  size_t page_bytes = Query::kDefaultPageBytes;
   bool verbose = false;  // one line per request on stderr
 
   // The HTTP layer's limits (docs/serve.md "Limits and timeouts").

@@ -18,6 +18,8 @@
 #ifndef PARTKV_TOOLS_SERVE_SERVICE_H_
 #define PARTKV_TOOLS_SERVE_SERVICE_H_
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -28,6 +30,7 @@
 #include <variant>
 
 #include "partkv/batch.h"
+#include "partkv/query.h"
 #include "partkv/store.h"
 #include "tools/serve/auth.h"
 #include "tools/serve/errors.h"
@@ -38,8 +41,10 @@
 namespace partkv::serve {
 
 struct ServiceOptions {
-  bool sync = false;             // fsync every acknowledged write
-  uint64_t scan_budget = 100000;  // entities examined per query page before it returns early
+  bool sync = false;  // fsync every acknowledged write
+  // A query page ends after this long, or once its entities reach page_bytes (ServeOptions).
+  std::chrono::milliseconds scan_time_budget{5000};
+  size_t page_bytes = Query::kDefaultPageBytes;
 };
 
 // Azure's limit on a request body (and on a $batch payload): 4 MiB.

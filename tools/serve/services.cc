@@ -78,7 +78,8 @@ Result<std::unique_ptr<Services>> Services::Open(const ServeOptions& options) {
       std::max(kMinStoreBudget, options.memory_budget_bytes / accounts.size());
   ServiceOptions service_options;
   service_options.sync = options.sync;
-  service_options.scan_budget = options.scan_budget;
+  service_options.scan_time_budget = options.scan_time_budget;
+  service_options.page_bytes = options.page_bytes;
 
   auto services = std::make_unique<Services>();
   for (size_t i = 0; i < accounts.size(); ++i) {

@@ -8,8 +8,8 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { rmSync } from "node:fs";
 import net from "node:net";
-import { Conn, DEV_ACCOUNT, assertReplyCut, assertServes, binary, fillBigTable, freshDir, request,
-         startServer, stuckReader, within } from "./wire.mjs";
+import { BIG_PAGE_ARGS, Conn, DEV_ACCOUNT, assertReplyCut, assertServes, binary, fillBigTable, freshDir,
+         request, startServer, stuckReader, within } from "./wire.mjs";
 
 test("SecondServerOnAPortInUseFailsWithOneLine", async () => {
   const server = await startServer();
@@ -102,7 +102,7 @@ test("SigtermIsNotDelayedByATricklingClient", async () => {
 // the grace period, then cut, and the process exits 0 by grace + 1 s.
 test("SigtermIsNotDelayedByAClientThatDoesNotRead", async () => {
   const grace = 2000;
-  const server = await startServer({ args: ["--shutdown-grace", "2"] });
+  const server = await startServer({ args: ["--shutdown-grace", "2", ...BIG_PAGE_ARGS] });
   let reader;
   try {
     await fillBigTable(server.port, "big");

@@ -5,8 +5,8 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Conn, DEV_ACCOUNT, assertRefusal, assertReplyCut, assertServes, fillBigTable, request, stuckReader,
-         withServer } from "./wire.mjs";
+import { BIG_PAGE_ARGS, Conn, DEV_ACCOUNT, assertRefusal, assertReplyCut, assertServes, fillBigTable, request,
+         stuckReader, withServer } from "./wire.mjs";
 
 const kSlack = 1000;        // ms past a deadline the server may take
 const kGranularity = 250;   // ms before a deadline the server may not act
@@ -193,7 +193,7 @@ test("ConnectionBeyondTheCapIs503UntilOneCloses", async () => {
 // the server has given up the reply (the client, reading afterwards, finds it cut short and the
 // connection closed) and goes on serving.
 test("ReaderThatStopsIsCutOffAfterWriteTimeout", async () => {
-  await withServer({ args: ["--write-timeout", "1"] }, async (server) => {
+  await withServer({ args: ["--write-timeout", "1", ...BIG_PAGE_ARGS] }, async (server) => {
     await fillBigTable(server.port, "big");
     const reader = await stuckReader(server.port, "big");
     try {

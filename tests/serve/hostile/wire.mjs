@@ -368,8 +368,13 @@ export function freshDir() {
   return mkdtempSync(join(tmpdir(), "partkv-hostile-"));
 }
 
+// The server arguments under which a query of fillBigTable's table answers one page: a page's
+// entities are bounded by --page-bytes (4 MiB by default), so it is raised above the table's size.
+export const BIG_PAGE_ARGS = ["--page-bytes", String(64 * MiB)];
+
 // Fills `table` with 200 entities of 120 KB (four 30,000-character strings), so that a query of
-// the whole table answers one page of about 24 MiB: more than the socket buffers hold.
+// the whole table answers one page of about 24 MiB (under BIG_PAGE_ARGS): more than the socket
+// buffers hold.
 export async function fillBigTable(port, table) {
   await createTable(port, table);
   const conn = await Conn.open(port);
