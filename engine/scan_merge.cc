@@ -58,7 +58,8 @@ void ScanMerge::Add(std::unique_ptr<PartitionCursor> cursor) {
   lanes_.push_back(std::move(lane));
 }
 
-void ScanMerge::Fill(Lane* lane, const Rows& rows, size_t max_rows) {
+void ScanMerge::Fill(Lane* lane, const Rows& rows, size_t max_rows, size_t max_bytes,
+                     const std::optional<std::chrono::steady_clock::time_point>& deadline) {
   Lane& l = *lane;
   if (l.pos > 0) {  // drop what pages took; their slots go to the spare end
     const uint32_t dropped = l.rows[l.pos - 1].key_end;
@@ -81,7 +82,11 @@ void ScanMerge::Fill(Lane* lane, const Rows& rows, size_t max_rows) {
   }
   const Filter& filter = *rows.filter;
   size_t read = 0, bytes = 0;
-  while (c.Valid() && read < max_rows && bytes < kMaxRunBytes) {
+  while (c.Valid() && read < max_rows && bytes < max_bytes) {
+    if (deadline && read > 0 && read % kRowsPerClockRead == 0 &&
+        std::chrono::steady_clock::now() >= *deadline) {
+      break;
+    }
     const std::string_view key = c.key(), value = c.value();
     l.keys.append(key.data(), key.size());
     bytes += key.size();
@@ -203,9 +208,11 @@ Status ScanMerge::ReadPage(WorkerPool* pool, size_t width, const Rows& rows,
     return s;
   };
   std::vector<size_t> fill, settled(n), limit(n), heap;
+  const size_t run_bytes =
+      std::clamp(kReadAheadBytes / std::max<size_t>(n, 1), kMinRunBytes, kMaxRunBytes);
   const std::function<void(size_t)> refill = [&](size_t k) {
     Lane* l = lanes_[fill[k]].get();
-    Fill(l, rows, l->run);
+    Fill(l, rows, l->run, run_bytes, limits.deadline);
   };
   for (;;) {
     // 1. Refill the lanes running low.

@@ -19,8 +19,10 @@
 // time budget, checked between rounds, makes them depend on speed.
 //
 // A lane's runs are bounded by rows and by bytes (rows kept are held decoded), so what a read
-// holds ahead is bounded whatever the entities' size. The first run is sized from the rows the
-// page is expected to take; each later run doubles, up to kMaxRun.
+// holds ahead is bounded whatever the entities' size (kReadAheadBytes, about, plus one row per
+// lane). The first run is sized from the rows the page is expected to take; each later run
+// doubles, up to kMaxRun. A time budget is also checked by the lanes as they read, so a round
+// stops soon after the deadline however many lanes it has.
 //
 // Not thread-safe: one page of one query at a time (the ResumeCache hands a kept read to one
 // reader). ReadPage's parallel work touches only the lanes it refills.
@@ -47,9 +49,17 @@ namespace partkv::engine {
 
 class ScanMerge {
  public:
-  static constexpr size_t kMaxRun = 1024;        // rows per lane per round, at most
+  static constexpr size_t kMaxRun = 1024;  // rows per lane per round, at most
   static constexpr size_t kMinRun = 4;
-  static constexpr size_t kMaxRunBytes = 256u << 10;  // bytes per lane per round, about
+  // Bytes a read holds ahead, about, shared by its lanes: a lane's run stops once it has read
+  // kReadAheadBytes / lanes (at least kMinRunBytes, at most kMaxRunBytes), and after one row
+  // whatever its size. A read kept between pages (engine/resume_cache.h) holds that much.
+  static constexpr size_t kReadAheadBytes = 4u << 20;
+  static constexpr size_t kMinRunBytes = 16u << 10;
+  static constexpr size_t kMaxRunBytes = 256u << 10;
+  // A lane reading under a time budget looks at the clock once per this many rows, so a round
+  // overruns the deadline by at most this many rows per lane.
+  static constexpr size_t kRowsPerClockRead = 256;
 
   // The rows a query keeps: its filter and its $select (sorted, unique). Both outlive the merge's
   // pages (the query's plan owns them; a kept read is given them again with each page).
@@ -94,9 +104,10 @@ class ScanMerge {
 
  private:
   struct Lane;
-  // Reads up to `max_rows` rows (and about kMaxRunBytes) into `lane`, first dropping what earlier
-  // pages took from it.
-  static void Fill(Lane* lane, const Rows& rows, size_t max_rows);
+  // Reads up to `max_rows` rows (and about `max_bytes`) into `lane`, first dropping what earlier
+  // pages took from it; stops early, after one row at least, once `deadline` has passed.
+  static void Fill(Lane* lane, const Rows& rows, size_t max_rows, size_t max_bytes,
+                   const std::optional<std::chrono::steady_clock::time_point>& deadline);
   // Whether key a comes before key b in the scan's order.
   bool Before(std::string_view a, std::string_view b) const {
     int c = CompareKeys(a, b);

@@ -76,8 +76,9 @@ struct Query {
   // by rows (bound the page by time instead).
   uint64_t scan_budget = 0;
   // Time a page may take before it returns early with what it found and a token; 0 = no bound by
-  // time. Checked between runs of rows (a few thousand at most), so a page may overrun it by one
-  // run. `partkv serve` gives 5 s, as Azure Table's service bounds a page.
+  // time. Counted from the call (opening the page's cursors counts too); checked every few
+  // hundred rows each thread reads, so a page overruns it by that much. At least one row is
+  // examined. `partkv serve` gives 5 s, as Azure Table's service bounds a page.
   std::chrono::milliseconds scan_time_budget{0};
   // Bytes of entities (encoded keys and values, as stored) per page: the page ends after the
   // entity that reaches it, so it holds at least one. 0 = kDefaultPageBytes (4 MiB). Azure Table
