@@ -215,12 +215,17 @@ Status ScanMerge::ReadPage(WorkerPool* pool, size_t width, const Rows& rows,
     Fill(l, rows, l->run, run_bytes, limits.deadline);
   };
   for (;;) {
-    // 1. Refill the lanes running low.
+    // 1. Refill the lanes running low: on rows, and on bytes (what a lane holds ahead stays
+    // within about 1.5 × its share).
     fill.clear();
     size_t fill_rows = 0;
     for (size_t i = 0; i < n; ++i) {
       const Lane& l = *lanes_[i];
-      if (!l.done && l.rows.size() - l.pos < std::max<size_t>(1, l.run / 2)) {
+      if (l.done) continue;
+      const size_t rows_ahead = l.rows.size() - l.pos;
+      const uint64_t bytes_ahead = l.bytes_before(l.rows.size()) - l.bytes_before(l.pos);
+      if (rows_ahead == 0 ||
+          (rows_ahead < std::max<size_t>(1, l.run / 2) && bytes_ahead < run_bytes / 2)) {
         fill.push_back(i);
         fill_rows += l.run;
       }
