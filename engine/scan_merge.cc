@@ -215,8 +215,9 @@ Status ScanMerge::ReadPage(WorkerPool* pool, size_t width, const Rows& rows,
     Fill(l, rows, l->run, run_bytes, limits.deadline);
   };
   for (;;) {
-    // 1. Refill the lanes running low: on rows, and on bytes (what a lane holds ahead stays
-    // within about 1.5 × its share).
+    // 1. Top up every lane holding less than a run ahead, in rows and in bytes: most lanes are
+    // read in every round, so the threads share many lanes (a round of a few lanes leaves a
+    // thread idle while the last one finishes). A lane holds at most two runs' share ahead.
     fill.clear();
     size_t fill_rows = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -225,7 +226,7 @@ Status ScanMerge::ReadPage(WorkerPool* pool, size_t width, const Rows& rows,
       const size_t rows_ahead = l.rows.size() - l.pos;
       const uint64_t bytes_ahead = l.bytes_before(l.rows.size()) - l.bytes_before(l.pos);
       if (rows_ahead == 0 ||
-          (rows_ahead < std::max<size_t>(1, l.run / 2) && bytes_ahead < run_bytes / 2)) {
+          (rows_ahead < l.run && bytes_ahead < run_bytes)) {
         fill.push_back(i);
         fill_rows += l.run;
       }

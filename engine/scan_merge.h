@@ -49,7 +49,7 @@ namespace partkv::engine {
 
 class ScanMerge {
  public:
-  static constexpr size_t kMaxRun = 1024;  // rows per lane per round, at most
+  static constexpr size_t kMaxRun = 4096;  // rows per lane per round, at most
   static constexpr size_t kMinRun = 4;
   // Bytes a read holds ahead, about, shared by its lanes: a lane's run stops once it has read
   // kReadAheadBytes / lanes (at least kMinRunBytes, at most kMaxRunBytes), and after one row
