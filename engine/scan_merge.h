@@ -19,7 +19,7 @@
 // time budget, checked between rounds, makes them depend on speed.
 //
 // A lane's runs are bounded by rows and by bytes (rows kept are held decoded), so what a read
-// holds ahead is bounded whatever the entities' size (kReadAheadBytes, about, plus one row per
+// holds ahead is bounded whatever the entities' size (2 × kReadAheadBytes, plus one row per
 // lane). The first run is sized from the rows the page is expected to take; each later run
 // doubles, up to kMaxRun. A time budget is also checked by the lanes as they read, so a round
 // stops soon after the deadline however many lanes it has.
@@ -53,7 +53,8 @@ class ScanMerge {
   static constexpr size_t kMinRun = 4;
   // Bytes a read holds ahead, about, shared by its lanes: a lane's run stops once it has read
   // kReadAheadBytes / lanes (at least kMinRunBytes, at most kMaxRunBytes), and after one row
-  // whatever its size. A read kept between pages (engine/resume_cache.h) holds that much.
+  // whatever its size. A lane holding less than its share is topped up by another share, so a
+  // read, also one kept between pages (engine/resume_cache.h), holds up to twice kReadAheadBytes.
   static constexpr size_t kReadAheadBytes = 4u << 20;
   static constexpr size_t kMinRunBytes = 16u << 10;
   static constexpr size_t kMaxRunBytes = 256u << 10;
