@@ -59,6 +59,7 @@ void ScanMerge::Add(std::unique_ptr<PartitionCursor> cursor) {
 }
 
 void ScanMerge::Fill(Lane* lane, const Rows& rows, size_t max_rows, size_t max_bytes,
+                     size_t max_kept,
                      const std::optional<std::chrono::steady_clock::time_point>& deadline) {
   Lane& l = *lane;
   if (l.pos > 0) {  // drop what pages took; their slots go to the spare end
@@ -82,7 +83,7 @@ void ScanMerge::Fill(Lane* lane, const Rows& rows, size_t max_rows, size_t max_b
   }
   const Filter& filter = *rows.filter;
   size_t read = 0, bytes = 0;
-  while (c.Valid() && read < max_rows && bytes < max_bytes) {
+  while (c.Valid() && read < max_rows && bytes < max_bytes && l.kept.size() < max_kept) {
     if (deadline && read > 0 && read % kRowsPerClockRead == 0 &&
         std::chrono::steady_clock::now() >= *deadline) {
       break;
@@ -210,9 +211,13 @@ Status ScanMerge::ReadPage(WorkerPool* pool, size_t width, const Rows& rows,
   std::vector<size_t> fill, settled(n), limit(n), heap;
   const size_t run_bytes =
       std::clamp(kReadAheadBytes / std::max<size_t>(n, 1), kMinRunBytes, kMaxRunBytes);
+  // Rows kept (decoded) a lane holds ahead: twice its share of a page. A scan that keeps most
+  // rows then decodes into a few reused slots per lane rather than into thousands.
+  const size_t kept_cap =
+      std::max<uint64_t>(kMinRun, (2 * expected_rows_ + n - 1) / std::max<size_t>(n, 1));
   const std::function<void(size_t)> refill = [&](size_t k) {
     Lane* l = lanes_[fill[k]].get();
-    Fill(l, rows, l->run, run_bytes, limits.deadline);
+    Fill(l, rows, l->run, run_bytes, kept_cap, limits.deadline);
   };
   for (;;) {
     // 1. Top up every lane holding less than a run ahead, in rows and in bytes: most lanes are
@@ -225,8 +230,9 @@ Status ScanMerge::ReadPage(WorkerPool* pool, size_t width, const Rows& rows,
       if (l.done) continue;
       const size_t rows_ahead = l.rows.size() - l.pos;
       const uint64_t bytes_ahead = l.bytes_before(l.rows.size()) - l.bytes_before(l.pos);
+      const size_t kept_ahead = l.kept.size() - l.kept_pos;
       if (rows_ahead == 0 ||
-          (rows_ahead < l.run && bytes_ahead < run_bytes)) {
+          (rows_ahead < l.run && bytes_ahead < run_bytes && kept_ahead < kept_cap)) {
         fill.push_back(i);
         fill_rows += l.run;
       }

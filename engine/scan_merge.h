@@ -105,9 +105,11 @@ class ScanMerge {
 
  private:
   struct Lane;
-  // Reads up to `max_rows` rows (and about `max_bytes`) into `lane`, first dropping what earlier
-  // pages took from it; stops early, after one row at least, once `deadline` has passed.
+  // Reads up to `max_rows` rows (and about `max_bytes`, and until it holds `max_kept` rows the
+  // filter passed) into `lane`, first dropping what earlier pages took from it; stops early,
+  // after one row at least, once `deadline` has passed.
   static void Fill(Lane* lane, const Rows& rows, size_t max_rows, size_t max_bytes,
+                   size_t max_kept,
                    const std::optional<std::chrono::steady_clock::time_point>& deadline);
   // Whether key a comes before key b in the scan's order.
   bool Before(std::string_view a, std::string_view b) const {
