@@ -285,7 +285,7 @@ std::vector<std::pair<std::string, std::string>> FixtureFacts(const Fixtures& f)
                       "tokens followed, entities decoded; {}",
                       f.single.entities, kSinglePartitionKey, LsmShape(f.single))},
          {"table scan", fmt::format("{} entities over {} PartitionKeys, no conditions, merged "
-                                    "over {} physical partitions; {}",
+                                    "over {} physical partitions, scan_threads 1; {}",
                                     f.wide.entities, f.wide.entities / kEntitiesPerPartitionKey,
                                     kPartitions, LsmShape(f.wide))},
          {"raw baseline",

@@ -403,12 +403,14 @@ Status AddShards(const SharedTable& table, const std::vector<std::string>& parti
 
 // Whether a merged read is a bulk scan, which reads past the block cache (and with readahead)
 // so that it does not evict the hot working set: when the stored size of its key range, over
-// every physical partition, is over a quarter of the store's memory budget (the block cache's
-// capacity). RocksDB's estimate from its files' indexes; what is still in memtables is not
-// counted (it is in memory either way).
+// every physical partition, is over half the store's memory budget (the block cache's capacity,
+// half of it taken by memtables at most; blocks are compressed on disk, so such a range would
+// fill what is left). A smaller range is cached: scanned again, it is read from memory.
+// RocksDB's estimate from its files' indexes; what is still in memtables is not counted (it is
+// in memory either way).
 bool BulkScan(StoreState& store, const SharedTable& table, const std::string& lower,
               const std::string& upper) {
-  const uint64_t threshold = store.memory_budget() / 4;
+  const uint64_t threshold = store.memory_budget() / 2;
   uint64_t total = 0;
   std::string begin, end;
   for (const PhysicalPartition& part : table.partitions()) {
