@@ -196,23 +196,19 @@ void BM_PartkvTableFilter(benchmark::State& state) {
   Query q;
   q.filter = "Count lt 100";
   Page page;
-  uint64_t matched = 0, rows = 0;
+  uint64_t matched = 0, rows = 0, touched = 0;
   for (auto _ : state) {
-    q.continuation.clear();
-    for (;;) {
-      Status st = s.table->QueryEntities(q, &page);
-      if (!st.ok()) {
-        state.SkipWithError(st.ToString().c_str());
-        return;
-      }
-      matched += page.entities.size();
-      if (!page.has_more()) break;
-      q.continuation.swap(page.continuation);
+    auto r = PageThroughReused(*s.table, q, &page, &touched);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().ToString().c_str());
+      return;
     }
+    matched += *r;
     if (matched == 0) state.SkipWithError("the selective filter matched nothing");
     rows += s.entities;
   }
   benchmark::DoNotOptimize(matched);
+  benchmark::DoNotOptimize(touched);
   state.SetItemsProcessed(static_cast<int64_t>(rows));
 }
 
@@ -292,20 +288,14 @@ void BM_ParallelFilter(benchmark::State& state, const BenchStore* s) {
   q.scan_budget = UINT64_MAX;
   Page page;
   const uint64_t want = g_fixtures->parallel->matching;
-  uint64_t rows = 0;
+  uint64_t rows = 0, touched = 0;
   for (auto _ : state) {
-    q.continuation.clear();
-    uint64_t matched = 0;
-    for (;;) {
-      Status st = s->table->QueryEntities(q, &page);
-      if (!st.ok()) {
-        state.SkipWithError(st.ToString().c_str());
-        return;
-      }
-      matched += page.entities.size();
-      if (!page.has_more()) break;
-      q.continuation.swap(page.continuation);
+    auto r = PageThroughReused(*s->table, q, &page, &touched);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().ToString().c_str());
+      return;
     }
+    const uint64_t matched = *r;
     if (matched != want) {
       state.SkipWithError(
           fmt::format("the selective filter matched {} entities, expected {}", matched, want)
@@ -314,6 +304,7 @@ void BM_ParallelFilter(benchmark::State& state, const BenchStore* s) {
     }
     rows += s->entities;
   }
+  benchmark::DoNotOptimize(touched);
   state.SetItemsProcessed(static_cast<int64_t>(rows));
 }
 
