@@ -180,31 +180,29 @@ int Main(int argc, char** argv) {
 
   Fixtures fixtures;
   g_fixtures = &fixtures;
+  // Announces a fixture on stderr before it is built (the large ones take seconds).
+  auto populating = [](const char* what, uint64_t n) {
+    std::fprintf(stderr, "populating: %s (%llu)...\n", what, static_cast<unsigned long long>(n));
+  };
   if (g_config.Runs(kPhaseScan)) {
-    std::fprintf(stderr, "populating: partition scan (%llu)...\n",
-                 static_cast<unsigned long long>(g_config.scan_entities));
+    populating("partition scan", g_config.scan_entities);
     PopulateSinglePartition(&fixtures.single, g_config.scan_entities);
-    std::fprintf(stderr, "populating: table scan (%llu)...\n",
-                 static_cast<unsigned long long>(g_config.scan_entities));
+    populating("table scan", g_config.scan_entities);
     PopulateLayout(&fixtures.wide, g_config.scan_entities);
   }
   if (g_config.Runs(kPhaseBounded)) {
-    std::fprintf(stderr, "populating: small table (%llu)...\n",
-                 static_cast<unsigned long long>(g_config.small_entities));
+    populating("small table", g_config.small_entities);
     BuildBounded(&fixtures.small, g_config.small_entities);
-    std::fprintf(stderr, "populating: large table (%llu)...\n",
-                 static_cast<unsigned long long>(g_config.large_entities));
+    populating("large table", g_config.large_entities);
     BuildBounded(&fixtures.large, g_config.large_entities);
   }
   if (g_config.Runs(kPhaseParallel)) {
-    std::fprintf(stderr, "populating: scan-threads table (%llu)...\n",
-                 static_cast<unsigned long long>(g_config.parallel_entities));
+    populating("scan-threads table", g_config.parallel_entities);
     BuildParallel(&fixtures.parallel.emplace(), g_config.parallel_entities);
     std::fprintf(stderr, "  built and copied in %.1f s\n", fixtures.parallel->build_seconds);
   }
   if (g_config.Runs(kPhaseHotSet)) {
-    std::fprintf(stderr, "populating: hot-set table (%llu)...\n",
-                 static_cast<unsigned long long>(g_config.hot_table_entities));
+    populating("hot-set table", g_config.hot_table_entities);
     BuildHotSet(&fixtures.hot.emplace(), g_config.hot_table_entities);
     std::fprintf(stderr, "  built and copied in %.1f s\n", fixtures.hot->build_seconds);
   }
