@@ -72,6 +72,18 @@ std::optional<Table> OpenTable(const Store& store, const std::string& name) {
   }
   return std::move(*table);
 }
+// Creates table `name` of `partitions` physical partitions in `store` and opens it; nullopt, and
+// the test failed, when either fails.
+std::optional<Table> CreateTable(Store& store, const std::string& name, uint32_t partitions) {
+  TableOptions options;
+  options.physical_partitions = partitions;
+  Status s = store.CreateTable(name, options);
+  if (!s.ok()) {
+    ADD_FAILURE() << name << ": " << s.ToString();
+    return std::nullopt;
+  }
+  return OpenTable(store, name);
+}
 // OpenTable of `name` in each of `stores`.
 std::vector<Table> OpenTables(const std::vector<Store>& stores, const std::string& name) {
   std::vector<Table> tables;
@@ -547,10 +559,7 @@ TEST(PageBytesTest, PageEndsAfterTheEntityThatReachesPageBytes) {
   {
     std::optional<Store> store = OpenStore(dir.Sub("store"), 8);
     ASSERT_TRUE(store);
-    TableOptions options;
-    options.physical_partitions = 16;
-    ASSERT_TRUE(store->CreateTable("Blobs", options).ok());
-    std::optional<Table> table = OpenTable(*store, "Blobs");
+    std::optional<Table> table = CreateTable(*store, "Blobs", 16);
     ASSERT_TRUE(table);
     ASSERT_NO_FATAL_FAILURE(WriteAll(*table, entities));
   }
@@ -609,8 +618,7 @@ TEST(PageBytesTest, DefaultPageBytesIs4MiB) {
   testing::TempDir dir;
   std::optional<Store> store = OpenStore(dir.Sub("store"), 8);
   ASSERT_TRUE(store);
-  ASSERT_TRUE(store->CreateTable("Blobs").ok());
-  std::optional<Table> table = OpenTable(*store, "Blobs");
+  std::optional<Table> table = CreateTable(*store, "Blobs", 16);
   ASSERT_TRUE(table);
   std::vector<Entity> entities;
   for (int i = 0; i < 80; ++i) {
@@ -734,10 +742,7 @@ TEST(TimeBudgetValidationTest, NegativeTimeBudgetIsInvalidArgument) {
   testing::TempDir dir;
   std::optional<Store> store = OpenStore(dir.Sub("store"), 8);
   ASSERT_TRUE(store);
-  TableOptions options;
-  options.physical_partitions = 64;
-  ASSERT_TRUE(store->CreateTable("Items", options).ok());
-  std::optional<Table> table = OpenTable(*store, "Items");
+  std::optional<Table> table = CreateTable(*store, "Items", 64);
   ASSERT_TRUE(table);
   ASSERT_NO_FATAL_FAILURE(WriteAll(*table, MakeEntities(200, 3)));
   for (auto budget : {std::chrono::milliseconds(-1), std::chrono::milliseconds::min()}) {
@@ -784,10 +789,7 @@ class ScanPoolShutdownTest : public ::testing::Test {
     {
       std::optional<Store> store = OpenStore(path(), 1);
       ASSERT_TRUE(store);
-      TableOptions options;
-      options.physical_partitions = 64;
-      ASSERT_TRUE(store->CreateTable("Items", options).ok());
-      std::optional<Table> table = OpenTable(*store, "Items");
+      std::optional<Table> table = CreateTable(*store, "Items", 64);
       ASSERT_TRUE(table);
       std::vector<Entity> entities = MakeEntities(kEntities, 7);
       ASSERT_NO_FATAL_FAILURE(WriteAll(*table, entities));
