@@ -327,8 +327,9 @@ struct CursorRead {  // one PartitionKey
   CursorStream stream;
 };
 struct MergedRead {  // a table-wide or PartitionKey-range query
-  MergedRead(rocksdb::DB* db, bool descending, uint64_t expected_rows)
-      : snap{db, db->GetSnapshot()}, merge(descending, expected_rows) {}
+  MergedRead(rocksdb::DB* db, bool descending, uint64_t expected_rows,
+             std::shared_ptr<ScanMerge::SpareLanes> spare)
+      : snap{db, db->GetSnapshot()}, merge(descending, expected_rows, std::move(spare)) {}
   SnapshotHolder snap;
   ScanMerge merge;
 };
@@ -475,8 +476,8 @@ Status RunQuery(StoreState& store, const SharedTable& table, const Query& q, Pag
   if (auto kept = TakeKept<MergedRead>(store, table, q)) {
     return ReadPageAndKeep(store, table, std::move(kept), plan, 0, nullptr, out);
   }
-  auto read = std::make_shared<MergedRead>(db, plan.descending,
-                                           std::min<uint64_t>(plan.page_size, plan.budget));
+  auto read = std::make_shared<MergedRead>(
+      db, plan.descending, std::min<uint64_t>(plan.page_size, plan.budget), store.spare_lanes());
   PartitionBounds(plan.pk, &lower, &upper);
   if (resume) ApplyResume(*resume, plan.descending, &lower, &upper);
   std::optional<KeyRange> rows;

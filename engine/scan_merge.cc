@@ -47,13 +47,70 @@ struct ScanMerge::Lane {
   std::vector<Entity> slots;
 };
 
-ScanMerge::ScanMerge(bool descending, uint64_t expected_rows)
-    : descending_(descending), expected_rows_(expected_rows) {}
+namespace {
 
-ScanMerge::~ScanMerge() = default;
+// The bytes of capacity a lane's buffers hold.
+size_t Capacity(const ScanMerge::Lane& l) {
+  return l.keys.capacity() + l.rows.capacity() * sizeof(ScanMerge::Lane::Row) +
+         l.kept.capacity() * sizeof(uint32_t) + l.slots.capacity() * sizeof(Entity);
+}
+
+}  // namespace
+
+ScanMerge::SpareLanes::SpareLanes() = default;
+ScanMerge::SpareLanes::~SpareLanes() = default;
+
+std::unique_ptr<ScanMerge::Lane> ScanMerge::SpareLanes::Take() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!lanes_.empty()) {
+      std::unique_ptr<Lane> lane = std::move(lanes_.back());
+      lanes_.pop_back();
+      bytes_ -= Capacity(*lane);
+      return lane;
+    }
+  }
+  return std::make_unique<Lane>();
+}
+
+void ScanMerge::SpareLanes::Give(std::unique_ptr<Lane> lane) {
+  // Back to a new lane's state, keeping the buffers' capacity (not the entities: their sizes
+  // are the data's).
+  Lane& l = *lane;
+  l.cursor.reset();
+  l.started = l.done = false;
+  l.start_steps = 0;
+  l.run = kMinRun;
+  l.error = Status::OK();
+  l.keys.clear();
+  l.rows.clear();
+  l.steps_base = l.bytes_base = 0;
+  l.pos = 0;
+  l.kept.clear();
+  l.kept_pos = 0;
+  l.slots.clear();
+  const size_t size = Capacity(l);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (bytes_ + size > kSpareBytes) return;  // freed here, outside nothing but the lock
+  bytes_ += size;
+  lanes_.push_back(std::move(lane));
+}
+
+size_t ScanMerge::SpareLanes::bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bytes_;
+}
+
+ScanMerge::ScanMerge(bool descending, uint64_t expected_rows, std::shared_ptr<SpareLanes> spare)
+    : descending_(descending), expected_rows_(expected_rows), spare_(std::move(spare)) {}
+
+ScanMerge::~ScanMerge() {
+  if (spare_ == nullptr) return;
+  for (auto& lane : lanes_) spare_->Give(std::move(lane));
+}
 
 void ScanMerge::Add(std::unique_ptr<PartitionCursor> cursor) {
-  auto lane = std::make_unique<Lane>();
+  auto lane = spare_ != nullptr ? spare_->Take() : std::make_unique<Lane>();
   lane->cursor = std::move(cursor);
   lanes_.push_back(std::move(lane));
 }

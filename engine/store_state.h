@@ -26,6 +26,7 @@
 #include "engine/dropped_tables.h"
 #include "engine/recovery.h"
 #include "engine/resume_cache.h"
+#include "engine/scan_merge.h"
 #include "engine/shared_table.h"
 #include "engine/worker_pool.h"
 #include "partkv/options.h"
@@ -102,6 +103,8 @@ class StoreState {
   // one query may use (StoreOptions::scan_threads, resolved; the caller counts as one).
   WorkerPool& scan_pool() const { return *scan_pool_; }
   size_t scan_threads() const { return scan_threads_; }
+  // The buffers merged reads' lanes reuse (engine/scan_merge.h).
+  const std::shared_ptr<ScanMerge::SpareLanes>& spare_lanes() const { return spare_lanes_; }
   // StoreOptions::memory_budget_bytes: the block cache's capacity.
   size_t memory_budget() const { return memory_budget_; }
   // The options of a data column family when the store has `count` of them. The memtable bloom
@@ -152,6 +155,8 @@ class StoreState {
   size_t scan_threads_ = 1;
   // Idle whenever no query runs (every query holds the store), so it may stop in any order.
   std::unique_ptr<WorkerPool> scan_pool_;
+  std::shared_ptr<ScanMerge::SpareLanes> spare_lanes_ =
+      std::make_shared<ScanMerge::SpareLanes>();
 };
 
 }  // namespace partkv::engine
