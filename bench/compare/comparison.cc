@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "bench/bench_common.h"
 #include "bench/compare/disk.h"
@@ -82,6 +83,30 @@ std::string MemoryTotal() {
   return v > 0 ? fmt::format("{:.1f} GiB", v / (1024 * 1024)) : kb;
 }
 
+// A batch's failure as the user's input explains it: two entities given the same keys by the
+// strategy and the RowKey scheme (AlreadyExists: an earlier batch holds the pair; InvalidArgument
+// on a repeated key: the same batch does) name the entity's line; anything else is the store's.
+Status DuplicateKeyError(const DataSet& data, const BatchPlan& plan, const Batch& batch,
+                         const Status& status, const std::string& label,
+                         const KeyStrategy& row_key) {
+  const int op = status.failed_op();
+  const bool repeated = status.IsAlreadyExists() ||
+                        (status.IsInvalidArgument() &&
+                         std::string_view(status.message()).find("is already present in the batch") !=
+                             std::string_view::npos);
+  if (!repeated || op < 0 || static_cast<size_t>(op) >= plan.events.size()) {
+    return status.WithContext("write " + label);
+  }
+  const Entity& e = batch.ops()[op].entity;
+  return EntityError(
+      data, plan.events[op],
+      Status::InvalidArgument(fmt::format(
+          "PartitionKey '{}' and RowKey '{}' are already another entity's: the RowKey must be "
+          "unique within each partition (choose a --row-key that is)",
+          e.partition_key(), e.row_key())),
+      fmt::format("strategy {} with RowKey {}", label, row_key.ToString()));
+}
+
 // Batches per turn of the interleaved writes.
 constexpr size_t kChunkBatches = 16;
 // The longest the comparison waits for the store's flushes and compactions to end.
@@ -91,9 +116,9 @@ constexpr std::chrono::minutes kSettleTimeout{10};
 // alternating), the same key/value bytes in the same batches to a raw RocksDB database; each
 // side is timed around its calls only, so entity building and encoding are not counted. Then
 // flushes both, lets background work settle and records the raw side's bytes on disk.
-Status WriteInterleaved(Store& store, Table& table, const std::string& raw_path, const Workload& w,
-                        const std::vector<BatchPlan>& plans, uint32_t partitions, StrategyResult* r,
-                        Tracker* tracker) {
+Status WriteInterleaved(Store& store, Table& table, const std::string& raw_path, const DataSet& data,
+                        const KeyStrategy& row_key, const std::vector<BatchPlan>& plans,
+                        uint32_t partitions, StrategyResult* r, Tracker* tracker) {
   PARTKV_ASSIGN_OR_RETURN(std::unique_ptr<RawDb> raw, RawDb::Create(raw_path, store, partitions));
   const int64_t ticks =
       DateTime::FromUnixMicros(std::chrono::duration_cast<std::chrono::microseconds>(
@@ -113,20 +138,24 @@ Status WriteInterleaved(Store& store, Table& table, const std::string& raw_path,
       Batch& batch = batches.emplace_back();
       std::vector<StoredEntity>& writes = raw_batches.emplace_back();
       for (uint32_t i : plans[k].events) {
-        Entity e = PlannedEntity(w, i, plans[k].partition_key);
+        PARTKV_ASSIGN_OR_RETURN(Entity e, PlannedEntity(data, i, plans[k].partition_key, row_key));
         writes.push_back(EncodeStoredEntity(e, DateTime{ticks}, etag++));
         batch.Insert(std::move(e));
       }
       raw_partitions.push_back(table.PhysicalPartitionOf(plans[k].partition_key));
     }
     auto partkv_side = [&]() -> Status {
-      for (const Batch& batch : batches) {
+      for (size_t b = 0; b < batches.size(); ++b) {
+        const Batch& batch = batches[b];
         const auto start = SteadyClock::now();
         const double cpu_start = ThreadCpuSeconds();
         auto written = table.Submit(batch);
         r->write_cpu_seconds += ThreadCpuSeconds() - cpu_start;
         r->write_seconds += SecondsSince(start);
-        if (!written.ok()) return written.status().WithContext("write " + r->label);
+        if (!written.ok()) {
+          return DuplicateKeyError(data, plans[begin + b], batch, written.status(), r->label,
+                                   row_key);
+        }
         r->entities_written += batch.size();
       }
       return Status::OK();
@@ -162,12 +191,12 @@ Status WriteInterleaved(Store& store, Table& table, const std::string& raw_path,
   return Status::OK();
 }
 
-double PeakHourHotShare(const Workload& w, const std::vector<BatchPlan>& plans) {
+double PeakHourHotShare(const Peaks& peaks, const std::vector<BatchPlan>& plans) {
   std::unordered_map<std::string_view, uint64_t> per_key;
   uint64_t total = 0, hottest = 0;
   for (const BatchPlan& p : plans) {
     for (uint32_t i : p.events) {
-      if (i < w.BurstBegin() || i >= w.BurstEnd()) continue;
+      if (i < peaks.hour_begin || i >= peaks.hour_end) continue;
       hottest = std::max(hottest, ++per_key[p.partition_key]);
       ++total;
     }
@@ -175,22 +204,35 @@ double PeakHourHotShare(const Workload& w, const std::vector<BatchPlan>& plans) 
   return total > 0 ? static_cast<double>(hottest) / total : 0;
 }
 
-WorkloadSummary Summarize(const Workload& w) {
+std::string DayText(int64_t unix_micros) {
+  return DateTime::FromUnixMicros(unix_micros).ToString().substr(0, 10);
+}
+
+WorkloadSummary Summarize(const DataSet& data, const Peaks& peaks, const Workload* built_in,
+                          const std::string& time_attribute, const KeyStrategy& row_key) {
   WorkloadSummary s;
-  s.events = w.size();
-  s.days = w.options().days;
-  s.devices = w.options().devices;
-  s.seed = w.options().seed;
-  s.first_day = Workload::DateText(0);
-  s.last_day = Workload::DateText(s.days - 1);
-  s.burst_day = Workload::DateText(w.burst_day());
-  s.burst_hour_events = w.BurstEnd() - w.BurstBegin();
-  for (uint32_t d = 0; d < s.days; ++d)
-    s.busiest_day_events = std::max(s.busiest_day_events, w.EventsOnDay(d));
-  auto sizes = w.SampleValueSizes();
+  s.source = data.source();
+  s.built_in = built_in != nullptr;
+  s.events = data.size();
+  s.days = peaks.days;
+  if (built_in != nullptr) {
+    s.devices = built_in->options().devices;
+    s.seed = built_in->options().seed;
+  }
+  s.time_attribute = time_attribute;
+  s.first_day = DayText(data.TimeMicros(0));
+  s.last_day = DayText(data.TimeMicros(data.size() - 1));
+  s.burst_day = DayText(peaks.day_start_micros);
+  s.burst_hour = DateTime::FromUnixMicros(peaks.hour_start_micros).ToString().substr(0, 16);
+  s.burst_hour[10] = ' ';
+  s.burst_hour_events = peaks.hour_end - peaks.hour_begin;
+  s.busiest_day_events = peaks.day_end - peaks.day_begin;
+  auto sizes = data.SampleValueSizes();
   s.mean_value_bytes = sizes.mean;
   s.min_value_bytes = sizes.min;
   s.max_value_bytes = sizes.max;
+  s.row_key = row_key.ToString();
+  s.attributes = data.attributes();
   return s;
 }
 
@@ -198,18 +240,52 @@ WorkloadSummary Summarize(const Workload& w) {
 
 uint64_t KeySeed(uint64_t workload_seed) { return workload_seed ^ 0x6b6579735f736565ULL; }
 
-std::vector<int64_t> ReplayTimes(const Workload& workload, double replay_rate) {
-  // Real span / replay span = (days * 86400 s) / (events / replay_rate).
-  const double real_seconds = workload.options().days * 86400.0;
-  const double replay_seconds = static_cast<double>(workload.size()) / replay_rate;
-  const double scale = replay_seconds / real_seconds;
-  const int64_t t0 = Workload::kStartUnixSeconds * 1000000;
+std::vector<int64_t> ReplayTimes(const DataSet& data, double replay_rate) {
+  // Real span / replay span = (last - first time) / (entities / replay_rate). A timeline without
+  // extent (every entity at one time) is replayed in order at the rate.
+  const size_t n = data.size();
   std::vector<int64_t> out;
-  out.reserve(workload.size());
-  for (const Event& e : workload.events()) {
-    out.push_back(static_cast<int64_t>(static_cast<double>(e.unix_micros - t0) * scale));
+  out.reserve(n);
+  const int64_t t0 = n > 0 ? data.TimeMicros(0) : 0;
+  const double real_micros = n > 0 ? static_cast<double>(data.TimeMicros(n - 1) - t0) : 0;
+  const double replay_micros = static_cast<double>(n) / replay_rate * 1e6;
+  for (size_t i = 0; i < n; ++i) {
+    if (real_micros <= 0) {
+      out.push_back(static_cast<int64_t>(static_cast<double>(i) / replay_rate * 1e6));
+    } else {
+      const double real = static_cast<double>(data.TimeMicros(i) - t0);
+      out.push_back(static_cast<int64_t>(real / real_micros * replay_micros));
+    }
   }
   return out;
+}
+
+Peaks FindPeaks(const DataSet& data) {
+  Peaks p;
+  const size_t n = data.size();
+  if (n == 0) return p;
+  constexpr int64_t kHour = 3600LL * 1000000, kDay = 24 * kHour;
+  auto floor_div = [](int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0 ? 1 : 0); };
+  // Entities are in time order: each hour and day is one run of them.
+  auto busiest = [&](int64_t unit, size_t* begin, size_t* end, int64_t* start) {
+    size_t run_begin = 0;
+    for (size_t i = 1; i <= n; ++i) {
+      if (i < n && floor_div(data.TimeMicros(i), unit) == floor_div(data.TimeMicros(run_begin), unit)) {
+        continue;
+      }
+      if (i - run_begin > *end - *begin) {
+        *begin = run_begin;
+        *end = i;
+        *start = floor_div(data.TimeMicros(run_begin), unit) * unit;
+      }
+      run_begin = i;
+    }
+  };
+  busiest(kHour, &p.hour_begin, &p.hour_end, &p.hour_start_micros);
+  busiest(kDay, &p.day_begin, &p.day_end, &p.day_start_micros);
+  p.days = static_cast<uint32_t>(floor_div(data.TimeMicros(n - 1), kDay) -
+                                 floor_div(data.TimeMicros(0), kDay) + 1);
+  return p;
 }
 
 std::vector<std::pair<std::string, std::string>> MachineFacts() {
@@ -234,7 +310,7 @@ std::vector<std::pair<std::string, std::string>> MachineFacts() {
 
 Result<ComparisonResult> RunComparison(const ComparisonOptions& options, ProgressSink* sink) {
   const auto wall_start = SteadyClock::now();
-  if (options.workload.events == 0 || options.workload.days == 0) {
+  if (options.data == nullptr && (options.workload.events == 0 || options.workload.days == 0)) {
     return Status::InvalidArgument("the workload needs at least one event and one day");
   }
   if (options.physical_partitions < 1 || options.physical_partitions > 1024) {
@@ -242,18 +318,33 @@ Result<ComparisonResult> RunComparison(const ComparisonOptions& options, Progres
   }
   if (!(options.replay_rate > 0)) return Status::InvalidArgument("the replay rate must be > 0");
 
-  const Workload workload = Workload::Generate(options.workload);
-  const std::vector<int64_t> replay = ReplayTimes(workload, options.replay_rate);
-  const std::vector<StrategySpec> specs = DefaultStrategies();
+  std::shared_ptr<const Workload> built_in;
+  std::shared_ptr<const DataSet> data_holder = options.data;
+  if (data_holder == nullptr) {
+    built_in = std::make_shared<const Workload>(Workload::Generate(options.workload));
+    data_holder = std::make_shared<const DataSet>(DataSet::FromWorkload(built_in));
+  }
+  const DataSet& data = *data_holder;
+  if (data.size() == 0) return Status::InvalidArgument("the data has no entities");
+  const std::vector<StrategySpec> specs =
+      options.strategies.empty() ? DefaultStrategies() : options.strategies;
+  const KeyStrategy row_key = options.row_key ? *options.row_key : RowKeyScheme();
+  // The built-in reads only for the built-in data: the user's data is read as the user says.
+  const std::vector<ReadSpec> read_specs =
+      options.reads.empty() && options.data == nullptr ? DefaultReads() : options.reads;
+  const std::vector<int64_t> replay = ReplayTimes(data, options.replay_rate);
+  const Peaks peaks = FindPeaks(data);
   const uint64_t key_seed = KeySeed(options.workload.seed);
   const uint32_t partitions = options.physical_partitions;
-  const double n = static_cast<double>(workload.size());
-  const double burst_day = static_cast<double>(workload.EventsOnDay(workload.burst_day()));
+  const double n = static_cast<double>(data.size());
+  const double burst_day = static_cast<double>(peaks.day_end - peaks.day_begin);
 
   ComparisonResult result;
   result.physical_partitions = partitions;
   result.replay_rate = options.replay_rate;
-  result.workload = Summarize(workload);
+  result.workload = Summarize(data, peaks, built_in.get(),
+                              built_in != nullptr ? "time" : options.time_attribute, row_key);
+  for (const ReadSpec& r : read_specs) result.reads.push_back({r.name, r.attributes, r.weight});
   Tracker tracker(
       sink, n * (kAnalyzeWeight +
                  specs.size() * (kPlanWeight + kWriteWeight + kRawWeight + kReadWeight)) +
@@ -269,10 +360,13 @@ Result<ComparisonResult> RunComparison(const ComparisonOptions& options, Progres
     PARTKV_ASSIGN_OR_RETURN(Analyzer a, Analyzer::Create(spec.partition_key, ao));
     analyzers.push_back(std::move(a));
   }
-  tracker.Step("analyzing the workload", n * kAnalyzeWeight);
-  for (size_t i = 0; i < workload.size(); ++i) {
-    Entity e = workload.MakeEntity(i);
-    e.set_row_key(Workload::OrderId(i));
+  tracker.Step("analyzing the data", n * kAnalyzeWeight);
+  for (size_t i = 0; i < data.size(); ++i) {
+    // The whole entity: the analyzer's cloud costs count every property's bytes.
+    PARTKV_ASSIGN_OR_RETURN(Entity e, data.MakeEntity(i));
+    auto rk = row_key.Compute(data.Attributes(i));
+    if (!rk.ok()) return EntityError(data, i, rk.status(), "--row-key " + row_key.ToString());
+    e.set_row_key(std::move(*rk));
     for (Analyzer& a : analyzers) a.Add(e);
     if (i % 4096 == 0) tracker.Tick(static_cast<double>(i) / n);
   }
@@ -288,32 +382,45 @@ Result<ComparisonResult> RunComparison(const ComparisonOptions& options, Progres
     r.explanation = spec.explanation;
     r.table = spec.table_name;
     r.analysis = analyzers[s].Finish();
+    if (r.analysis.errors > 0) {
+      // An entity the strategy cannot key: planning names its line (InvalidArgument).
+      PARTKV_RETURN_IF_ERROR(PlanBatches(data, spec, key_seed, replay).status());
+    }
     PARTKV_RETURN_IF_ERROR(Check(r.analysis.errors == 0, r.label + ": the analyzer could not key " +
                                                              std::to_string(r.analysis.errors) +
                                                              " entities (" +
                                                              r.analysis.first_error + ")"));
 
     tracker.Step("planning batches: " + spec.label, n * kPlanWeight);
-    PARTKV_ASSIGN_OR_RETURN(plans[s], PlanBatches(workload, spec.partition_key, key_seed, replay));
+    PARTKV_ASSIGN_OR_RETURN(plans[s], PlanBatches(data, spec, key_seed, replay));
     uint64_t planned = 0;
     for (const BatchPlan& p : plans[s]) planned += p.events.size();
-    PARTKV_RETURN_IF_ERROR(Check(planned == workload.size(),
-                                 fmt::format("{}: {} entities planned, the workload has {}",
-                                             r.label, planned, workload.size())));
-    r.peak_hour_hot_share = PeakHourHotShare(workload, plans[s]);
+    PARTKV_RETURN_IF_ERROR(Check(planned == data.size(),
+                                 fmt::format("{}: {} entities planned, the data has {}",
+                                             r.label, planned, data.size())));
+    r.peak_hour_hot_share = PeakHourHotShare(peaks, plans[s]);
+    if (spec.partition_key.is_sharded()) {
+      std::unordered_set<std::string_view> suffixes;
+      for (const BatchPlan& p : plans[s]) {
+        const std::string_view key = p.partition_key;
+        suffixes.insert(key.substr(key.rfind('.') + 1));
+      }
+      r.shard_count = spec.partition_key.shard_count();
+      r.shards_used = suffixes.size();
+    }
 
     TableOptions to;
     to.physical_partitions = partitions;
     to.partition_key_scheme = spec.partition_key;
-    to.row_key_scheme = RowKeyScheme();
+    to.row_key_scheme = row_key;
     PARTKV_RETURN_IF_ERROR(store.CreateTable(spec.table_name, to));
     PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(spec.table_name));
     tables.push_back(table);
 
     tracker.Step("writing: " + spec.label, n * (kWriteWeight + kRawWeight));
     PARTKV_RETURN_IF_ERROR(WriteInterleaved(store, tables.back(),
-                                            options.work_dir + "/raw-" + std::to_string(s),
-                                            workload, plans[s], partitions, &r, &tracker));
+                                            options.work_dir + "/raw-" + std::to_string(s), data,
+                                            row_key, plans[s], partitions, &r, &tracker));
   }
 
   // The layout on disk, checked against the workload and the analyzer.
@@ -327,36 +434,34 @@ Result<ComparisonResult> RunComparison(const ComparisonOptions& options, Progres
     r.lsm_shape = LsmShape(census);
     r.physical_on_disk = EntitiesPerPartition(census);
     PARTKV_RETURN_IF_ERROR(
-        Check(r.entities_written == workload.size() && r.entities_on_disk() == workload.size(),
-              fmt::format("{}: {} written, {} on disk, the workload has {}", r.label,
-                          r.entities_written, r.entities_on_disk(), workload.size())));
+        Check(r.entities_written == data.size() && r.entities_on_disk() == data.size(),
+              fmt::format("{}: {} written, {} on disk, the data has {}", r.label,
+                          r.entities_written, r.entities_on_disk(), data.size())));
     PARTKV_RETURN_IF_ERROR(Check(r.physical_on_disk == r.analysis.physical_counts,
                                  r.label + ": the entities per physical partition on disk "
                                            "differ from the analyzer's"));
   }
 
-  // Reads on disk.
-  ReadSamples samples;
-  samples.point_reads = options.point_reads;
-  samples.device_day_reads = options.device_day_reads;
-  samples.day_reads = options.day_reads;
-  samples.extra_day_reads = options.extra_day_reads;
-  samples.seed = options.workload.seed ^ 0x7265616473ULL;
+  // Reads on disk: the same samples for every strategy.
+  PARTKV_ASSIGN_OR_RETURN(
+      const std::vector<std::vector<SampledRead>> samples,
+      SampleReads(data, read_specs, options.workload.seed ^ 0x7265616473ULL));
   for (size_t s = 0; s < specs.size(); ++s) {
     StrategyResult& r = result.strategies[s];
     tracker.Step("reading: " + specs[s].label, n * kReadWeight);
-    PARTKV_RETURN_IF_ERROR(
-        MeasureReads(tables[s], specs[s], workload, samples, &r, tracker.Ticker())
-            .WithContext("reads of " + r.label));
-    for (const ReadStats* rs : {&r.point, &r.day, &r.device_day}) {
+    PARTKV_RETURN_IF_ERROR(MeasureReads(tables[s], specs[s], row_key, read_specs, samples,
+                                        &r.reads, tracker.Ticker())
+                               .WithContext("reads of " + r.label));
+    for (const ReadStats& rs : r.reads) {
       PARTKV_RETURN_IF_ERROR(
-          Check(rs->mismatches == 0, fmt::format("{}: {} of {} reads ({}) returned other entities "
-                                                 "than the workload holds",
-                                                 r.label, rs->mismatches, rs->samples, rs->how)));
+          Check(rs.mismatches == 0, fmt::format("{}: {} of {} reads ({}: {}) returned other "
+                                                "entities than the data holds",
+                                                r.label, rs.mismatches, rs.samples, rs.name,
+                                                rs.how)));
     }
   }
 
-  // The burst day, offered under each profile with throttling on, on a manual clock.
+  // The busiest day, offered under each profile with throttling on, on a manual clock.
   {
     auto clock = std::make_shared<ManualClock>(1'000'000);
     StoreOptions so;
@@ -365,7 +470,8 @@ Result<ComparisonResult> RunComparison(const ComparisonOptions& options, Progres
     for (size_t s = 0; s < specs.size(); ++s) {
       std::vector<const BatchPlan*> day;
       for (const BatchPlan& p : plans[s]) {
-        if (workload.DayOf(p.events.front()) == workload.burst_day()) day.push_back(&p);
+        const size_t first = p.events.front();
+        if (first >= peaks.day_begin && first < peaks.day_end) day.push_back(&p);
       }
       for (size_t k = 0; k < options.throttle_profiles.size(); ++k) {
         const std::string& profile = options.throttle_profiles[k];
@@ -374,7 +480,8 @@ Result<ComparisonResult> RunComparison(const ComparisonOptions& options, Progres
         PARTKV_ASSIGN_OR_RETURN(
             ThrottleStats t,
             ReplayThrottled(throttle_store, *clock, fmt::format("T{}{}", specs[s].table_name, k),
-                            specs[s], profile, partitions, workload, day, tracker.Ticker()));
+                            specs[s], row_key, profile, partitions, data, day,
+                            tracker.Ticker()));
         PARTKV_RETURN_IF_ERROR(
             Check(t.store_throttled == t.throttled_calls,
                   fmt::format("{} under {}: {} calls throttled, the table "
@@ -398,16 +505,17 @@ Result<ComparisonResult> RunComparison(const ComparisonOptions& options, Progres
     for (size_t s = 0; s < specs.size(); ++s) {
       StrategyResult& r = result.strategies[s];
       tracker.Step("on the target: " + specs[s].label, n * kTargetWeight);
-      PARTKV_ASSIGN_OR_RETURN(TargetStats t, RunOnTarget(*remote, target, specs[s], workload,
-                                                         plans[s], samples, tracker.Ticker()));
-      PARTKV_RETURN_IF_ERROR(Check(t.entities_written == workload.size(),
-                                   fmt::format("{}: {} written to the target, the workload has {}",
-                                               r.label, t.entities_written, workload.size())));
-      for (const ReadStats* rs : {&t.point, &t.day, &t.device_day}) {
+      PARTKV_ASSIGN_OR_RETURN(
+          TargetStats t, RunOnTarget(*remote, target, specs[s], row_key, data, plans[s],
+                                     read_specs, samples, tracker.Ticker()));
+      PARTKV_RETURN_IF_ERROR(Check(t.entities_written == data.size(),
+                                   fmt::format("{}: {} written to the target, the data has {}",
+                                               r.label, t.entities_written, data.size())));
+      for (const ReadStats& rs : t.reads) {
         PARTKV_RETURN_IF_ERROR(Check(
-            rs->mismatches == 0, fmt::format("{}: {} of {} reads ({}) on the target returned "
-                                             "other entities than the workload holds",
-                                             r.label, rs->mismatches, rs->samples, rs->how)));
+            rs.mismatches == 0, fmt::format("{}: {} of {} reads ({}: {}) on the target returned "
+                                            "other entities than the data holds",
+                                            r.label, rs.mismatches, rs.samples, rs.name, rs.how)));
       }
       r.target = std::move(t);
     }

@@ -1,8 +1,11 @@
 #include "bench/compare/csv_report.h"
 
 #include <functional>
+#include <memory>
 #include <utility>
 
+#include "bench/compare/findings.h"
+#include "bench/compare/recommendation.h"
 #include "fmt/format.h"
 
 namespace partkv::compare {
@@ -27,9 +30,21 @@ const ThrottleStats* Throttle(const StrategyResult& r, const std::string& profil
   return nullptr;
 }
 
-void AddRead(std::vector<std::pair<std::string, Getter>>* cols, const std::string& prefix,
-             ReadStats StrategyResult::*member) {
-  auto get = [member](const StrategyResult& r) -> const ReadStats& { return r.*member; };
+// A column-name part from a read's name: letters, digits and '_' ("device-day" -> "device_day").
+std::string ColumnName(std::string name) {
+  for (char& c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) c = '_';
+  }
+  return name;
+}
+
+void AddRead(std::vector<std::pair<std::string, Getter>>* cols, const std::string& name,
+             size_t k) {
+  static const ReadStats kNone;
+  const std::string prefix = ColumnName(name);
+  auto get = [k](const StrategyResult& r) -> const ReadStats& {
+    return k < r.reads.size() ? r.reads[k] : kNone;
+  };
   cols->push_back({prefix + "_how", [=](auto&, auto& r) { return get(r).how; }});
   cols->push_back(
       {prefix + "_fanout", [=](auto&, auto& r) { return Num(uint64_t{get(r).fanout}); }});
@@ -48,7 +63,8 @@ void AddRead(std::vector<std::pair<std::string, Getter>>* cols, const std::strin
 }
 
 // --target's columns, empty without it.
-void AddTarget(std::vector<std::pair<std::string, Getter>>* cols) {
+void AddTarget(std::vector<std::pair<std::string, Getter>>* cols,
+               const std::vector<ReadSummary>& reads) {
   using Field = std::function<std::string(const TargetStats&)>;
   auto add = [cols](const std::string& name, Field field) {
     cols->push_back({"target_" + name, [field](auto&, auto& r) {
@@ -67,19 +83,19 @@ void AddTarget(std::vector<std::pair<std::string, Getter>>* cols) {
   add("throttled_answers", [](auto& t) { return Num(t.throttled_answers); });
   add("retry_wait_seconds", [](auto& t) { return Num(t.retry_wait_seconds); });
   add("batches_resent", [](auto& t) { return Num(t.batches_resent); });
-  for (auto [name, member] : {std::pair{"point", &TargetStats::point},
-                              std::pair{"day", &TargetStats::day},
-                              std::pair{"device_day", &TargetStats::device_day}}) {
-    const std::string n = name;
-    add(n + "_p50_us", [member](auto& t) { return Num((t.*member).p50_micros); });
-    add(n + "_p99_us", [member](auto& t) { return Num((t.*member).p99_micros); });
-    add(n + "_entities", [member](auto& t) { return Num((t.*member).entities); });
+  for (size_t k = 0; k < reads.size(); ++k) {
+    const std::string n = ColumnName(reads[k].name);
+    auto get = [k](const TargetStats& t) { return k < t.reads.size() ? t.reads[k] : ReadStats{}; };
+    add(n + "_p50_us", [get](auto& t) { return Num(get(t).p50_micros); });
+    add(n + "_p99_us", [get](auto& t) { return Num(get(t).p99_micros); });
+    add(n + "_entities", [get](auto& t) { return Num(get(t).entities); });
   }
 }
 
-const std::vector<std::pair<std::string, Getter>>& Columns() {
-  static const auto* columns = [] {
-    auto* c = new std::vector<std::pair<std::string, Getter>>{
+// The columns of `result`'s CSV: fixed ones, then read_<name>_* per read, then per profile.
+std::vector<std::pair<std::string, Getter>> Columns(const ComparisonResult& result) {
+  {
+    auto columns = std::vector<std::pair<std::string, Getter>>{
         {"strategy", [](auto&, auto& r) { return r.label; }},
         {"strategy_text", [](auto&, auto& r) { return r.strategy; }},
         {"table", [](auto&, auto& r) { return r.table; }},
@@ -127,9 +143,8 @@ const std::vector<std::pair<std::string, Getter>>& Columns() {
            return out;
          }},
     };
-    AddRead(c, "point", &StrategyResult::point);
-    AddRead(c, "day", &StrategyResult::day);
-    AddRead(c, "device_day", &StrategyResult::device_day);
+    auto* c = &columns;
+    for (size_t k = 0; k < result.reads.size(); ++k) AddRead(c, result.reads[k].name, k);
     for (std::string profile : {"azure-table", "dynamodb", "cosmos"}) {
       std::string p = profile;
       for (char& ch : p) ch = ch == '-' ? '_' : ch;
@@ -155,10 +170,37 @@ const std::vector<std::pair<std::string, Getter>>& Columns() {
                     }});
     }
     c->push_back({"replay_entities_per_s", [](auto& c, auto&) { return Num(c.replay_rate); }});
-    AddTarget(c);
-    return c;
-  }();
-  return *columns;
+    // The recommendation (recommendation.h): each strategy's score, its place, its traps.
+    auto rec = std::make_shared<const Recommendation>(Recommend(result));
+    auto score = [rec](const StrategyResult& r) -> const StrategyScore* {
+      for (const StrategyScore& m : rec->scores) {
+        if (m.strategy == r.label) return &m;
+      }
+      return nullptr;
+    };
+    c->push_back({"score", [score](auto&, auto& r) {
+                    auto* m = score(r);
+                    return m ? Num(m->score) : std::string();
+                  }});
+    c->push_back({"weighted_read_us", [score](auto&, auto& r) {
+                    auto* m = score(r);
+                    return m ? Num(m->read_micros) : std::string();
+                  }});
+    c->push_back({"recommendation", [rec](auto&, auto& r) {
+                    return r.label == rec->best        ? std::string("best")
+                           : r.label == rec->runner_up ? std::string("runner-up")
+                                                       : std::string();
+                  }});
+    c->push_back({"traps", [rec](auto&, auto& r) {
+                    std::string out;
+                    for (const Trap& t : rec->traps) {
+                      if (t.strategy == r.label) out += (out.empty() ? "" : "; ") + t.kind;
+                    }
+                    return out;
+                  }});
+    AddTarget(c, result.reads);
+    return columns;
+  }
 }
 
 }  // namespace
@@ -173,22 +215,23 @@ std::string CsvField(const std::string& field) {
   return out + "\"";
 }
 
-std::vector<std::string> CsvColumns() {
+std::vector<std::string> CsvColumns(const ComparisonResult& result) {
   std::vector<std::string> names;
-  for (const auto& [name, get] : Columns()) names.push_back(name);
+  for (const auto& [name, get] : Columns(result)) names.push_back(name);
   return names;
 }
 
 std::string RenderCsv(const ComparisonResult& result) {
+  const auto columns = Columns(result);
   std::string out;
-  for (const auto& [name, get] : Columns()) {
+  for (const auto& [name, get] : columns) {
     if (!out.empty()) out += ',';
     out += CsvField(name);
   }
   out += "\r\n";
   for (const StrategyResult& r : result.strategies) {
     std::string line;
-    for (const auto& [name, get] : Columns()) {
+    for (const auto& [name, get] : columns) {
       if (!line.empty()) line += ',';
       line += CsvField(get(result, r));
     }
@@ -198,19 +241,21 @@ std::string RenderCsv(const ComparisonResult& result) {
 }
 
 std::string RenderSweepCsv(const SweepResult& sweep) {
-  std::string out =
+  const std::string read = sweep.runs.empty() ? "" : ColumnName(SweepReadName(sweep.runs.front()));
+  std::string out = fmt::format(
       "events,strategy,write_us_per_entity,write_cpu_us_per_entity,write_entities_per_s,"
-      "raw_write_entities_per_s,write_ratio_to_raw,day_us_per_page,day_cpu_us_per_page,"
-      "device_day_us_per_page,point_p50_us,bytes_on_disk,settled,wall_seconds\r\n";
+      "raw_write_entities_per_s,write_ratio_to_raw,read,read_us_per_page,read_cpu_us_per_page,"
+      "bytes_on_disk,settled,wall_seconds\r\n");
   for (const ComparisonResult& run : sweep.runs) {
     for (const StrategyResult& r : run.strategies) {
-      out +=
-          fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n", run.workload.events,
-                      CsvField(r.label), Num(r.micros_per_entity()), Num(r.cpu_micros_per_entity()),
-                      Num(r.write_rate()), Num(r.raw_write_rate()), Num(r.write_ratio()),
-                      Num(r.day.micros_per_page()), Num(r.day.cpu_micros_per_page()),
-                      Num(r.device_day.micros_per_page()), Num(r.point.p50_micros), r.bytes_on_disk,
-                      run.settled ? "yes" : "no", Num(run.wall_seconds));
+      const ReadStats* rs = SweepRead(r);
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n", run.workload.events,
+                         CsvField(r.label), Num(r.micros_per_entity()),
+                         Num(r.cpu_micros_per_entity()), Num(r.write_rate()),
+                         Num(r.raw_write_rate()), Num(r.write_ratio()), CsvField(read),
+                         Num(rs != nullptr ? rs->micros_per_page() : 0),
+                         Num(rs != nullptr ? rs->cpu_micros_per_page() : 0), r.bytes_on_disk,
+                         run.settled ? "yes" : "no", Num(run.wall_seconds));
     }
   }
   return out;

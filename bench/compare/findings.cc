@@ -100,37 +100,25 @@ std::vector<Finding> Findings(const ComparisonResult& result) {
     if (s->peak_hour_hot_share > h->peak_hour_hot_share) {
       out.push_back(
           {"least concurrent heat", h->label,
-           fmt::format("in the burst hour its hottest PartitionKey took {} of the "
+           fmt::format("in the busiest hour its hottest PartitionKey took {} of the "
                        "writes; {} sent {} of them to one key",
                        Share(h->peak_hour_hot_share), s->label, Share(s->peak_hour_hot_share))});
     }
   }
-  const auto point = [](const StrategyResult& r) { return r.point.p50_micros; };
-  if (auto* p = Best(result, point)) {
-    auto* s = worst(point);
-    out.push_back(
-        {"cheapest point read", p->label,
-         fmt::format("p50 {} ({}){}; slowest: {} at p50 {} ({})", Latency(p->point.p50_micros),
-                     p->point.how, Lead(result, p, point, false), s->label,
-                     Latency(s->point.p50_micros), s->point.how)});
-  }
-  const auto day = [](const StrategyResult& r) { return r.day.p50_micros; };
-  if (auto* d = Best(result, day)) {
-    auto* s = worst(day);
-    out.push_back(
-        {"cheapest day read", d->label,
-         fmt::format("p50 {}, {} ({}){}; slowest: {} at p50 {} ({})", Latency(d->day.p50_micros),
-                     Rate(d->day.entities_per_second()), d->day.how, Lead(result, d, day, false),
-                     s->label, Latency(s->day.p50_micros), s->day.how)});
-  }
-  const auto device_day = [](const StrategyResult& r) { return r.device_day.p50_micros; };
-  if (auto* d = Best(result, device_day)) {
-    auto* s = worst(device_day);
-    out.push_back(
-        {"cheapest device-day read", d->label,
-         fmt::format("p50 {} ({}){}; slowest: {} at p50 {} ({})", Latency(d->device_day.p50_micros),
-                     d->device_day.how, Lead(result, d, device_day, false), s->label,
-                     Latency(s->device_day.p50_micros), s->device_day.how)});
+  for (size_t k = 0; k < result.reads.size(); ++k) {
+    const auto read = [k](const StrategyResult& r) {
+      return k < r.reads.size() ? r.reads[k].p50_micros : 0;
+    };
+    auto* p = Best(result, read);
+    auto* s = worst(read);
+    if (p == nullptr || k >= p->reads.size() || k >= s->reads.size()) continue;
+    const ReadStats& best = p->reads[k];
+    const ReadStats& slow = s->reads[k];
+    out.push_back({fmt::format("cheapest {} read", best.name), p->label,
+                   fmt::format("p50 {} ({}, {} examined per row){}; slowest: {} at p50 {} ({})",
+                               Latency(best.p50_micros), best.how,
+                               Fixed(best.examined_per_entity(), 1), Lead(result, p, read, false),
+                               s->label, Latency(slow.p50_micros), slow.how)});
   }
   for (const char* profile : {"azure-table", "dynamodb", "cosmos"}) {
     const auto cloud = [profile](const StrategyResult& r) { return Cloud(r, profile); };
@@ -138,7 +126,7 @@ std::vector<Finding> Findings(const ComparisonResult& result) {
     auto* s = worst(cloud);
     if (c == nullptr || cloud(*c) <= 0 || cloud(*s) <= cloud(*c)) continue;  // no difference
     out.push_back({fmt::format("fastest predicted {} write", profile), Winner(result, c, cloud),
-                   fmt::format("{} for the whole workload{}; slowest: {} at {} ({} longer)",
+                   fmt::format("{} for the whole data{}; slowest: {} at {} ({} longer)",
                                Duration(cloud(*c)), Lead(result, c, cloud, false), s->label,
                                Duration(cloud(*s)), Ratio(cloud(*s) / cloud(*c)))});
   }
@@ -148,18 +136,31 @@ std::vector<Finding> Findings(const ComparisonResult& result) {
       auto* s = worst([&](auto& r) { return Throttled(r, t.profile); });
       if (Throttled(*s, t.profile) == Throttled(*c, t.profile)) {
         out.push_back({fmt::format("throttling ({})", t.profile), "no difference",
-                       fmt::format("every strategy had {} of the burst day refused at {} offered",
+                       fmt::format("every strategy had {} of the busiest day refused at {} offered",
                                    Share(Throttled(*c, t.profile)), Rate(result.replay_rate))});
         continue;
       }
       const auto refused = [&](const StrategyResult& r) { return Throttled(r, t.profile); };
       out.push_back({fmt::format("fewest throttled ({})", t.profile), Winner(result, c, refused),
-                     fmt::format("{} of the burst day refused at {} offered; most: {} with {}",
+                     fmt::format("{} of the busiest day refused at {} offered; most: {} with {}",
                                  Share(Throttled(*c, t.profile)), Rate(result.replay_rate),
                                  s->label, Share(Throttled(*s, t.profile)))});
     }
   }
   return out;
+}
+
+const ReadStats* SweepRead(const StrategyResult& r) {
+  for (const ReadStats& rs : r.reads) {
+    if (!rs.point) return &rs;
+  }
+  return r.reads.empty() ? nullptr : &r.reads.front();
+}
+
+std::string SweepReadName(const ComparisonResult& run) {
+  if (run.strategies.empty()) return "";
+  const ReadStats* read = SweepRead(run.strategies.front());
+  return read != nullptr ? read->name : "";
 }
 
 std::vector<SweepGrowth> Growth(const SweepResult& sweep) {
@@ -172,9 +173,10 @@ std::vector<SweepGrowth> Growth(const SweepResult& sweep) {
     for (const ComparisonResult& run : sweep.runs) {
       const StrategyResult& r = run.strategies[s];
       g.write_micros_per_entity.push_back(r.micros_per_entity());
-      g.day_micros_per_page.push_back(r.day.micros_per_page());
+      const ReadStats* read = SweepRead(r);
+      g.day_micros_per_page.push_back(read != nullptr ? read->micros_per_page() : 0);
       write_cpu.push_back(r.cpu_micros_per_entity());
-      read_cpu.push_back(r.day.cpu_micros_per_page());
+      read_cpu.push_back(read != nullptr ? read->cpu_micros_per_page() : 0);
       raw.push_back(r.raw_write_rate() > 0 ? 1e6 / r.raw_write_rate() : 0);
     }
     auto growth = [](const std::vector<double>& v) {

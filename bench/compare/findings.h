@@ -20,8 +20,13 @@ struct Finding {
 
 std::vector<Finding> Findings(const ComparisonResult& result);
 
-// The growth of the per-entity write cost and the per-page read cost from the smallest to the
-// largest run of a sweep, per strategy.
+// The read a sweep follows: the first read that is not a point read (the built-in workload's
+// day read), else the first; null when there is none. And its name.
+const ReadStats* SweepRead(const StrategyResult& r);
+std::string SweepReadName(const ComparisonResult& run);
+
+// The growth of the per-entity write cost and the per-page read cost (of SweepRead) from the
+// smallest to the largest run of a sweep, per strategy.
 struct SweepGrowth {
   std::string label;
   std::vector<double> write_micros_per_entity;  // one per run, wall time

@@ -1,14 +1,20 @@
 #include "bench/compare/flags.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
+#include <sstream>
 #include <system_error>
 
 #include "CLI/CLI.hpp"
+#include "nlohmann/json.hpp"
 #include "bench/compare/format.h"
+#include "bench/compare/reads.h"
+#include "bench/compare/strategies.h"
 #include "fmt/format.h"
 #include "partkv/store.h"
 
@@ -55,7 +61,116 @@ Status ParseRate(const std::string& flag, const std::optional<std::string>& text
   return Status::OK();
 }
 
+// --workload: fills `flags` from the file where the command line did not set a value; strategies
+// and reads from the file come first. InvalidArgument "--workload FILE: ..." for anything wrong.
+Status ApplyWorkloadFile(BenchFlags* flags, std::optional<std::string>* replay_rate,
+                         std::optional<std::string>* partitions) {
+  namespace fs = std::filesystem;
+  const std::string& path = flags->workload;
+  auto bad = [&](const std::string& what) {
+    return Status::InvalidArgument(fmt::format("--workload {}: {}", path, what));
+  };
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return bad("cannot be read");
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    return bad(fmt::format("not JSON ({})", e.what()));
+  }
+  if (!j.is_object()) return bad("must be a JSON object");
+  static const std::set<std::string> kKnown = {"data", "strategies", "row_key", "reads", "time",
+                                               "replay_rate", "partitions", "suggest"};
+  for (const auto& [key, value] : j.items()) {
+    if (kKnown.count(key) == 0) {
+      return bad(fmt::format("unknown member '{}' (known: data, strategies, row_key, reads, "
+                             "time, replay_rate, partitions, suggest)",
+                             key));
+    }
+  }
+  auto text_member = [&](const char* name, std::string* out) -> Status {
+    if (!j.contains(name)) return Status::OK();
+    if (!j[name].is_string()) return bad(fmt::format("'{}' must be a string", name));
+    if (out->empty()) *out = j[name].get<std::string>();
+    return Status::OK();
+  };
+  auto list_member = [&](const char* name, std::vector<std::string>* out,
+                         bool objects_are_reads) -> Status {
+    if (!j.contains(name)) return Status::OK();
+    if (!j[name].is_array()) return bad(fmt::format("'{}' must be an array", name));
+    std::vector<std::string> items;
+    for (const auto& item : j[name]) {
+      if (item.is_string()) {
+        items.push_back(item.get<std::string>());
+      } else if (objects_are_reads && item.is_object() && item.contains("name") &&
+                 item["name"].is_string() && item.contains("attributes") &&
+                 item["attributes"].is_array()) {
+        // {"name": "by-day", "attributes": ["day"], "weight": 2} as by-day=day@2
+        std::string spec = item["name"].get<std::string>() + "=";
+        for (size_t k = 0; k < item["attributes"].size(); ++k) {
+          if (!item["attributes"][k].is_string()) {
+            return bad(fmt::format("read '{}': attributes must be strings",
+                                   item["name"].get<std::string>()));
+          }
+          spec += (k == 0 ? "" : ",") + item["attributes"][k].get<std::string>();
+        }
+        if (item.contains("weight")) {
+          if (!item["weight"].is_number()) {
+            return bad(fmt::format("read '{}': weight must be a number",
+                                   item["name"].get<std::string>()));
+          }
+          spec += fmt::format("@{}", item["weight"].get<double>());
+        }
+        items.push_back(spec);
+      } else {
+        return bad(fmt::format("'{}' must hold strings{}", name,
+                               objects_are_reads ? " or {name, attributes, weight} objects" : ""));
+      }
+    }
+    out->insert(out->begin(), items.begin(), items.end());
+    return Status::OK();
+  };
+  std::string data;
+  PARTKV_RETURN_IF_ERROR(text_member("data", &data));
+  if (flags->data.empty() && !data.empty()) {
+    // Relative to the workload file, so the file and its data can move together.
+    flags->data = data == "-" || fs::path(data).is_absolute()
+                      ? data
+                      : (fs::path(path).parent_path() / data).lexically_normal().string();
+  }
+  PARTKV_RETURN_IF_ERROR(list_member("strategies", &flags->strategies, false));
+  PARTKV_RETURN_IF_ERROR(text_member("row_key", &flags->row_key));
+  PARTKV_RETURN_IF_ERROR(list_member("reads", &flags->reads, true));
+  PARTKV_RETURN_IF_ERROR(text_member("time", &flags->time));
+  for (auto [name, out] : {std::pair{"replay_rate", replay_rate}, std::pair{"partitions", partitions}}) {
+    if (!j.contains(name) || out->has_value()) continue;
+    if (!j[name].is_number()) return bad(fmt::format("'{}' must be a number", name));
+    *out = j[name].dump();
+  }
+  if (j.contains("suggest")) {
+    if (!j["suggest"].is_boolean()) return bad("'suggest' must be true or false");
+    flags->suggest = flags->suggest || j["suggest"].get<bool>();
+  }
+  return Status::OK();
+}
+
 }  // namespace
+
+std::string WorkloadJson(const BenchFlags& flags, const std::vector<std::string>& extra) {
+  nlohmann::ordered_json j;
+  if (!flags.data.empty()) j["data"] = flags.data;
+  std::vector<std::string> strategies = flags.strategies;
+  strategies.insert(strategies.end(), extra.begin(), extra.end());
+  if (!strategies.empty()) j["strategies"] = strategies;
+  if (!flags.row_key.empty()) j["row_key"] = flags.row_key;
+  if (!flags.reads.empty()) j["reads"] = flags.reads;
+  if (!flags.time.empty()) j["time"] = flags.time;
+  j["replay_rate"] = flags.replay_rate;
+  j["partitions"] = flags.partitions;
+  return j.dump(2);
+}
 
 Status CheckWritableDirectory(const std::string& flag, const std::string& dir) {
   namespace fs = std::filesystem;
@@ -139,6 +254,38 @@ Result<BenchFlags> ParseFlags(int argc, const char* const* argv) {
       ->type_name("N");
   app.add_flag("--keep-target-tables", flags.keep_target_tables,
                "leave the tables written on the target (default: deleted after each strategy)");
+  app.add_option("--data", flags.data,
+                 "compare on your own entities: JSON Lines as `partkv export` writes them "
+                 "(PartitionKey and RowKey optional), read in one streaming pass; - reads stdin. "
+                 "Default: the built-in telemetry workload")
+      ->type_name("FILE");
+  app.add_option("--strategy", flags.strategies,
+                 "a PartitionKey strategy to compare, in the text form of docs/keys.md, e.g. "
+                 "'hash-suffix(orderDate,orderId,50)' (repeatable; default: the built-in six)")
+      ->type_name("SPEC");
+  app.add_option("--row-key", flags.row_key,
+                 "the RowKey scheme every strategy's table uses (docs/keys.md), e.g. "
+                 "'concat(orderId)' (default: the data's own RowKey; the built-in workload's "
+                 "orderId)")
+      ->type_name("SPEC");
+  app.add_option("--read", flags.reads,
+                 "a read the application makes: every entity with given values of these "
+                 "attributes, values sampled from the data, WEIGHT its share of the reads "
+                 "(repeatable; e.g. by-customer=customerId@3)")
+      ->type_name("NAME=ATTR[,ATTR...][@WEIGHT]");
+  app.add_flag("--suggest", flags.suggest,
+               "also compare PartitionKey candidates proposed from the data: per read its "
+               "attributes concatenated, bucketed keys with suffixes sized from the write rate, "
+               "the best-spread attribute");
+  app.add_option("--workload", flags.workload,
+                 "a JSON file holding the comparison (data, strategies, row_key, reads, time, "
+                 "replay_rate, partitions, suggest); flags add strategies and reads to it and "
+                 "override the rest. The report prints the workload it ran")
+      ->type_name("FILE");
+  app.add_option("--time", flags.time,
+                 "the attribute (DateTime, date-time text or Unix seconds) that orders the "
+                 "data's timeline; without it, file order at --replay-rate")
+      ->type_name("ATTR");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -147,6 +294,9 @@ Result<BenchFlags> ParseFlags(int argc, const char* const* argv) {
     return flags;
   } catch (const CLI::ParseError& e) {
     return Status::InvalidArgument(e.what());
+  }
+  if (!flags.workload.empty()) {
+    PARTKV_RETURN_IF_ERROR(ApplyWorkloadFile(&flags, &replay_rate, &partitions));
   }
   PARTKV_RETURN_IF_ERROR(ParseWhole<uint64_t>("--events", events, BenchFlags::kMinEvents,
                                               BenchFlags::kMaxEvents, &flags.events));
@@ -174,6 +324,58 @@ Result<BenchFlags> ParseFlags(int argc, const char* const* argv) {
     if (flags.sweep) {
       return Status::InvalidArgument("--target: not with --sweep (one run goes to the target)");
     }
+  }
+  for (size_t i = 0; i < flags.strategies.size(); ++i) {
+    auto spec = UserStrategy(flags.strategies[i], i);
+    if (!spec.ok()) return Status::InvalidArgument("--strategy: " + std::string(spec.status().message()));
+    for (size_t j = 0; j < i; ++j) {
+      if (UserStrategy(flags.strategies[j], j)->partition_key == spec->partition_key) {
+        return Status::InvalidArgument(fmt::format("--strategy: '{}' is given twice",
+                                                   spec->partition_key.ToString()));
+      }
+    }
+  }
+  if (!flags.row_key.empty()) {
+    auto rk = KeyStrategy::Parse(flags.row_key);
+    if (!rk.ok()) return Status::InvalidArgument("--row-key: " + std::string(rk.status().message()));
+    if (rk->kind() == KeyStrategy::Kind::kRandomSuffix) {
+      return Status::InvalidArgument(
+          "--row-key: a random suffix cannot be a RowKey (a point read could not compute it)");
+    }
+  }
+  std::vector<std::string> read_names;
+  for (const std::string& text : flags.reads) {
+    auto read = ParseReadSpec(text);
+    if (!read.ok()) return Status::InvalidArgument("--read: " + std::string(read.status().message()));
+    if (std::find(read_names.begin(), read_names.end(), read->name) != read_names.end()) {
+      return Status::InvalidArgument(
+          fmt::format("--read: the name '{}' is given to two reads", read->name));
+    }
+    read_names.push_back(read->name);
+  }
+  if (!flags.data.empty()) {
+    if (flags.sweep) {
+      return Status::InvalidArgument("--sweep: not with --data (the sweep scales the built-in "
+                                     "workload)");
+    }
+    if (events || days) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: not with --data (the data is what it is)", events ? "--events" : "--days"));
+    }
+    if (flags.strategies.empty() && !flags.suggest) {
+      return Status::InvalidArgument(
+          "--strategy: --data needs at least one --strategy to compare, or --suggest");
+    }
+    if (flags.data != "-") {
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(flags.data, ec)) {
+        return Status::InvalidArgument(
+            fmt::format("--data: '{}' is not a file that can be read", flags.data));
+      }
+    }
+  } else if (!flags.time.empty()) {
+    return Status::InvalidArgument("--time: only with --data (the built-in workload has its own "
+                                   "timeline)");
   }
   PARTKV_RETURN_IF_ERROR(CheckWritableDirectory("--out", flags.out));
   if (!flags.work_dir.empty()) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "partkv/result.h"
 
@@ -32,6 +33,21 @@ struct BenchFlags {
   std::string target;
   uint32_t target_in_flight = 16;
   bool keep_target_tables = false;
+  // --data: the user's entities as JSON Lines ("-" = stdin); empty = the built-in workload.
+  std::string data;
+  // --strategy, in the order given, as typed (checked by KeyStrategy::Parse).
+  std::vector<std::string> strategies;
+  // --row-key: the RowKey scheme's text; empty = the built-in orderId, or the data's RowKey.
+  std::string row_key;
+  // --read, in the order given (checked by ParseReadSpec; names unique).
+  std::vector<std::string> reads;
+  // --time: the attribute that orders the user's data's timeline; empty = file order.
+  std::string time;
+  // --suggest: also compare candidates proposed from the data (suggest.h).
+  bool suggest = false;
+  // --workload: the JSON file the settings above came from (the command line adds strategies
+  // and reads to it and overrides the rest); empty = none.
+  std::string workload;
   bool help = false;
   std::string help_text;  // filled when help is set
 };
@@ -39,6 +55,10 @@ struct BenchFlags {
 // Parses and checks argv. InvalidArgument naming the flag for a bad value, an unknown flag or a
 // missing value; for --out, also when the directory cannot be created or written.
 Result<BenchFlags> ParseFlags(int argc, const char* const* argv);
+
+// The comparison as a workload file (--workload): data, strategies (with `extra`, e.g. the
+// suggested ones), row_key, reads, time, replay_rate, partitions; two-space indented JSON.
+std::string WorkloadJson(const BenchFlags& flags, const std::vector<std::string>& extra = {});
 
 // Creates `dir` (and parents) if needed and checks that a file can be written in it.
 // InvalidArgument starting with `flag` when not.

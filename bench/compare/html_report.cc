@@ -1,11 +1,13 @@
 #include "bench/compare/html_report.h"
 
+#include <cctype>
 #include <algorithm>
 #include <functional>
 
 #include "bench/compare/findings.h"
 #include "bench/compare/format.h"
 #include "bench/compare/html_style.h"
+#include "bench/compare/recommendation.h"
 #include "bench/compare/svg_charts.h"
 #include "fmt/format.h"
 
@@ -58,7 +60,7 @@ struct Column {
 };
 
 std::string SummaryTable(const ComparisonResult& r) {
-  const std::vector<Column> columns = {
+  std::vector<Column> columns = {
       {"entities/s", [](auto& s) { return Rate(s.write_rate()); },
        [](auto& s) { return s.write_rate(); }, false},
       {"× raw", [](auto& s) { return Ratio(s.write_ratio()); },
@@ -68,14 +70,17 @@ std::string SummaryTable(const ComparisonResult& r) {
        [](auto& s) { return s.analysis.logical.hottest_share; }},
       {"phys max/mean", [](auto& s) { return Ratio(s.physical_max_over_mean()); },
        [](auto& s) { return s.physical_max_over_mean(); }},
-      {"burst hour: hottest key", [](auto& s) { return Share(s.peak_hour_hot_share); },
+      {"busiest hour: hottest key", [](auto& s) { return Share(s.peak_hour_hot_share); },
        [](auto& s) { return s.peak_hour_hot_share; }},
-      {"point p50", [](auto& s) { return Latency(s.point.p50_micros); },
-       [](auto& s) { return s.point.p50_micros; }},
-      {"day p50", [](auto& s) { return Latency(s.day.p50_micros); },
-       [](auto& s) { return s.day.p50_micros; }},
-      {"device-day p50", [](auto& s) { return Latency(s.device_day.p50_micros); },
-       [](auto& s) { return s.device_day.p50_micros; }},
+  };
+  for (size_t k = 0; k < r.reads.size(); ++k) {
+    auto p50 = [k](const StrategyResult& s) {
+      return k < s.reads.size() ? s.reads[k].p50_micros : 0.0;
+    };
+    columns.push_back(
+        {r.reads[k].name + " p50", [p50](auto& s) { return Latency(p50(s)); }, p50});
+  }
+  std::vector<Column> cloud = {
       {"Azure", [](auto& s) { return Duration(CloudSeconds(s, "azure-table")); },
        [](auto& s) { return CloudSeconds(s, "azure-table"); }},
       {"DynamoDB", [](auto& s) { return Duration(CloudSeconds(s, "dynamodb")); },
@@ -92,11 +97,13 @@ std::string SummaryTable(const ComparisonResult& r) {
          return t ? t->rate() : 0.0;
        }},
   };
-  std::string out =
+  columns.insert(columns.end(), cloud.begin(), cloud.end());
+  std::string out = fmt::format(
       "<div class=\"scroll\"><table id=\"summary\"><thead><tr><th rowspan=\"2\">strategy</th>"
       "<th colspan=\"2\" class=\"group\">writes</th><th colspan=\"4\" class=\"group\">layout "
-      "and skew</th><th colspan=\"3\" class=\"group\">reads on disk</th><th colspan=\"4\" "
-      "class=\"group\">cloud: predicted write time · throttling</th></tr><tr>";
+      "and skew</th><th colspan=\"{}\" class=\"group\">reads on disk</th><th colspan=\"4\" "
+      "class=\"group\">cloud: predicted write time · throttling</th></tr><tr>",
+      r.reads.size());
   for (const Column& c : columns) out += "<th>" + Escape(c.header) + "</th>";
   out += "</tr></thead><tbody>";
   for (const StrategyResult& s : r.strategies) {
@@ -162,56 +169,61 @@ std::string RatesSection(const ComparisonResult& r) {
       false,
       [](double v) { return Rate(v); },
       "write"};
-  BarChartSpec day{
-      "Reading one whole day",
-      "entities/s returned (higher is better)",
-      labels,
-      {SeriesOf(r, "day read", kPalette[2], [](auto& s) { return s.day.entities_per_second(); })},
-      false,
-      [](double v) { return Rate(v); },
-      "day-read"};
-  BarChartSpec device{
-      "Reading one device's day",
-      "p50 latency, log scale (lower is better)",
-      labels,
-      {SeriesOf(r, "device-day p50", kPalette[3], [](auto& s) { return s.device_day.p50_micros; }),
-       SeriesOf(r, "device-day p99", "#E4B9D3", [](auto& s) { return s.device_day.p99_micros; })},
-      true,
-      [](double v) { return Latency(v); },
-      "device-day"};
-  BarChartSpec point{"Point read by natural attributes",
-                     "latency, log scale (lower is better)",
-                     labels,
-                     {SeriesOf(r, "p50", kPalette[5], [](auto& s) { return s.point.p50_micros; }),
-                      SeriesOf(r, "p99", "#F0B48F", [](auto& s) { return s.point.p99_micros; })},
-                     true,
-                     [](double v) { return Latency(v); },
-                     "point-read"};
+  // One chart per read: p50 and p99, log scale.
+  std::vector<BarChartSpec> read_charts;
+  for (size_t k = 0; k < r.reads.size(); ++k) {
+    auto pick = [k](const StrategyResult& s) -> const ReadStats* {
+      return k < s.reads.size() ? &s.reads[k] : nullptr;
+    };
+    std::string attributes;
+    for (const std::string& a : r.reads[k].attributes) {
+      attributes += (attributes.empty() ? "" : ", ") + a;
+    }
+    std::string id = "read-";
+    for (char c : r.reads[k].name) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+    read_charts.push_back(
+        {fmt::format("Read \"{}\": every entity with given {}", r.reads[k].name, attributes),
+         "latency of the whole read, log scale (lower is better)",
+         labels,
+         {SeriesOf(r, "p50", kPalette[(2 + k) % std::size(kPalette)],
+                   [pick](auto& s) { return pick(s) ? pick(s)->p50_micros : 0.0; }),
+          SeriesOf(r, "p99", "#BBBBBB",
+                   [pick](auto& s) { return pick(s) ? pick(s)->p99_micros : 0.0; })},
+         true,
+         [](double v) { return Latency(v); },
+         id});
+  }
   std::string out =
       "<section id=\"rates\"><h2>Writes and reads, side by side</h2><p class=\"lead\">Writes: "
       "time inside <code>Table::Submit</code> against a raw RocksDB <code>WriteBatch</code> of "
       "the same key and value bytes in the same batches. Reads: wall time of the whole read on "
       "disk, every page, after an untimed warm-up.</p><div class=\"grid g2\">";
-  for (const BarChartSpec* c : {&write, &day, &device, &point}) {
+  std::vector<const BarChartSpec*> charts = {&write};
+  for (const BarChartSpec& c : read_charts) charts.push_back(&c);
+  for (const BarChartSpec* c : charts) {
     out +=
         "<div class=\"card\"><h3>" + Escape(c->title) + "</h3>" + HorizontalBarChart(*c) + "</div>";
   }
-  std::string how;
+  std::string head, how;
+  for (const ReadSummary& rs : r.reads) head += "<th>" + Escape(rs.name) + "</th>";
   for (const StrategyResult& s : r.strategies) {
-    how += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", Escape(s.label),
-                       Escape(s.point.how), Escape(s.day.how), Escape(s.device_day.how));
+    how += "<tr><td>" + Escape(s.label) + "</td>";
+    for (const ReadStats& rs : s.reads) {
+      how += fmt::format("<td>{} <span class=\"dim\">({} examined per row)</span></td>",
+                         Escape(rs.how), Fixed(rs.examined_per_entity(), 1));
+    }
+    how += "</tr>";
   }
   out +=
       "</div><div class=\"card how\"><h3>How each read is asked</h3><div class=\"scroll\">"
-      "<table><thead><tr><th>strategy</th><th>point read</th><th>day</th><th>device-day</th>"
-      "</tr></thead><tbody>" +
+      "<table><thead><tr><th>strategy</th>" + head + "</tr></thead><tbody>" +
       how + "</tbody></table></div></div>";
   return out + "</section>";
 }
 
 std::string CloudSection(const ComparisonResult& r) {
   const auto labels = Labels(r);
-  BarChartSpec predicted{"Predicted time to write the workload",
+  BarChartSpec predicted{"Predicted time to write the data",
                          "seconds, log scale (lower is better)",
                          labels,
                          {},
@@ -219,7 +231,7 @@ std::string CloudSection(const ComparisonResult& r) {
                          [](double v) { return Duration(v); },
                          "cloud"};
   BarChartSpec refused{
-      fmt::format("Refused with throttling on, burst day at {} average", Rate(r.replay_rate)),
+      fmt::format("Refused with throttling on, busiest day at {} average", Rate(r.replay_rate)),
       "share of offered entities refused (lower is better)",
       labels,
       {},
@@ -236,10 +248,10 @@ std::string CloudSection(const ComparisonResult& r) {
     }));
   }
   return "<section id=\"cloud\"><h2>Cloud limits</h2><p class=\"lead\">Left: the time the "
-         "workload needs when every partition is held to its service's limit (Azure Table 2,000 "
+         "data needs when every partition is held to its service's limit (Azure Table 2,000 "
          "entities/s per PartitionKey, DynamoDB 1,000 WCU/s per key, Cosmos DB 10,000 RU/s per "
          "physical partition) — the busiest partition's load over its limit, from "
-         "<code>partkv::Analyzer</code>. Right: the burst day replayed against tables with "
+         "<code>partkv::Analyzer</code>. Right: the busiest day replayed against tables with "
          "throttling emulation on (an injected clock, no sleeping), each refused batch counted "
          "and not retried.</p><div class=\"grid g2\"><div class=\"card\"><h3>" +
          Escape(predicted.title) + "</h3>" + HorizontalBarChart(predicted) +
@@ -285,17 +297,19 @@ std::string TargetSection(const ComparisonResult& r) {
             Rate(m.write_rate()) + "</td><td>" + Duration(m.max_lag_seconds) + "</td><td>" +
             Grouped(m.throttled_answers) + "</td><td>" + Duration(m.retry_wait_seconds) +
             "</td><td>" + Grouped(m.batches_resent) + "</td><td>" +
-            (predicted ? Share(predicted->rate()) : std::string("–")) + "</td><td>" +
-            Latency(m.point.p50_micros) + "</td><td>" + Latency(m.day.p50_micros) + "</td><td>" +
-            Latency(m.device_day.p50_micros) + "</td></tr>";
+            (predicted ? Share(predicted->rate()) : std::string("–")) + "</td>";
+    for (const ReadStats& rs : m.reads) rows += "<td>" + Latency(rs.p50_micros) + "</td>";
+    rows += "</tr>";
   }
+  std::string read_heads;
+  for (const ReadSummary& rs : r.reads) read_heads += "<th>" + Escape(rs.name) + " p50</th>";
   const StrategyResult& first = r.strategies.front();
   const double offered = first.target ? first.target->offered_seconds : 0;
   return "<section id=\"target\"><h2>Measured on the endpoint</h2><p class=\"lead\">" +
          Escape(fmt::format(
              "{}: every strategy's batches sent again at the replay's pace ({} of replay time, "
              "bursts included), then the same reads. The answers below are what the service "
-             "said; the predicted column is the share of the burst day refused under {} "
+             "said; the predicted column is the share of the busiest day refused under {} "
              "throttling emulation.",
              r.target, Duration(offered), r.target_profile)) +
          "</p><div class=\"grid g2\"><div class=\"card\"><h3>" + Escape(answers.title) +
@@ -303,9 +317,8 @@ std::string TargetSection(const ComparisonResult& r) {
          Escape(wait.title) + "</h3>" + HorizontalBarChart(wait) +
          "</div></div><div class=\"card\"><div class=\"scroll\"><table><thead><tr>"
          "<th>strategy</th><th>written in</th><th>rate</th><th>behind replay</th>"
-         "<th>503/429 answers</th><th>retry wait, summed</th><th>resent</th><th>predicted refused</th>"
-         "<th>point p50</th><th>day p50</th><th>device-day p50</th></tr></thead><tbody>" +
-         rows + "</tbody></table></div></div></section>";
+         "<th>503/429 answers</th><th>retry wait, summed</th><th>resent</th><th>predicted refused</th>" +
+         read_heads + "</tr></thead><tbody>" + rows + "</tbody></table></div></div></section>";
 }
 
 std::string SweepSection(const SweepResult& sweep) {
@@ -314,7 +327,7 @@ std::string SweepSection(const SweepResult& sweep) {
   LineSpec write, read;
   write.title = "Write cost per entity";
   write.y_label = "µs per entity inside Submit";
-  read.title = "Day read cost per page";
+  read.title = fmt::format("Read \"{}\" cost per page", SweepReadName(sweep.runs.front()));
   read.y_label = "µs per page of ≤ 1,000";
   write.x_label = read.x_label = "events (log scale)";
   for (const ComparisonResult& run : sweep.runs) {
@@ -345,7 +358,7 @@ std::string SweepSection(const SweepResult& sweep) {
       "</p><div class=\"grid g2\"><div class=\"card\"><h3>{}</h3>{}</div><div class=\"card\">"
       "<h3>{}</h3>{}</div></div><div class=\"card\"><table><thead><tr><th>strategy</th>"
       "<th>write cost growth</th><th>… in CPU time</th><th>raw RocksDB write growth</th>"
-      "<th>day read cost growth (per page)</th><th>… in CPU time</th></tr></thead><tbody>{}"
+      "<th>read cost growth (per page)</th><th>… in CPU time</th></tr></thead><tbody>{}"
       "</tbody></table></div></section>",
       Grouped(sweep.runs.front().workload.events), Grouped(sweep.runs.back().workload.events),
       kSweepWriteGrowthTarget, Escape(write.title), LineChart(write), Escape(read.title),
@@ -354,16 +367,45 @@ std::string SweepSection(const SweepResult& sweep) {
 
 std::string MethodSection(const ComparisonResult& r) {
   const WorkloadSummary& w = r.workload;
-  std::vector<std::pair<std::string, std::string>> facts = {
-      {"workload",
-       fmt::format("{} telemetry orders over {} days ({} … {}); {} devices and 20,000 "
-                   "customers drawn from Zipf distributions; diurnal curve, weekends "
-                   "at 60 %, burst hour 19:00 on {} ({} events); seed {}",
-                   Grouped(w.events), w.days, w.first_day, w.last_day, Grouped(w.devices),
-                   w.burst_day, Grouped(w.burst_hour_events), w.seed)},
-      {"entities", fmt::format("15 typed properties (String, Int32, Int64, Double, DateTime, Guid, "
-                               "Boolean); encoded values {}–{} B, mean {:.0f} B; RowKey = orderId",
-                               w.min_value_bytes, w.max_value_bytes, w.mean_value_bytes)},
+  std::vector<std::pair<std::string, std::string>> facts;
+  if (w.built_in) {
+    facts.push_back(
+        {"workload",
+         fmt::format("{} telemetry orders over {} days ({} … {}); {} devices and 20,000 "
+                     "customers drawn from Zipf distributions; diurnal curve, weekends "
+                     "at 60 %, burst hour {} ({} events); seed {}",
+                     Grouped(w.events), w.days, w.first_day, w.last_day, Grouped(w.devices),
+                     w.burst_hour, Grouped(w.burst_hour_events), w.seed)});
+    facts.push_back(
+        {"entities", fmt::format("15 typed properties (String, Int32, Int64, Double, DateTime, "
+                                 "Guid, Boolean); encoded values {}–{} B, mean {:.0f} B; RowKey "
+                                 "= {}",
+                                 w.min_value_bytes, w.max_value_bytes, w.mean_value_bytes,
+                                 w.row_key)});
+  } else {
+    facts.push_back(
+        {"data", fmt::format("{}: {} entities; encoded values {}–{} B, mean {:.0f} B; RowKey = {}",
+                             w.source, Grouped(w.events), w.min_value_bytes, w.max_value_bytes,
+                             w.mean_value_bytes, w.row_key)});
+    facts.push_back(
+        {"timeline",
+         w.time_attribute.empty()
+             ? std::string("file order, at the replay rate")
+             : fmt::format("by {}: {} days ({} … {}), busiest hour {} ({} entities), busiest "
+                           "day {} ({} entities)",
+                           w.time_attribute, w.days, w.first_day, w.last_day, w.burst_hour,
+                           Grouped(w.burst_hour_events), w.burst_day,
+                           Grouped(w.busiest_day_events))});
+  }
+  std::string reads;
+  for (const ReadSummary& rs : r.reads) {
+    std::string attributes;
+    for (const std::string& a : rs.attributes) attributes += (attributes.empty() ? "" : ", ") + a;
+    reads += fmt::format("{}{} ({}; weight {})", reads.empty() ? "" : "; ", rs.name, attributes,
+                         Fixed(rs.weight, 1));
+  }
+  facts.push_back({"read mix", reads});
+  std::vector<std::pair<std::string, std::string>> more = {
       {"store", fmt::format("one store, default 64 MiB memory budget, one table per strategy "
                             "with {} physical partitions and its key scheme declared",
                             r.physical_partitions)},
@@ -376,15 +418,75 @@ std::string MethodSection(const ComparisonResult& r) {
        "size), same key/value bytes, same batches, same partition routing"},
       {"reads",
        "wall time of whole reads (all pages of ≤ 1,000) after flush and settling; the "
-       "same samples for every strategy; every result checked against the workload"},
+       "same samples for every strategy; every result checked against the data"},
       {"run", Duration(r.wall_seconds)},
   };
+  facts.insert(facts.end(), more.begin(), more.end());
   for (const auto& f : r.facts) facts.push_back(f);
   std::string out =
       "<section id=\"method\"><h2>Machine and method</h2><div class=\"card\">"
       "<dl class=\"facts\">";
   for (const auto& [k, v] : facts) out += "<dt>" + Escape(k) + "</dt><dd>" + Escape(v) + "</dd>";
-  return out + "</dl></div></section>";
+  out += "</dl>";
+  if (!w.built_in && !w.attributes.empty()) {
+    out += "<h3>Data attributes</h3><div class=\"scroll\"><table id=\"attributes\"><thead><tr>"
+           "<th>attribute</th><th>type</th><th>present</th><th>distinct</th><th>most frequent"
+           "</th><th>its share</th></tr></thead><tbody>";
+    for (const AttributeSummary& a : w.attributes) {
+      out += fmt::format(
+          "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}{}</td><td>{}</td>"
+          "<td>{}</td></tr>",
+          Escape(a.name), TypeName(a.type), Grouped(a.present), a.distinct_exact ? "" : "≈",
+          Grouped(a.distinct), Escape(a.top_value), Share(a.top_share));
+    }
+    out += "</tbody></table></div>";
+  }
+  if (!r.workload_file.empty()) {
+    out += "<h3>This comparison as a workload file</h3><p class=\"dim\">Saved as a file, "
+           "<code>partkv-bench --workload FILE</code> runs it again.</p><pre>" +
+           Escape(r.workload_file) + "</pre>";
+  }
+  return out + "</div></section>";
+}
+
+std::string RecommendationSection(const ComparisonResult& r) {
+  const Recommendation rec = Recommend(r);
+  if (rec.best.empty()) return "";
+  std::string out =
+      "<section id=\"recommendation\"><h2>Recommendation</h2><div class=\"card\"><p "
+      "class=\"lead\"><b>" +
+      Escape(rec.best) + "</b> best serves the stated mix of writes and reads.</p><ul>";
+  for (const std::string& reason : rec.reasons) out += "<li>" + Escape(reason) + "</li>";
+  if (!rec.versus_runner_up.empty()) out += "<li>" + Escape(rec.versus_runner_up) + "</li>";
+  out += "</ul>";
+  std::string rows;
+  for (const StrategyScore& m : rec.scores) {
+    rows += fmt::format(
+        "<tr{}><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><b>{}</b></td></tr>",
+        m.strategy == rec.best ? " class=\"best\"" : "", Escape(m.strategy), Share(m.refused),
+        Duration(m.cloud_seconds), m.read_micros > 0 ? Latency(m.read_micros) : "–",
+        Bytes(m.bytes), Fixed(m.throttling_term, 2), Fixed(m.cloud_term, 2),
+        Fixed(m.read_term, 2), Fixed(m.storage_term, 2), Fixed(m.score, 2));
+  }
+  out +=
+      "<div class=\"scroll\"><table id=\"scores\"><thead><tr><th>strategy</th><th>refused"
+      "</th><th>cloud write</th><th>weighted read</th><th>on disk</th><th>throttling</th>"
+      "<th>+ cloud</th><th>+ reads</th><th>+ storage</th><th>= score</th></tr></thead><tbody>" +
+      rows +
+      "</tbody></table></div><p class=\"dim\">Lower scores are better: 8 × the share of the "
+      "busiest day refused, + log2 of the predicted cloud write time over the best's, + 1.5 × "
+      "the weighted mean of log2(each read's median over that read's best strategy), + 0.5 × "
+      "log2 of the bytes on disk over the least. The read column is the medians' weighted "
+      "geometric mean.</p>";
+  if (!rec.traps.empty()) {
+    out += "<h3>Traps found in the candidates</h3><ul class=\"traps\">";
+    for (const Trap& t : rec.traps) {
+      out += "<li><span class=\"m\">" + Escape(t.kind) + "</span> " + Escape(t.text) + "</li>";
+    }
+    out += "</ul>";
+  }
+  return out + "</div></section>";
 }
 
 std::string CheckScript(const ComparisonResult& r) {
@@ -418,14 +520,14 @@ std::string RenderHtml(const ComparisonResult& r, const SweepResult* sweep) {
       "</style></head><body><main><header><p class=\"kicker\">partkv-bench</p><h1>Partition-"
       "key strategies on disk</h1>";
   out += fmt::format(
-      "<p class=\"sub\">The same workload written under {} strategies, each "
+      "<p class=\"sub\">The same data written under {} strategies, each "
       "into its own table, against raw RocksDB on the same bytes · {} · {}</p>",
       r.strategies.size(), Escape(date), Escape(cpu));
   out += "<div class=\"chips\">";
   for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
-           {"events", Grouped(w.events)},
+           {w.built_in ? "events" : "entities", Grouped(w.events)},
            {"days", std::to_string(w.days)},
-           {"devices", Grouped(w.devices)},
+           {"reads", std::to_string(r.reads.size())},
            {"physical partitions", std::to_string(r.physical_partitions)},
            {"mean value", fmt::format("{:.0f} B", w.mean_value_bytes)},
            {"run time", Duration(r.wall_seconds)}}) {
@@ -433,6 +535,7 @@ std::string RenderHtml(const ComparisonResult& r, const SweepResult* sweep) {
   }
   out += "</div></header>";
 
+  out += RecommendationSection(r);
   out +=
       "<section id=\"findings\"><h2>What the numbers say</h2><div class=\"card\"><ul "
       "class=\"findings\">";
@@ -443,7 +546,7 @@ std::string RenderHtml(const ComparisonResult& r, const SweepResult* sweep) {
   out += "</ul></div></section>";
   out +=
       "<section id=\"table\"><h2>Summary</h2><p class=\"lead\">Best value of each column in "
-      "green, worst in red. Skew is over the whole workload; the burst-hour column is the "
+      "green, worst in red. Skew is over the whole data; the busiest-hour column is the "
       "share of that hour's writes that hit its hottest PartitionKey.</p><div class=\"card\">" +
       SummaryTable(r) + "</div></section>";
   out += HeatSection(r);

@@ -1,17 +1,25 @@
 // partkv-bench: the key-strategy comparison on disk (comparison.h). Prints the terminal tables to
 // stdout, writes partkv-compare.csv and partkv-compare.html into --out and prints their paths;
 // with --sweep also partkv-compare-sweep.csv and one CSV per run. Progress goes to stderr, only
-// when stderr is a terminal. Exit status: 0 done, 1 the run failed, 2 bad flags.
+// when stderr is a terminal. Exit status: 0 done, 1 the run failed, 2 bad flags or bad input (a
+// line of --data that is not an entity, an attribute no entity has, keys that collide).
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <fstream>
 #include <string>
 #include <system_error>
 
 #include "bench/compare/comparison.h"
+#include "bench/compare/dataset.h"
+#include "bench/compare/reads.h"
+#include "bench/compare/strategies.h"
+#include "bench/compare/suggest.h"
 #include "bench/compare/csv_report.h"
 #include "bench/compare/flags.h"
 #include "bench/compare/format.h"
@@ -70,6 +78,114 @@ std::string Absolute(const std::string& path) {
   return ec ? path : p.lexically_normal().string();
 }
 
+// What the user asked to compare: strategies, RowKey scheme, reads, and the data loaded with
+// every attribute they name kept. InvalidArgument (exit 2) for anything the input gets wrong.
+struct Subject {
+  std::vector<StrategySpec> strategies;
+  std::optional<KeyStrategy> row_key;
+  std::vector<ReadSpec> reads;
+  std::shared_ptr<const DataSet> data;
+};
+
+Result<Subject> MakeSubject(const BenchFlags& flags, const std::string& spool_dir) {
+  Subject s;
+  // Which flag names each attribute, for the error when no entity has it.
+  std::vector<std::pair<std::string, std::string>> uses;  // attribute, flag and value
+  for (size_t i = 0; i < flags.strategies.size(); ++i) {
+    PARTKV_ASSIGN_OR_RETURN(StrategySpec spec, UserStrategy(flags.strategies[i], i));
+    for (const std::string& f : spec.partition_key.fields()) {
+      uses.push_back({f, "--strategy " + spec.label});
+    }
+    s.strategies.push_back(std::move(spec));
+  }
+  if (!flags.row_key.empty()) {
+    PARTKV_ASSIGN_OR_RETURN(KeyStrategy rk, KeyStrategy::Parse(flags.row_key));
+    for (const std::string& f : rk.fields()) uses.push_back({f, "--row-key " + rk.ToString()});
+    s.row_key = rk;
+  } else if (!flags.data.empty()) {
+    s.row_key = *KeyStrategy::Parse("concat(RowKey)");
+    uses.push_back({"RowKey", "the RowKey (no --row-key given)"});
+  }
+  for (const std::string& text : flags.reads) {
+    PARTKV_ASSIGN_OR_RETURN(ReadSpec read, ParseReadSpec(text));
+    for (const std::string& a : read.attributes) uses.push_back({a, "--read " + text});
+    s.reads.push_back(std::move(read));
+  }
+  if (flags.data.empty()) {
+    // The built-in workload keeps date, deviceId, orderId and time.
+    for (const auto& [attribute, flag] : uses) {
+      if (attribute != "date" && attribute != "deviceId" && attribute != "orderId" &&
+          attribute != "time") {
+        return Status::InvalidArgument(fmt::format(
+            "{}: the built-in workload has no attribute '{}' a key or a read can use (it has "
+            "date, deviceId, orderId, time; --data compares on your own entities)",
+            flag, attribute));
+      }
+    }
+    return s;
+  }
+  DataSetOptions o;
+  o.path = flags.data;
+  for (const auto& [attribute, flag] : uses) o.keep.push_back(attribute);
+  o.time_attribute = flags.time;
+  if (!flags.time.empty()) o.keep.push_back(flags.time);
+  o.default_rate = flags.replay_rate;
+  o.spool_dir = spool_dir;
+  Result<DataSet> data = DataSet::Load(o);
+  if (!data.ok()) {
+    // Name the flag that asked for an attribute no entity has.
+    const std::string message(data.status().message());
+    constexpr std::string_view kNoEntity = "no entity has the attribute '";
+    if (message.starts_with(kNoEntity)) {
+      const std::string attribute =
+          message.substr(kNoEntity.size(), message.find('\'', kNoEntity.size()) - kNoEntity.size());
+      for (const auto& [a, flag] : uses) {
+        if (a == attribute) return Status::InvalidArgument(flag + ": " + message);
+      }
+      if (attribute == flags.time) return Status::InvalidArgument("--time: " + message);
+    }
+    const std::string where = flags.data == "-" ? "stdin" : flags.data;
+    if (data.status().IsInvalidArgument()) {
+      return Status::InvalidArgument("--data " + where + ": " + message);
+    }
+    return data.status().WithContext("--data " + where);
+  }
+  s.data = std::make_shared<const DataSet>(std::move(*data));
+  if (flags.suggest) {
+    const Peaks peaks = FindPeaks(*s.data);
+    const double hours = std::max(
+        1.0, static_cast<double>(s.data->TimeMicros(s.data->size() - 1) - s.data->TimeMicros(0)) /
+                 3.6e9);
+    SuggestInput in;
+    in.attributes = &s.data->attributes();
+    in.entities = s.data->size();
+    in.reads = &s.reads;
+    in.row_key = &*s.row_key;
+    in.replay_rate = flags.replay_rate;
+    in.burst_factor = s.data->has_time() ? static_cast<double>(peaks.hour_end - peaks.hour_begin) /
+                                               (static_cast<double>(s.data->size()) / hours)
+                                         : 1;
+    in.given = &s.strategies;
+    std::vector<StrategySpec> suggested = Suggest(in);
+    // A suggestion may key on an attribute the data did not keep: read it again keeping it.
+    bool missing = false;
+    for (const StrategySpec& spec : suggested) {
+      for (const std::string& f : spec.partition_key.fields()) {
+        if (!s.data->Column(f)) {
+          o.keep.push_back(f);
+          missing = true;
+        }
+      }
+    }
+    if (missing) {
+      PARTKV_ASSIGN_OR_RETURN(DataSet again, DataSet::Load(o));
+      s.data = std::make_shared<const DataSet>(std::move(again));
+    }
+    for (StrategySpec& spec : suggested) s.strategies.push_back(std::move(spec));
+  }
+  return s;
+}
+
 int Main(int argc, char** argv) {
   auto flags = ParseFlags(argc, argv);
   if (!flags.ok()) return Fail(std::string(flags.status().message()), kExitUsage);
@@ -80,6 +196,11 @@ int Main(int argc, char** argv) {
   ScratchDir scratch(flags->work_dir);
   if (scratch.path().empty()) {
     return Fail("cannot create a working directory (set --work-dir or TMPDIR)", kExitFailed);
+  }
+  Result<Subject> subject = MakeSubject(*flags, scratch.path());
+  if (!subject.ok()) {
+    return Fail(std::string(subject.status().message()),
+                subject.status().IsInvalidArgument() ? kExitUsage : kExitFailed);
   }
 
   const std::vector<uint64_t> multipliers =
@@ -94,6 +215,11 @@ int Main(int argc, char** argv) {
     options.workload.events = flags->events * multipliers[k];
     options.workload.days = flags->days;
     options.workload.seed = flags->seed;
+    options.data = subject->data;
+    options.strategies = subject->strategies;
+    options.row_key = subject->row_key;
+    options.reads = subject->reads;
+    options.time_attribute = flags->time;
     options.physical_partitions = flags->partitions;
     options.replay_rate = flags->replay_rate;
     options.target.location = flags->target;
@@ -108,7 +234,14 @@ int Main(int argc, char** argv) {
               flags->sweep ? fmt::format("{}× ", multipliers[k]) : "");
     auto result = RunComparison(options, &bar);
     bar.Clear();
-    if (!result.ok()) return Fail(result.status().ToString(), kExitFailed);
+    if (!result.ok()) {
+      // Bad input found while running (a key an entity cannot give, two entities with the same
+      // keys): the user's to fix, exit 2.
+      if (result.status().IsInvalidArgument()) {
+        return Fail(std::string(result.status().message()), kExitUsage);
+      }
+      return Fail(result.status().ToString(), kExitFailed);
+    }
     fs::remove_all(options.work_dir, ec);
     done_weight += multipliers[k];
     if (flags->sweep) {
@@ -122,6 +255,11 @@ int Main(int argc, char** argv) {
                    Duration(result->wall_seconds).c_str(), phases.c_str(),
                    result->settled ? "" : "; background work had not settled before the reads");
     }
+    std::vector<std::string> suggested;
+    for (const StrategySpec& spec : subject->strategies) {
+      if (spec.suggested) suggested.push_back(spec.label);
+    }
+    result->workload_file = WorkloadJson(*flags, suggested);
     sweep.runs.push_back(std::move(*result));
   }
 

@@ -10,12 +10,14 @@
 #include <utility>
 #include <vector>
 
+#include "bench/compare/dataset.h"
 #include "partkv/analyzer.h"
 
 namespace partkv::compare {
 
-// One kind of read, repeated `samples` times.
+// One kind of read (reads.h, ReadSpec), repeated `samples` times.
 struct ReadStats {
+  std::string name;         // the read's name: "point", "day", or the user's --read NAME
   uint64_t samples = 0;
   double p50_micros = 0;
   double p99_micros = 0;    // nearest rank: the largest sample when there are fewer than 100
@@ -25,9 +27,15 @@ struct ReadStats {
   double seconds = 0;       // total time of all samples
   double cpu_seconds = 0;   // the reading thread's CPU time over all samples (queries only)
   uint32_t fanout = 1;      // PartitionKeys one read visits; 0 = a scan of the whole table
-  std::string how;          // "QueryShards(date) 200 shards, filter deviceId eq ..."
-  uint64_t mismatches = 0;  // samples whose result differed from the workload's truth
+  std::string how;          // "200 shards (QueryShards) + filter on deviceId"
+  bool point = false;       // Table::GetByAttributes: the read names one entity
+  bool table_scan = false;  // a filtered scan of the whole table
+  uint64_t mismatches = 0;  // samples whose result differed from the data's truth
 
+  // Entities examined per entity returned (1 for a read that examines only what it returns).
+  double examined_per_entity() const {
+    return entities > 0 ? static_cast<double>(examined) / entities : 0;
+  }
   double entities_per_second() const { return seconds > 0 ? entities / seconds : 0; }
   double micros_per_page() const { return pages > 0 ? seconds * 1e6 / pages : 0; }
   double cpu_micros_per_page() const { return pages > 0 ? cpu_seconds * 1e6 / pages : 0; }
@@ -59,7 +67,7 @@ struct TargetStats {
   uint64_t throttled_answers = 0;    // 503/429 answers, each waited out and retried
   double retry_wait_seconds = 0;     // time spent waiting before retries
   uint64_t batches_resent = 0;       // batches still Throttled after the retries, sent again
-  ReadStats point, day, device_day;  // as StrategyResult's, on the endpoint
+  std::vector<ReadStats> reads;      // as StrategyResult's, on the endpoint
   bool kept = false;                 // the table was left on the endpoint
 
   double write_rate() const { return write_seconds > 0 ? entities_written / write_seconds : 0; }
@@ -84,13 +92,15 @@ struct StrategyResult {
   // Layout, as written and as the analyzer predicts it.
   std::vector<uint64_t> physical_on_disk;  // entities per physical partition, counted on disk
   AnalysisReport analysis;
-  // In the busiest hour of the workload, the share of its writes that went to its hottest
+  // In the busiest hour of the data, the share of its writes that went to its hottest
   // PartitionKey: 1.0 when all concurrent writes hit one partition.
   double peak_hour_hot_share = 0;
+  // A sharded strategy's suffixes: how many it has, and how many distinct ones its keys used.
+  uint32_t shard_count = 1;
+  uint64_t shards_used = 1;
 
-  ReadStats point;       // GetByAttributes(date, deviceId, orderId, time)
-  ReadStats day;         // every entity of one day
-  ReadStats device_day;  // every entity of one device on one day
+  // One per read of ComparisonResult::reads, in that order.
+  std::vector<ReadStats> reads;
 
   std::vector<ThrottleStats> throttle;  // azure-table, dynamodb, cosmos
   std::optional<TargetStats> target;    // --target only
@@ -120,22 +130,38 @@ struct StrategyResult {
   }
 };
 
+// What was written: the built-in workload or the user's data (dataset.h).
 struct WorkloadSummary {
-  uint64_t events = 0;
-  uint32_t days = 0;
-  uint32_t devices = 0;
-  uint64_t seed = 0;
-  std::string first_day, last_day, burst_day;
+  std::string source;        // "built-in workload" or the file as given
+  bool built_in = true;
+  uint64_t events = 0;       // entities
+  uint32_t days = 0;         // calendar days (UTC) the timeline spans
+  uint32_t devices = 0;      // built-in only
+  uint64_t seed = 0;         // built-in only
+  std::string time_attribute;  // what orders the timeline: "" = file order
+  std::string first_day, last_day;
+  std::string burst_day;     // the busiest day (UTC), which the throttled replay offers
+  std::string burst_hour;    // the busiest hour's start, "2026-11-05 19:00"
   uint64_t burst_hour_events = 0;
   uint64_t busiest_day_events = 0;
   double mean_value_bytes = 0;
   size_t min_value_bytes = 0, max_value_bytes = 0;
+  std::string row_key;       // the RowKey scheme's text form
+  std::vector<AttributeSummary> attributes;  // every attribute of the data
+};
+
+// A read the comparison made, as the reports name it.
+struct ReadSummary {
+  std::string name;
+  std::vector<std::string> attributes;
+  double weight = 1;
 };
 
 struct ComparisonResult {
   uint32_t physical_partitions = 16;
   double replay_rate = 0;  // entities/s, the workload's average in the replay
   WorkloadSummary workload;
+  std::vector<ReadSummary> reads;
   std::vector<StrategyResult> strategies;
   double wall_seconds = 0;
   // Where the wall time went: step name and seconds, in run order.
@@ -147,6 +173,9 @@ struct ComparisonResult {
   // with; empty without --target.
   std::string target;
   std::string target_profile;
+  // The comparison as a workload file (flags.h, WorkloadJson): what the report says ran; empty
+  // when the caller gives none.
+  std::string workload_file;
   // Machine, build and method facts, name/value, in print order.
   std::vector<std::pair<std::string, std::string>> facts;
 };

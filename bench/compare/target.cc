@@ -31,8 +31,10 @@ std::string TargetProfile(const std::string& location) {
 }
 
 Result<TargetStats> RunOnTarget(Store& store, const TargetOptions& options,
-                                const StrategySpec& spec, const Workload& workload,
-                                const std::vector<BatchPlan>& plans, const ReadSamples& samples,
+                                const StrategySpec& spec, const KeyStrategy& row_key,
+                                const DataSet& data, const std::vector<BatchPlan>& plans,
+                                const std::vector<ReadSpec>& reads,
+                                const std::vector<std::vector<SampledRead>>& samples,
                                 const std::function<void(double)>& tick) {
   TargetStats t;
   t.table = options.table_prefix + spec.table_name;
@@ -41,7 +43,7 @@ Result<TargetStats> RunOnTarget(Store& store, const TargetOptions& options,
       store.CreateTable(t.table).WithContext("create table " + t.table + " on the target"));
   OpenTableOptions schemes;
   schemes.partition_key_scheme = spec.partition_key;
-  schemes.row_key_scheme = RowKeyScheme();
+  schemes.row_key_scheme = row_key;
   Result<Table> opened = store.OpenTable(t.table, schemes);
   Status outcome = opened.status();
   if (outcome.ok()) {
@@ -64,16 +66,23 @@ Result<TargetStats> RunOnTarget(Store& store, const TargetOptions& options,
         std::this_thread::sleep_until(due);  // the replay's pace, not a synchronisation
         const double lag = std::chrono::duration<double>(SteadyClock::now() - due).count();
         batch.Clear();
-        for (uint32_t i : plan.events) {
-          batch.Insert(PlannedEntity(workload, i, plan.partition_key));
-        }
         Status s;
-        for (int round = 1;; ++round) {
+        for (uint32_t i : plan.events) {
+          Result<Entity> e = PlannedEntity(data, i, plan.partition_key, row_key);
+          if (!e.ok()) {
+            s = e.status();
+            break;
+          }
+          batch.Insert(std::move(*e));
+        }
+        for (int round = 1; s.ok() || s.IsThrottled(); ++round) {
+          if (round > 1) {
+            resent.fetch_add(1);
+            std::this_thread::sleep_for(s.retry_after());
+          }
           auto done = table.Submit(batch);
           s = done.status();
-          if (s.ok() || !s.IsThrottled() || round == kMaxRounds) break;
-          resent.fetch_add(1);
-          std::this_thread::sleep_for(s.retry_after());
+          if (round == kMaxRounds || s.ok()) break;
         }
         std::lock_guard lock(mu);
         max_lag = std::max(max_lag, lag);
@@ -110,13 +119,9 @@ Result<TargetStats> RunOnTarget(Store& store, const TargetOptions& options,
 
     // Reads: the local run's, on the endpoint.
     if (outcome.ok()) {
-      StrategyResult reads;
-      outcome = MeasureReads(table, spec, workload, samples, &reads,
+      outcome = MeasureReads(table, spec, row_key, reads, samples, &t.reads,
                              [&](double f) { tick(kWriteShare + (1 - kWriteShare) * f); })
                     .WithContext("reads of " + spec.label + " on the target");
-      t.point = reads.point;
-      t.day = reads.day;
-      t.device_day = reads.device_day;
     }
   }
   if (!options.keep_tables) {

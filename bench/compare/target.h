@@ -28,7 +28,7 @@
 #include "bench/compare/reads.h"
 #include "bench/compare/results.h"
 #include "bench/compare/strategies.h"
-#include "bench/compare/workload.h"
+#include "bench/compare/dataset.h"
 #include "partkv/result.h"
 #include "partkv/store.h"
 
@@ -50,8 +50,10 @@ std::string TargetProfile(const std::string& location);
 // batch could not be applied after kMaxRounds rounds.
 // `store` is the endpoint's (Store::Open of the location).
 Result<TargetStats> RunOnTarget(Store& store, const TargetOptions& options,
-                                const StrategySpec& spec, const Workload& workload,
-                                const std::vector<BatchPlan>& plans, const ReadSamples& samples,
+                                const StrategySpec& spec, const KeyStrategy& row_key,
+                                const DataSet& data, const std::vector<BatchPlan>& plans,
+                                const std::vector<ReadSpec>& reads,
+                                const std::vector<std::vector<SampledRead>>& samples,
                                 const std::function<void(double)>& tick);
 
 }  // namespace partkv::compare

@@ -4,7 +4,9 @@
 
 #include "bench/compare/findings.h"
 #include "bench/compare/format.h"
+#include "bench/compare/recommendation.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace partkv::compare {
 namespace {
@@ -35,16 +37,38 @@ std::string Throttled(const StrategyResult& r, const std::string& profile) {
 
 std::string Header(const ComparisonResult& r) {
   const WorkloadSummary& w = r.workload;
-  std::string out = fmt::format(
-      "partkv-bench: key strategies on disk\n"
-      "  workload  {} events over {} days ({} … {}), {} devices (Zipf), burst hour 19:00 on {} "
-      "({} events; busiest day {})\n"
-      "            values {}–{} B encoded (mean {:.0f} B), 15 typed properties; seed {}\n"
-      "  store     one table per strategy, {} physical partitions each; RowKey = orderId\n"
+  std::string out = "partkv-bench: key strategies on disk\n";
+  if (w.built_in) {
+    out += fmt::format(
+        "  workload  {} events over {} days ({} … {}), {} devices (Zipf), burst hour {} "
+        "({} events; busiest day {})\n"
+        "            values {}–{} B encoded (mean {:.0f} B), 15 typed properties; seed {}\n",
+        Grouped(w.events), w.days, w.first_day, w.last_day, Grouped(w.devices), w.burst_hour,
+        Grouped(w.burst_hour_events), Grouped(w.busiest_day_events), w.min_value_bytes,
+        w.max_value_bytes, w.mean_value_bytes, w.seed);
+  } else {
+    out += fmt::format(
+        "  data      {}: {} entities, values {}–{} B encoded (mean {:.0f} B), {} attributes\n",
+        w.source, Grouped(w.events), w.min_value_bytes, w.max_value_bytes, w.mean_value_bytes,
+        w.attributes.size());
+    out += w.time_attribute.empty()
+               ? fmt::format("  timeline  file order, at the replay rate\n")
+               : fmt::format(
+                     "  timeline  by {}: {} days ({} … {}), busiest hour {} ({} entities; "
+                     "busiest day {} with {})\n",
+                     w.time_attribute, w.days, w.first_day, w.last_day, w.burst_hour,
+                     Grouped(w.burst_hour_events), w.burst_day, Grouped(w.busiest_day_events));
+  }
+  std::string reads;
+  for (const ReadSummary& rs : r.reads) {
+    reads += fmt::format("{}{} ({}, weight {})", reads.empty() ? "" : "; ", rs.name,
+                         fmt::join(rs.attributes, ", "), Fixed(rs.weight, rs.weight == static_cast<int64_t>(rs.weight) ? 0 : 2));
+  }
+  out += fmt::format("  reads     {}\n", reads);
+  out += fmt::format(
+      "  store     one table per strategy, {} physical partitions each; RowKey = {}\n"
       "  replay    the timeline compressed to an average {} (batches of ≤ 100, ≤ 1 s wait)\n",
-      Grouped(w.events), w.days, w.first_day, w.last_day, Grouped(w.devices), w.burst_day,
-      Grouped(w.burst_hour_events), Grouped(w.busiest_day_events), w.min_value_bytes,
-      w.max_value_bytes, w.mean_value_bytes, w.seed, r.physical_partitions, Rate(r.replay_rate));
+      r.physical_partitions, w.row_key, Rate(r.replay_rate));
   std::string machine;
   for (const auto& [k, v] : r.facts) machine += (machine.empty() ? "" : "; ") + k + " " + v;
   out += "  machine   " + machine + "\n";
@@ -61,20 +85,17 @@ std::string TargetSection(const ComparisonResult& r) {
                {"503/429 answers"},
                {"retry wait, summed"},
                {"resent"},
-               {"predicted refused: " + r.target_profile},
-               {"point p50"},
-               {"point p99"},
-               {"day p50"},
-               {"device-day p50"}});
+               {"predicted refused: " + r.target_profile}});
+  for (const ReadSummary& rs : r.reads) t.AddColumn({rs.name + " p50"});
   for (const StrategyResult& s : r.strategies) {
     if (!s.target) continue;
     const TargetStats& m = *s.target;
-    t.AddRow({s.label, Duration(m.write_seconds), Rate(m.write_rate()),
-              Duration(m.max_lag_seconds), Grouped(m.throttled_answers),
-              Duration(m.retry_wait_seconds), Grouped(m.batches_resent),
-              Throttled(s, r.target_profile), Latency(m.point.p50_micros),
-              Latency(m.point.p99_micros), Latency(m.day.p50_micros),
-              Latency(m.device_day.p50_micros)});
+    std::vector<std::string> row = {s.label, Duration(m.write_seconds), Rate(m.write_rate()),
+                                    Duration(m.max_lag_seconds), Grouped(m.throttled_answers),
+                                    Duration(m.retry_wait_seconds), Grouped(m.batches_resent),
+                                    Throttled(s, r.target_profile)};
+    for (const ReadStats& rs : m.reads) row.push_back(Latency(rs.p50_micros));
+    t.AddRow(std::move(row));
   }
   const StrategyResult& first = r.strategies.front();
   const double offered = first.target ? first.target->offered_seconds : 0;
@@ -118,6 +139,58 @@ std::string TextTable::Render() const {
   return out;
 }
 
+std::string AttributeTable(const std::vector<AttributeSummary>& attributes) {
+  TextTable t({{"attribute", false},
+               {"type", false},
+               {"present"},
+               {"distinct"},
+               {"most frequent", false},
+               {"its share"},
+               {"mean key text"}});
+  for (const AttributeSummary& a : attributes) {
+    std::string top = a.top_value.size() > 32 ? a.top_value.substr(0, 31) + "…" : a.top_value;
+    t.AddRow({a.name, std::string(TypeName(a.type)), Grouped(a.present),
+              (a.distinct_exact ? "" : "≈") + Grouped(a.distinct), top, Share(a.top_share),
+              fmt::format("{:.0f} B", a.present ? static_cast<double>(a.total_value_bytes) /
+                                                      static_cast<double>(a.present)
+                                                : 0.0)});
+  }
+  return t.Render();
+}
+
+std::string RenderRecommendation(const Recommendation& rec) {
+  if (rec.best.empty()) return "";
+  TextTable scores({{"strategy", false},
+                    {"refused"},
+                    {"cloud write"},
+                    {"read"},
+                    {"on disk"},
+                    {"throttling"},
+                    {"+ cloud"},
+                    {"+ reads"},
+                    {"+ storage"},
+                    {"= score"}});
+  for (const StrategyScore& m : rec.scores) {
+    scores.AddRow({m.strategy, Share(m.refused), Duration(m.cloud_seconds),
+                   m.read_micros > 0 ? Latency(m.read_micros) : "–", Bytes(m.bytes),
+                   Fixed(m.throttling_term, 2), Fixed(m.cloud_term, 2), Fixed(m.read_term, 2),
+                   Fixed(m.storage_term, 2), Fixed(m.score, 2)});
+  }
+  std::string out = fmt::format("Recommendation: {}\n", rec.best);
+  for (const std::string& reason : rec.reasons) out += "  " + reason + "\n";
+  if (!rec.versus_runner_up.empty()) out += "  " + rec.versus_runner_up + "\n";
+  out +=
+      "\nScores (lower is better: 8 × the share refused, + log2 of the cloud write time over the "
+      "best's, + 1.5 × the weighted mean of log2(each read's median over that read's best), + "
+      "0.5 × log2 of the bytes over the least; read: the medians' weighted geometric mean)\n" +
+      scores.Render();
+  if (!rec.traps.empty()) {
+    out += "\nTraps found in the candidates\n";
+    for (const Trap& t : rec.traps) out += fmt::format("  - {}: {}\n", t.kind, t.text);
+  }
+  return out;
+}
+
 std::string RenderTerminalReport(const ComparisonResult& r) {
   std::string out = Header(r) + "\n";
 
@@ -147,35 +220,33 @@ std::string RenderTerminalReport(const ComparisonResult& r) {
   }
   out +=
       "Writes and layout (entities/s inside Table::Submit vs raw WriteBatch of the same "
-      "bytes; skew over the whole workload)\n";
+      "bytes; skew over the whole data)\n";
   out += writes.Render() + "\n";
 
-  TextTable reads({{"strategy", false},
-                   {"point p50"},
-                   {"p99"},
-                   {"day read", false},
+  TextTable reads({{"read", false},
+                   {"strategy", false},
+                   {"plan", false},
                    {"p50"},
                    {"p99"},
-                   {"rate"},
-                   {"device-day read", false},
-                   {"p50"},
-                   {"p99"},
+                   {"rows/read"},
                    {"examined/row"}});
-  for (const StrategyResult& s : r.strategies) {
-    reads.AddRow({s.label, Latency(s.point.p50_micros), Latency(s.point.p99_micros), s.day.how,
-                  Latency(s.day.p50_micros), Latency(s.day.p99_micros),
-                  Rate(s.day.entities_per_second()), s.device_day.how,
-                  Latency(s.device_day.p50_micros), Latency(s.device_day.p99_micros),
-                  Fixed(s.device_day.entities
-                            ? static_cast<double>(s.device_day.examined) / s.device_day.entities
-                            : 0,
-                        0)});
+  for (size_t k = 0; k < r.reads.size(); ++k) {
+    for (const StrategyResult& s : r.strategies) {
+      if (k >= s.reads.size()) continue;
+      const ReadStats& rs = s.reads[k];
+      reads.AddRow({rs.name, s.label, rs.how, Latency(rs.p50_micros), Latency(rs.p99_micros),
+                    Fixed(rs.samples ? static_cast<double>(rs.entities) / rs.samples : 0, 1),
+                    Fixed(rs.examined_per_entity(), rs.examined_per_entity() < 10 ? 1 : 0)});
+    }
   }
   const StrategyResult& first = r.strategies.front();
+  std::string counts;
+  for (const ReadStats& rs : first.reads) {
+    counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", Grouped(rs.samples), rs.name);
+  }
   out += fmt::format(
-      "Reads on disk (wall time of the whole read, all pages; {} point reads, {} day reads, {} "
-      "device-day reads per strategy)\n",
-      first.point.samples, first.day.samples, first.device_day.samples);
+      "Reads on disk (wall time of the whole read, all pages; samples per strategy: {})\n",
+      counts);
   out += reads.Render() + "\n";
 
   std::vector<TextTable::Column> cloud_columns = {
@@ -189,8 +260,8 @@ std::string RenderTerminalReport(const ComparisonResult& r) {
     cloud.AddRow(std::move(row));
   }
   out += fmt::format(
-      "Cloud: predicted time to write the workload (busiest partition ÷ its per-partition limit; "
-      "partkv::Analyzer), and the share of the burst day refused with throttling emulation on "
+      "Cloud: predicted time to write the data (busiest partition ÷ its per-partition limit; "
+      "partkv::Analyzer), and the share of the busiest day refused with throttling emulation on "
       "when offered at {} on average\n",
       Rate(r.replay_rate));
   out += cloud.Render() + "\n";
@@ -199,6 +270,14 @@ std::string RenderTerminalReport(const ComparisonResult& r) {
   out += "Findings\n";
   for (const Finding& f : Findings(r)) {
     out += fmt::format("  - {}: {} — {}\n", f.measure, f.winner, f.detail);
+  }
+  out += "\n" + RenderRecommendation(Recommend(r));
+  if (!r.workload.built_in) {
+    out += "\nData attributes\n" + AttributeTable(r.workload.attributes);
+  }
+  if (!r.workload_file.empty()) {
+    out += "\nThis comparison as a workload file (partkv-bench --workload FILE runs it again):\n" +
+           r.workload_file + "\n";
   }
   std::string phases;
   for (const auto& [phase, seconds] : r.phase_seconds) {
@@ -224,7 +303,8 @@ std::string RenderSweepReport(const SweepResult& sweep) {
   columns.push_back({"CPU"});
   columns.push_back({"raw"});
   for (const ComparisonResult& run : sweep.runs) {
-    columns.push_back({fmt::format("day read µs/page @{}", Grouped(run.workload.events))});
+    columns.push_back({fmt::format("{} read µs/page @{}", SweepReadName(run),
+                                   Grouped(run.workload.events))});
   }
   columns.push_back({"growth"});
   columns.push_back({"CPU"});

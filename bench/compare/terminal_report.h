@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/compare/recommendation.h"
 #include "bench/compare/results.h"
 
 namespace partkv::compare {
@@ -20,6 +21,7 @@ class TextTable {
     bool right = true;
   };
   explicit TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
+  void AddColumn(Column column) { columns_.push_back(std::move(column)); }
   void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
   // Header, a rule, then the rows; two spaces between columns.
   std::string Render() const;
@@ -30,6 +32,11 @@ class TextTable {
 };
 
 std::string RenderTerminalReport(const ComparisonResult& result);
+// The recommendation (recommendation.h): the best, its reasons, the runner-up, the scores and
+// the traps, as the terminal report ends.
+std::string RenderRecommendation(const Recommendation& recommendation);
+// The data's attributes: type, presence, cardinality, the most frequent value and its share.
+std::string AttributeTable(const std::vector<AttributeSummary>& attributes);
 std::string RenderSweepReport(const SweepResult& sweep);
 
 }  // namespace partkv::compare

@@ -6,14 +6,14 @@ namespace partkv::compare {
 
 Result<ThrottleStats> ReplayThrottled(Store& store, ManualClock& clock,
                                       const std::string& table_name, const StrategySpec& spec,
-                                      const std::string& profile, uint32_t physical_partitions,
-                                      const Workload& workload,
+                                      const KeyStrategy& row_key, const std::string& profile,
+                                      uint32_t physical_partitions, const DataSet& data,
                                       const std::vector<const BatchPlan*>& batches,
                                       const std::function<void(double)>& tick) {
   TableOptions options;
   options.physical_partitions = physical_partitions;
   options.partition_key_scheme = spec.partition_key;
-  options.row_key_scheme = RowKeyScheme();
+  options.row_key_scheme = row_key;
   options.profile = profile;
   options.throttling = true;
   PARTKV_RETURN_IF_ERROR(store.CreateTable(table_name, options));
@@ -30,9 +30,7 @@ Result<ThrottleStats> ReplayThrottled(Store& store, ManualClock& clock,
       if (target > clock.NowMicros()) clock.Advance(target - clock.NowMicros());
       Batch batch;
       for (uint32_t i : plan.events) {
-        Entity e = workload.MakeEntity(i);
-        e.set_partition_key(plan.partition_key);
-        e.set_row_key(Workload::OrderId(i));
+        PARTKV_ASSIGN_OR_RETURN(Entity e, PlannedEntity(data, i, plan.partition_key, row_key));
         batch.Insert(std::move(e));
       }
       ++stats.offered_calls;

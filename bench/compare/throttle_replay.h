@@ -1,6 +1,6 @@
-// The throttled replay: how much of the burst day a cloud service would refuse under a strategy.
+// The throttled replay: how much of the busiest day a cloud service would refuse under a strategy.
 //
-// The burst day's batches (a strategy's BatchPlan whose first event falls on that day) are
+// The busiest day's batches (a strategy's BatchPlan whose first event falls on that day) are
 // offered, in send order, to a fresh table whose profile is `profile` with throttling emulation
 // on, in a store whose clock is a ManualClock. Before each batch the clock is moved to the batch's
 // replay time, so the token buckets see the offered rate of the replay timeline (comparison.h),
@@ -22,7 +22,7 @@
 
 #include "bench/compare/results.h"
 #include "bench/compare/strategies.h"
-#include "bench/compare/workload.h"
+#include "bench/compare/dataset.h"
 #include "partkv/clock.h"
 #include "partkv/store.h"
 
@@ -32,8 +32,8 @@ namespace partkv::compare {
 // (whose StoreOptions::clock is `clock`) with `profile` and throttling on; drops the table after.
 Result<ThrottleStats> ReplayThrottled(Store& store, ManualClock& clock,
                                       const std::string& table_name, const StrategySpec& spec,
-                                      const std::string& profile, uint32_t physical_partitions,
-                                      const Workload& workload,
+                                      const KeyStrategy& row_key, const std::string& profile,
+                                      uint32_t physical_partitions, const DataSet& data,
                                       const std::vector<const BatchPlan*>& batches,
                                       const std::function<void(double)>& tick);
 

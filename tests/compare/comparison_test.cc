@@ -39,8 +39,11 @@ class ComparisonTest : public ::testing::Test {
     // Fast enough that the burst day's ~3,700 entities outrun one key's 2,000 entities/s.
     o.replay_rate = 1e6;
     o.work_dir = dir_->path();
-    o.point_reads = 60;
-    o.device_day_reads = 5;
+    o.reads = DefaultReads();
+    for (ReadSpec& r : o.reads) {
+      if (r.name == "point") r.samples = 60;
+      if (r.name == "device-day") r.samples = 5;
+    }
     result_ = new Result<ComparisonResult>(RunComparison(o));
   }
   static void TearDownTestSuite() {
@@ -56,6 +59,13 @@ class ComparisonTest : public ::testing::Test {
     }
     ADD_FAILURE() << "no strategy " << label;
     return R().strategies.front();
+  }
+  static const ReadStats& Read(const StrategyResult& s, const std::string& name) {
+    for (const ReadStats& r : s.reads) {
+      if (r.name == name) return r;
+    }
+    ADD_FAILURE() << "no read " << name << " for " << s.label;
+    return s.reads.front();
   }
   static const ThrottleStats& Throttle(const StrategyResult& s, const std::string& profile) {
     for (const ThrottleStats& t : s.throttle) {
@@ -114,16 +124,21 @@ TEST_F(ComparisonTest, DateAloneIsMoreSkewedThanHashSuffix) {
 TEST_F(ComparisonTest, ReadsReturnExactlyTheWorkloadsEntities) {
   for (const StrategyResult& s : R().strategies) {
     SCOPED_TRACE(s.label);
-    EXPECT_EQ(s.point.mismatches + s.day.mismatches + s.device_day.mismatches, 0u);
-    EXPECT_EQ(s.point.samples, 60u);
-    EXPECT_EQ(s.point.entities, 60u);
-    // Both days, each read once: every entity once.
-    EXPECT_EQ(s.day.samples, kDays);
-    EXPECT_EQ(s.day.entities, kEvents);
-    EXPECT_EQ(s.device_day.samples, 5u);
-    EXPECT_GT(s.device_day.entities, 0u);
-    EXPECT_GT(s.day.p99_micros, 0);
-    EXPECT_LE(s.day.p50_micros, s.day.p99_micros);
+    ASSERT_EQ(s.reads.size(), 3u);
+    const ReadStats& point = Read(s, "point");
+    const ReadStats& day = Read(s, "day");
+    const ReadStats& device_day = Read(s, "device-day");
+    EXPECT_EQ(point.mismatches + day.mismatches + device_day.mismatches, 0u);
+    EXPECT_EQ(point.samples, 60u);
+    EXPECT_EQ(point.entities, 60u);
+    EXPECT_TRUE(point.point);
+    // Both days (the only distinct values), each read once: every entity once.
+    EXPECT_EQ(day.samples, kDays);
+    EXPECT_EQ(day.entities, kEvents);
+    EXPECT_EQ(device_day.samples, 5u);
+    EXPECT_GT(device_day.entities, 0u);
+    EXPECT_GT(day.p99_micros, 0);
+    EXPECT_LE(day.p50_micros, day.p99_micros);
   }
 }
 
@@ -133,22 +148,22 @@ TEST_F(ComparisonTest, ReadFanOutFollowsTheKeyDesign) {
     return examined >= expected && examined <= expected + slack;
   };
   const StrategyResult& date = By("date");
-  EXPECT_EQ(date.day.fanout, 1u);
+  EXPECT_EQ(Read(date, "day").fanout, 1u);
   // One partition per day: the day's entities and nothing else.
-  EXPECT_TRUE(near(date.day.examined, kEvents, date.day.pages)) << date.day.examined;
-  EXPECT_EQ(By("random-suffix(date,200)").day.fanout, 200u);
-  EXPECT_EQ(By("hash-suffix(date,orderId,200)").day.fanout, 200u);
+  EXPECT_TRUE(near(Read(date, "day").examined, kEvents, Read(date, "day").pages)) << Read(date, "day").examined;
+  EXPECT_EQ(Read(By("random-suffix(date,200)"), "day").fanout, 200u);
+  EXPECT_EQ(Read(By("hash-suffix(date,orderId,200)"), "day").fanout, 200u);
   // concat(deviceId,date) spreads a day over every device: each day read scans the whole table.
   const StrategyResult& concat = By("concat(deviceId,date)");
-  EXPECT_EQ(concat.day.fanout, 0u);
-  EXPECT_TRUE(near(concat.day.examined, kDays * kEvents, concat.day.pages * (kPartitions + 1)))
-      << concat.day.examined;
+  EXPECT_EQ(Read(concat, "day").fanout, 0u);
+  EXPECT_TRUE(near(Read(concat, "day").examined, kDays * kEvents, Read(concat, "day").pages * (kPartitions + 1)))
+      << Read(concat, "day").examined;
   // ... and one device's day is exactly one partition; under `date` it is a filtered day.
-  EXPECT_TRUE(near(concat.device_day.examined, concat.device_day.entities, concat.device_day.pages))
-      << concat.device_day.examined;
-  EXPECT_GT(date.device_day.examined, 5 * date.device_day.entities);
-  EXPECT_EQ(By("random-suffix(date,200)").point.fanout, 200u);
-  EXPECT_EQ(By("hash-suffix(date,orderId,200)").point.fanout, 1u);
+  EXPECT_TRUE(near(Read(concat, "device-day").examined, Read(concat, "device-day").entities, Read(concat, "device-day").pages))
+      << Read(concat, "device-day").examined;
+  EXPECT_GT(Read(date, "device-day").examined, 5 * Read(date, "device-day").entities);
+  EXPECT_EQ(Read(By("random-suffix(date,200)"), "point").fanout, 200u);
+  EXPECT_EQ(Read(By("hash-suffix(date,orderId,200)"), "point").fanout, 1u);
 }
 
 TEST_F(ComparisonTest, ThrottlingRefusesTheHotKeyAndNotTheSpreadOne) {
@@ -170,7 +185,7 @@ TEST_F(ComparisonTest, CsvHasARowPerStrategyWithItsCounts) {
   std::istringstream csv(RenderCsv(R()));
   std::string line;
   ASSERT_TRUE(std::getline(csv, line));
-  const std::vector<std::string> columns = CsvColumns();
+  const std::vector<std::string> columns = CsvColumns(R());
   auto split = [](std::string l) {
     if (!l.empty() && l.back() == '\r') l.pop_back();
     std::vector<std::string> out;
@@ -247,7 +262,18 @@ TEST_F(ComparisonTest, TerminalReportListsEveryStrategyInEveryTable) {
          p = text.find("\n" + s.label + " ", p + 1)) {
       ++n;
     }
-    EXPECT_EQ(n, 3u) << s.label;  // writes, reads, cloud
+    EXPECT_EQ(n, 3u) << s.label;  // writes, cloud, the recommendation's scores
+    // The reads table: a row per read and strategy, the read's name first.
+    for (const ReadStats& r : s.reads) {
+      const size_t row = text.find("\n" + r.name + " ");
+      ASSERT_NE(row, std::string::npos) << r.name;
+      bool found = false;
+      for (size_t p = row; p != std::string::npos && !found; p = text.find("\n" + r.name + " ", p + 1)) {
+        const std::string line = text.substr(p + 1, text.find('\n', p + 1) - p - 1);
+        found = line.find("  " + s.label + "  ") != std::string::npos;
+      }
+      EXPECT_TRUE(found) << r.name << " / " << s.label;
+    }
   }
   for (const auto& line : {"Writes and layout", "Reads on disk", "Cloud:", "Findings"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line;

@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "bench/compare/comparison.h"
+#include "bench/compare/dataset.h"
 #include "bench/compare/strategies.h"
 #include "gtest/gtest.h"
 #include "partkv/analyzer.h"
+#include "partkv/filter.h"
 
 namespace partkv::compare {
 namespace {
@@ -135,11 +138,13 @@ TEST(StrategiesTest, TheSixStrategiesOfTheComparison) {
 }
 
 TEST(StrategiesTest, BatchesHoldOneKeyAndEveryEventOnceUnderTheAnalyzersKeys) {
-  const Workload w = Workload::Generate(Small(20000, 3));
-  const std::vector<int64_t> replay = ReplayTimes(w, 5000);
+  const auto workload = std::make_shared<const Workload>(Workload::Generate(Small(20000, 3)));
+  const Workload& w = *workload;
+  const DataSet data = DataSet::FromWorkload(workload);
+  const std::vector<int64_t> replay = ReplayTimes(data, 5000);
   for (const StrategySpec& spec : DefaultStrategies()) {
     SCOPED_TRACE(spec.label);
-    auto plans = PlanBatches(w, spec.partition_key, 99, replay);
+    auto plans = PlanBatches(data, spec, 99, replay);
     ASSERT_TRUE(plans.ok()) << plans.status().ToString();
     std::vector<int> seen(w.size(), 0);
     std::map<std::string, uint64_t> per_key;
@@ -181,7 +186,10 @@ TEST(StrategiesTest, ReadsGoStraightToTheKeyWhenTheAttributesGiveIt) {
   day.Set("date", Value::String("2026-11-03"));
   Entity device_day = day;
   device_day.Set("deviceId", Value::String("dev-00042"));
-  auto plan = [](const StrategySpec& s, const Entity& a) { return *PlanRead(s.partition_key, a); };
+  const KeyStrategy row_key = RowKeyScheme();
+  auto plan = [&](const StrategySpec& s, const Entity& a) {
+    return *PlanRead(s.partition_key, row_key, a);
+  };
 
   ReadPlan p = plan(specs[0], day);  // date
   EXPECT_EQ(p.kind, ReadPlan::Kind::kOnePartition);
@@ -197,7 +205,8 @@ TEST(StrategiesTest, ReadsGoStraightToTheKeyWhenTheAttributesGiveIt) {
   p = plan(specs[1], device_day);
   EXPECT_EQ(p.kind, ReadPlan::Kind::kOnePartition);
   EXPECT_EQ(p.key, "dev-00042-2026-11-03");
-  EXPECT_EQ(p.filter, "");
+  // Two fields joined by '-' may be ambiguous ("dev-00042" holds the separator): both filtered.
+  EXPECT_EQ(p.filter, "date eq '2026-11-03' and deviceId eq 'dev-00042'");
 
   for (size_t s : {2, 3, 4}) {  // the suffixed dates fan out to their 200 shards
     p = plan(specs[s], device_day);
@@ -212,10 +221,43 @@ TEST(StrategiesTest, ReadsGoStraightToTheKeyWhenTheAttributesGiveIt) {
   EXPECT_EQ(p.key.size(), 4u);
   EXPECT_EQ(p.filter, "date eq '2026-11-03' and deviceId eq 'dev-00042'");
   EXPECT_EQ(plan(specs[5], day).kind, ReadPlan::Kind::kTableScan);
+
+  // With the RowKey's orderId too, every strategy reads one entity: a Get, or one per shard of
+  // the random suffix.
+  Entity one = device_day;
+  one.Set("orderId", Value::String("ORD-00000042"));
+  for (size_t s = 0; s < specs.size(); ++s) {
+    p = plan(specs[s], one);
+    EXPECT_EQ(p.kind, ReadPlan::Kind::kPoint) << specs[s].label;
+    EXPECT_EQ(p.fanout, s == 2 ? 200u : 1u) << specs[s].label;
+  }
+}
+
+TEST(StrategiesTest, FilterLiteralsNameEachTypeAsTheFilterParserReadsIt) {
+  EXPECT_EQ(FilterLiteral(Value::String("it's")), "'it''s'");
+  EXPECT_EQ(FilterLiteral(Value::Int32(-5)), "-5");
+  EXPECT_EQ(FilterLiteral(Value::Int64(5)), "5L");
+  EXPECT_EQ(FilterLiteral(Value::Double(2)), "2.0");
+  EXPECT_EQ(FilterLiteral(Value::Double(0.1)), "0.10000000000000001");
+  EXPECT_EQ(FilterLiteral(Value::Boolean(true)), "true");
+  // Each literal, in a filter, matches exactly the value it came from.
+  const Value values[] = {Value::String("a'b"), Value::Int32(7), Value::Int64(-9000000000LL),
+                          Value::Double(1e300), Value::Double(0.1), Value::Boolean(false),
+                          Value::DateTime(*DateTime::Parse("2026-11-02T10:11:12.1234567Z")),
+                          Value::Guid(*Guid::Parse("0f8fad5b-d9cb-469f-a165-70867728950e")),
+                          Value::Binary(std::string("\x00\xff\x10", 3))};
+  for (const Value& v : values) {
+    Entity e("p", "r");
+    e.Set("x", v);
+    auto f = Filter::Parse("x eq " + FilterLiteral(v));
+    ASSERT_TRUE(f.ok()) << FilterLiteral(v) << ": " << f.status().ToString();
+    EXPECT_TRUE(f->Matches(e)) << FilterLiteral(v);
+  }
 }
 
 TEST(ReplayTest, TheTimelineIsCompressedToTheReplayRate) {
-  const Workload w = Workload::Generate(Small(30000, 3));
+  const DataSet w = DataSet::FromWorkload(
+      std::make_shared<const Workload>(Workload::Generate(Small(30000, 3))));
   const std::vector<int64_t> replay = ReplayTimes(w, 10000);
   ASSERT_EQ(replay.size(), w.size());
   EXPECT_TRUE(std::is_sorted(replay.begin(), replay.end()));

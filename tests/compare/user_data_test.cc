@@ -1,0 +1,240 @@
+// partkv-bench on the user's own data (--data, --strategy, --row-key, --read, --time), as a user
+// runs it: small data sets generated here with known answers, and the recommendation and the
+// traps it names asserted from the CSV and the terminal report. And bad input: one clear line on
+// stderr, exit status 2.
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fmt/format.h"
+#include "gtest/gtest.h"
+#include "tests/testing/temp_dir.h"
+#include "tests/tools/cli_runner.h"
+
+namespace partkv::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The CSV's rows as column name -> value maps (no field of these tests holds a quote).
+std::vector<std::map<std::string, std::string>> CsvRows(const std::string& text) {
+  auto split = [](std::string line) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::vector<std::string> cells;
+    std::string cell;
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '"') {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
+        cells.push_back(cell);
+        cell.clear();
+      } else {
+        cell += c;
+      }
+    }
+    cells.push_back(cell);
+    return cells;
+  };
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> names = split(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> cells = split(line);
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < names.size() && i < cells.size(); ++i) row[names[i]] = cells[i];
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// "2026-11-02T00:00:00.0000000Z" plus `seconds`.
+std::string When(int64_t seconds) {
+  const int64_t day = seconds / 86400, rest = seconds % 86400;
+  return fmt::format("2026-11-{:02d}T{:02d}:{:02d}:{:02d}.0000000Z", 2 + day, rest / 3600,
+                     rest / 60 % 60, rest % 60);
+}
+
+struct Outcome {
+  RunResult run;
+  std::vector<std::map<std::string, std::string>> csv;
+  std::string html;
+
+  // The strategy the CSV marks `mark` ("best", "runner-up"); "" when none.
+  std::string Marked(const std::string& mark) const {
+    for (const auto& row : csv) {
+      if (row.at("recommendation") == mark) return row.at("strategy");
+    }
+    return "";
+  }
+  // The traps the CSV lists for `strategy`.
+  std::string Traps(const std::string& strategy) const {
+    for (const auto& row : csv) {
+      if (row.at("strategy") == strategy) return row.at("traps");
+    }
+    ADD_FAILURE() << "no strategy " << strategy;
+    return "";
+  }
+};
+
+class UserDataTest : public ::testing::Test {
+ protected:
+  Outcome Run(const std::string& jsonl, std::vector<std::string> args) {
+    const std::string data = bench_.WriteFile("data.jsonl", jsonl);
+    const std::string out = dir_.Sub("report"), work = dir_.Sub("work");
+    fs::create_directories(work);
+    std::vector<std::string> all = {"--data", data, "--out", out, "--work-dir", work};
+    all.insert(all.end(), args.begin(), args.end());
+    Outcome o;
+    o.run = bench_.RunRaw(all);
+    if (o.run.exit_code == 0) {
+      o.csv = CsvRows(ReadFile(out + "/partkv-compare.csv"));
+      o.html = ReadFile(out + "/partkv-compare.html");
+    }
+    return o;
+  }
+  // Runs with bad input: exit 2, one line on stderr starting with "partkv-bench: error: ".
+  std::string RunBad(const std::string& jsonl, std::vector<std::string> args) {
+    Outcome o = Run(jsonl, std::move(args));
+    EXPECT_EQ(o.run.exit_code, 2) << o.run.out << o.run.err;
+    EXPECT_EQ(o.run.err.rfind("partkv-bench: error: ", 0), 0u) << o.run.err;
+    EXPECT_EQ(std::count(o.run.err.begin(), o.run.err.end(), '\n'), 1) << o.run.err;
+    return o.run.err;
+  }
+
+  TempDir dir_;
+  CliRunner bench_{dir_};
+};
+
+TEST_F(UserDataTest, AHotAttributeLosesToAHashSuffix) {
+  // One tenant sends 90 % of the orders, within one day, offered at 10,000/s: one partition per
+  // tenant is refused by every service, and MD5 buckets of the tenant keep its heat.
+  std::mt19937_64 random(1);
+  std::string jsonl;
+  const int n = 4000;
+  for (int i = 0; i < n; ++i) {
+    const int tenant = random() % 10 < 9 ? 0 : 1 + static_cast<int>(random() % 49);
+    jsonl += fmt::format(
+        R"({{"tenant":"t{}","orderId":"o{:06d}","when":"{}","when@odata.type":"Edm.DateTime",)"
+        R"("amount":{}.25,"note":"{}"}})"
+        "\n",
+        tenant, i, When(i * 20), i % 1000, std::string(60 + i % 40, 'x'));
+  }
+  Outcome o = Run(jsonl, {"--strategy", "concat(tenant)", "--strategy",
+                          "hash-suffix(tenant,orderId,50)", "--strategy", "md5-bits(tenant,4)",
+                          "--row-key", "concat(orderId)", "--read", "by-tenant=tenant",
+                          "--time", "when", "--replay-rate", "10000"});
+  ASSERT_EQ(o.run.exit_code, 0) << o.run.err;
+  EXPECT_EQ(o.Marked("best"), "hash-suffix(tenant,orderId,50)");
+  EXPECT_NE(o.run.out.find("Recommendation: hash-suffix(tenant,orderId,50)"), std::string::npos)
+      << o.run.out;
+  EXPECT_NE(o.Traps("concat(tenant)").find("throttled"), std::string::npos);
+  EXPECT_NE(o.Traps("md5-bits(tenant,4)").find("hot value"), std::string::npos);
+  EXPECT_EQ(o.Traps("hash-suffix(tenant,orderId,50)").find("throttled"), std::string::npos);
+  // The user's names are in every report.
+  for (const std::string& text : {o.run.out, o.html}) {
+    EXPECT_NE(text.find("by-tenant"), std::string::npos);
+    EXPECT_NE(text.find("tenant"), std::string::npos);
+  }
+  EXPECT_EQ(o.csv.front().count("by_tenant_p50_us"), 1u);
+}
+
+TEST_F(UserDataTest, PerEntityReadsMakeTheConcatenatedKeyWin) {
+  // Reads of one order by customer and order id, at a low write rate: the concatenated key is
+  // one Get; a random suffix probes its 20 shards; a key by region must scan the table.
+  std::mt19937_64 random(2);
+  std::string jsonl;
+  const char* const regions[] = {"north", "south", "east", "west"};
+  for (int i = 0; i < 3000; ++i) {
+    jsonl += fmt::format(
+        R"({{"customerId":"c{:04d}","orderId":"o{:06d}","region":"{}","total":{}}})"
+        "\n",
+        random() % 300, i, regions[random() % 4], static_cast<int>(random() % 1000));
+  }
+  Outcome o = Run(jsonl, {"--strategy", "concat(customerId,orderId)", "--strategy",
+                          "random-suffix(customerId,20)", "--strategy", "concat(region)",
+                          "--row-key", "concat(orderId)", "--read",
+                          "one-order=customerId,orderId@10", "--replay-rate", "200"});
+  ASSERT_EQ(o.run.exit_code, 0) << o.run.err;
+  EXPECT_EQ(o.Marked("best"), "concat(customerId,orderId)");
+  EXPECT_NE(o.Traps("random-suffix(customerId,20)").find("probing point read"),
+            std::string::npos);
+  EXPECT_NE(o.Traps("concat(region)").find("table scan"), std::string::npos);
+  EXPECT_EQ(o.Traps("concat(customerId,orderId)"), "");
+}
+
+TEST_F(UserDataTest, ReadsByDayMakeOnePartitionPerDayTolerableAtALowRate) {
+  // 25 days of 120 events, offered at 100/s, read a day at a time: one partition per day is
+  // never throttled at that rate and reads a day from one partition; the hash suffixes read
+  // 100 or 200 shards (and the code-point product of these ids collapses); a key per id scans.
+  std::string jsonl;
+  for (int i = 0; i < 3000; ++i) {
+    const int day = i / 120;
+    jsonl += fmt::format(
+        R"({{"day":"2026-11-{:02d}","id":"ORD-202611{:02d}-{:04d}","when":"{}",)"
+        R"("when@odata.type":"Edm.DateTime","reading":{}.5}})"
+        "\n",
+        2 + day, 2 + day, i % 120, When(day * 86400 + (i % 120) * 600), i % 97);
+  }
+  Outcome o = Run(jsonl, {"--strategy", "concat(day)", "--strategy", "hash-suffix(day,id,100)",
+                          "--strategy", "hash-suffix(day,id,200,hash=codepoint-product)",
+                          "--strategy", "concat(id)", "--row-key", "concat(id)", "--read",
+                          "by-day=day", "--time", "when", "--replay-rate", "100"});
+  ASSERT_EQ(o.run.exit_code, 0) << o.run.err;
+  EXPECT_EQ(o.Marked("best"), "concat(day)");
+  EXPECT_EQ(o.Traps("concat(day)"), "");
+  EXPECT_NE(o.Traps("hash-suffix(day,id,200,hash=codepoint-product)").find("collapsed shards"),
+            std::string::npos);
+  EXPECT_NE(o.Traps("concat(id)").find("table scan"), std::string::npos);
+}
+
+TEST_F(UserDataTest, BadInputEndsInOneClearErrorWithStatus2) {
+  const std::string good = R"({"a":"x","id":"1"})" "\n" R"({"a":"y","id":"2"})" "\n";
+  const std::vector<std::string> base = {"--strategy", "concat(a)", "--row-key", "concat(id)"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> all = base;
+    all.insert(all.end(), more.begin(), more.end());
+    return all;
+  };
+  // A malformed line: its number.
+  std::string err = RunBad(good + "{\"a\":\n", base);
+  EXPECT_NE(err.find("line 3"), std::string::npos) << err;
+  // A strategy naming an attribute no entity has: the flag and the attribute.
+  err = RunBad(good, {"--strategy", "concat(custId)", "--row-key", "concat(id)"});
+  EXPECT_NE(err.find("--strategy concat(custId)"), std::string::npos) << err;
+  EXPECT_NE(err.find("'custId'"), std::string::npos) << err;
+  // A read attribute no entity has.
+  err = RunBad(good, with({"--read", "r=nope"}));
+  EXPECT_NE(err.find("--read r=nope"), std::string::npos) << err;
+  EXPECT_NE(err.find("'nope'"), std::string::npos) << err;
+  // An empty file.
+  err = RunBad("", base);
+  EXPECT_NE(err.find("no entities"), std::string::npos) << err;
+  // Keys that collide: the RowKey scheme does not tell two entities of one partition apart.
+  err = RunBad(good + R"({"a":"x","id":"1"})" "\n", base);
+  EXPECT_TRUE(err.find("line 3") != std::string::npos || err.find("line 1") != std::string::npos)
+      << err;
+  EXPECT_NE(err.find("unique"), std::string::npos) << err;
+  // No RowKey in the data and no --row-key.
+  err = RunBad(good, {"--strategy", "concat(a)"});
+  EXPECT_NE(err.find("RowKey"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace partkv::testing
