@@ -499,7 +499,8 @@ std::string CheckScript(const ComparisonResult& r) {
     }
     names += (names.empty() ? "\"" : ",\"") + quoted + "\"";
   }
-  return fmt::format(kCheckScriptTemplate, names, r.physical_partitions);
+  // The charts: the write rate, one per read, and the two cloud charts.
+  return fmt::format(kCheckScriptTemplate, names, r.physical_partitions, 3 + r.reads.size());
 }
 
 }  // namespace

@@ -77,7 +77,8 @@ footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
 )css";
 
 // fmt format string: {0} the strategies' labels as JS string literals, {1} the physical
-// partition count. Sets data-report-check on <html> (see html_report.h).
+// partition count, {2} the number of charts the report draws. Sets data-report-check on <html>
+// (see html_report.h).
 inline constexpr const char* kCheckScriptTemplate = R"js(<script>
 (function () {{
   var root = document.documentElement;
@@ -106,7 +107,7 @@ inline constexpr const char* kCheckScriptTemplate = R"js(<script>
       if (!seen[expected[j]]) errors.push('no heat histogram for ' + expected[j]);
     }}
     var charts = document.querySelectorAll('svg.chart');
-    if (charts.length < 6) errors.push('only ' + charts.length + ' charts');
+    if (charts.length < {2}) errors.push('only ' + charts.length + ' charts');
     for (var k = 0; k < charts.length; k++) {{
       var b = charts[k].getBoundingClientRect();
       if (!(b.width > 0 && b.height > 0)) errors.push('chart ' + charts[k].getAttribute('data-chart') + ' has no size');
