@@ -380,6 +380,7 @@ Result<ComparisonResult> RunComparison(const ComparisonOptions& options, Progres
     r.label = spec.label;
     r.strategy = spec.partition_key.ToString();
     r.explanation = spec.explanation;
+    r.suggested = spec.suggested;
     r.table = spec.table_name;
     r.analysis = analyzers[s].Finish();
     if (r.analysis.errors > 0) {

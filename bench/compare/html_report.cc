@@ -107,8 +107,9 @@ std::string SummaryTable(const ComparisonResult& r) {
   for (const Column& c : columns) out += "<th>" + Escape(c.header) + "</th>";
   out += "</tr></thead><tbody>";
   for (const StrategyResult& s : r.strategies) {
-    out += fmt::format("<tr data-strategy=\"{0}\"><td class=\"name\" title=\"{1}\">{0}</td>",
-                       Escape(s.label), Escape(s.explanation));
+    out += fmt::format("<tr data-strategy=\"{0}\"><td class=\"name\" title=\"{1}\">{0}{2}</td>",
+                       Escape(s.label), Escape(s.explanation),
+                       s.suggested ? " <span class=\"dim\">(suggested)</span>" : "");
     for (const Column& c : columns) {
       std::string cls;
       if (c.rank) {

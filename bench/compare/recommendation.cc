@@ -135,6 +135,7 @@ void FindTraps(const ComparisonResult& result, const StrategyResult& s, std::vec
                       Fixed(a->top_share * buckets, 1), Share(1.0 / buckets)));
     }
   }
+  std::string scans;
   for (const ReadStats& rs : s.reads) {
     if (rs.point && rs.fanout > 1) {
       add("probing point read",
@@ -143,11 +144,13 @@ void FindTraps(const ComparisonResult& result, const StrategyResult& s, std::vec
                       rs.name, s.label, rs.fanout));
     }
     if (rs.table_scan) {
-      add("table scan",
-          fmt::format("read {} scans the whole table under {}: {} entities examined per entity "
-                      "returned",
-                      rs.name, s.label, Fixed(rs.examined_per_entity(), 0)));
+      scans += fmt::format("{}{} ({} examined per entity returned)", scans.empty() ? "" : ", ",
+                           rs.name, Grouped(static_cast<uint64_t>(rs.examined_per_entity() + 0.5)));
     }
+  }
+  if (!scans.empty()) {
+    add("table scan", fmt::format("{} scans the whole table for read{} {}", s.label,
+                                  scans.find(" (") == scans.rfind(" (") ? "" : "s", scans));
   }
   std::string refused;
   for (const ThrottleStats& t : s.throttle) {

@@ -78,6 +78,7 @@ struct StrategyResult {
   std::string strategy;  // canonical text form
   std::string explanation;
   std::string table;
+  bool suggested = false;  // proposed by --suggest (suggest.h), with its reason as explanation
 
   // Writes.
   uint64_t entities_written = 0;

@@ -91,10 +91,17 @@ std::vector<StrategySpec> Suggest(const SuggestInput& in) {
     }
   }
 
-  // 3. The best-spread attribute that is not unique.
+  // 3. The best-spread attribute a read uses that is not unique (an identifier's type: a String,
+  // an integer, a Guid).
+  std::set<std::string> read_attributes;
+  for (const ReadSpec& r : *in.reads) read_attributes.insert(r.attributes.begin(), r.attributes.end());
   const AttributeSummary* spread = nullptr;
   for (const AttributeSummary& a : *in.attributes) {
-    if (a.type == Type::kBinary || a.name == "RowKey" || a.present < in.entities) continue;
+    if (read_attributes.count(a.name) == 0 || a.name == "RowKey" || a.present < in.entities ||
+        !(a.type == Type::kString || a.type == Type::kInt32 || a.type == Type::kInt64 ||
+          a.type == Type::kGuid)) {
+      continue;
+    }
     if (a.top_share >= 0.01 || static_cast<double>(a.distinct) >= 0.9 * n || a.distinct < 16) {
       continue;
     }

@@ -3,8 +3,9 @@
 // From each attribute's cardinality and skew (DataSet::attributes()), the reads and the write rate:
 //   - per read, the concatenation of its attributes: that read then goes to one partition (or,
 //     when the read names one entity, is one Get);
-//   - the best-spread attribute: the one with the most distinct values whose most frequent value
-//     holds under 1 % of the entities (and that is not unique: a key per entity serves no read);
+//   - the best-spread attribute a read uses: the String, integer or Guid attribute with the most
+//     distinct values whose most frequent value holds under 1 % of the entities (and that is not
+//     unique: a key per entity serves no read);
 //   - per grouping attribute that reads use (at most a tenth as many distinct values as
 //     entities; date-like text such as 2026-11-02 first), a time- or group-bucketed key sized
 //     from the write rate: the busiest value's peak rate is the replay rate × its share × the

@@ -65,6 +65,9 @@ std::string Header(const ComparisonResult& r) {
                          fmt::join(rs.attributes, ", "), Fixed(rs.weight, rs.weight == static_cast<int64_t>(rs.weight) ? 0 : 2));
   }
   out += fmt::format("  reads     {}\n", reads);
+  for (const StrategyResult& s : r.strategies) {
+    if (s.suggested) out += fmt::format("  suggested {} — {}\n", s.label, s.explanation);
+  }
   out += fmt::format(
       "  store     one table per strategy, {} physical partitions each; RowKey = {}\n"
       "  replay    the timeline compressed to an average {} (batches of ≤ 100, ≤ 1 s wait)\n",
