@@ -160,8 +160,8 @@ void FindTraps(const ComparisonResult& result, const StrategyResult& s, std::vec
     }
   }
   if (!refused.empty()) {
-    add("throttled", fmt::format("{} has {} of the busiest day refused at {} offered", s.label,
-                                 refused, Rate(result.replay_rate)));
+    add("throttled", fmt::format("{} has the busiest day refused, offered at {}: {}", s.label,
+                                 Rate(result.replay_rate), refused));
   }
 }
 
