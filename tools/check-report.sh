@@ -8,20 +8,24 @@
 #   bash tools/check-report.sh REPORT.html [--screenshot OUT.png]
 #   bash tools/check-report.sh --run PARTKV_BENCH [--screenshot OUT.png]
 #       (runs PARTKV_BENCH at a tiny size into a temporary directory and checks its report)
+#   bash tools/check-report.sh --run-data PARTKV_BENCH [--screenshot OUT.png]
+#       (the same on 2,000 orders of bench/data/make-orders.sh, with the user's strategies, reads
+#       and --suggest: the report of --data)
 #
 # Exit status: 0 the report renders, 1 it does not, 2 bad usage, 77 chromium is not installed
 # (skipped; CTest reads 77 as "skipped").
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 REPORT.html | --run PARTKV_BENCH  [--screenshot OUT.png]" >&2
+  echo "usage: $0 REPORT.html | --run PARTKV_BENCH | --run-data PARTKV_BENCH  [--screenshot OUT.png]" >&2
   exit 2
 }
 
-report="" bench="" screenshot=""
+report="" bench="" screenshot="" data=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --run) [ $# -ge 2 ] || usage; bench=$2; shift 2 ;;
+    --run-data) [ $# -ge 2 ] || usage; bench=$2; data=1; shift 2 ;;
     --screenshot) [ $# -ge 2 ] || usage; screenshot=$2; shift 2 ;;
     -h|--help) usage ;;
     -*) echo "check-report: unknown option $1" >&2; usage ;;
@@ -40,7 +44,14 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/partkv-check-report-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-if [ -n "$bench" ]; then
+if [ -n "$bench" ] && [ "$data" -eq 1 ]; then
+  bash "$(dirname "$0")/../bench/data/make-orders.sh" --orders 2000 --days 3 >"$work/orders.jsonl"
+  "$bench" --data "$work/orders.jsonl" --time orderTime --row-key 'concat(orderId)' \
+    --strategy 'concat(orderDate)' --strategy 'md5-bits(region,3)' \
+    --read 'by-customer=customerId@5' --read 'by-day=orderDate' --suggest \
+    --out "$work/report" --work-dir "$work" >"$work/bench.out"
+  report="$work/report/partkv-compare.html"
+elif [ -n "$bench" ]; then
   "$bench" --events 2000 --days 2 --out "$work/report" --work-dir "$work" >"$work/bench.out"
   report="$work/report/partkv-compare.html"
 fi
