@@ -18,6 +18,7 @@
 #include "bench/compare/svg_charts.h"
 #include "bench/compare/terminal_report.h"
 #include "gtest/gtest.h"
+#include "tests/testing/csv.h"
 #include "tests/testing/temp_dir.h"
 
 namespace partkv::compare {
@@ -186,32 +187,14 @@ TEST_F(ComparisonTest, CsvHasARowPerStrategyWithItsCounts) {
   std::string line;
   ASSERT_TRUE(std::getline(csv, line));
   const std::vector<std::string> columns = CsvColumns(R());
-  auto split = [](std::string l) {
-    if (!l.empty() && l.back() == '\r') l.pop_back();
-    std::vector<std::string> out;
-    std::string cell;
-    bool quoted = false;
-    for (char c : l) {
-      if (c == '"') {
-        quoted = !quoted;
-      } else if (c == ',' && !quoted) {
-        out.push_back(cell);
-        cell.clear();
-      } else {
-        cell += c;
-      }
-    }
-    out.push_back(cell);
-    return out;
-  };
-  ASSERT_EQ(split(line), columns);
+  ASSERT_EQ(testing::SplitCsvLine(line), columns);
   auto col = [&](const std::string& name) {
     return static_cast<size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
   };
   std::vector<std::string> labels;
   std::map<std::string, double> hottest_share;
   while (std::getline(csv, line)) {
-    const auto cells = split(line);
+    const auto cells = testing::SplitCsvLine(line);
     ASSERT_EQ(cells.size(), columns.size()) << line;
     labels.push_back(cells[col("strategy")]);
     EXPECT_EQ(cells[col("entities_on_disk")], std::to_string(kEvents));

@@ -15,6 +15,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "tests/testing/csv.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/tools/cli_runner.h"
 
@@ -28,40 +29,6 @@ std::string ReadFile(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-// The CSV's rows as column name -> value maps (no field of these tests holds a quote).
-std::vector<std::map<std::string, std::string>> CsvRows(const std::string& text) {
-  auto split = [](std::string line) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    std::vector<std::string> cells;
-    std::string cell;
-    bool quoted = false;
-    for (char c : line) {
-      if (c == '"') {
-        quoted = !quoted;
-      } else if (c == ',' && !quoted) {
-        cells.push_back(cell);
-        cell.clear();
-      } else {
-        cell += c;
-      }
-    }
-    cells.push_back(cell);
-    return cells;
-  };
-  std::istringstream in(text);
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> names = split(line);
-  std::vector<std::map<std::string, std::string>> rows;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> cells = split(line);
-    std::map<std::string, std::string> row;
-    for (size_t i = 0; i < names.size() && i < cells.size(); ++i) row[names[i]] = cells[i];
-    rows.push_back(std::move(row));
-  }
-  return rows;
 }
 
 // "2026-11-02T00:00:00.0000000Z" plus `seconds`.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "partkv/store.h"
+#include "tests/testing/csv.h"
 #include "tests/testing/endpoint_server.h"
 #include "tests/tools/cli_runner.h"
 
@@ -29,40 +30,10 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
-// The CSV's rows as column -> value, keyed by strategy label (fields without quotes or commas,
-// as these columns are).
+// The CSV's rows as column -> value, keyed by strategy label.
 std::map<std::string, std::map<std::string, std::string>> ReadCsv(const std::string& path) {
-  std::istringstream in(ReadFile(path));
-  std::string line;
-  std::vector<std::string> header;
   std::map<std::string, std::map<std::string, std::string>> rows;
-  auto split = [](const std::string& l) {
-    std::vector<std::string> out;
-    std::string field;
-    bool quoted = false;
-    for (char c : l) {
-      if (c == '"') {
-        quoted = !quoted;
-      } else if (c == ',' && !quoted) {
-        out.push_back(field);
-        field.clear();
-      } else {
-        field += c;
-      }
-    }
-    out.push_back(field);
-    return out;
-  };
-  while (std::getline(in, line)) {
-    if (header.empty()) {
-      header = split(line);
-      continue;
-    }
-    std::vector<std::string> cells = split(line);
-    std::map<std::string, std::string> row;
-    for (size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
-    rows[row["strategy"]] = row;
-  }
+  for (auto& row : testing::CsvRows(ReadFile(path))) rows[row["strategy"]] = row;
   return rows;
 }
 
