@@ -282,6 +282,10 @@ Result<BenchFlags> ParseFlags(int argc, const char* const* argv) {
                  "replay_rate, partitions, suggest); flags add strategies and reads to it and "
                  "override the rest. The report prints the workload it ran")
       ->type_name("FILE");
+  app.add_option("--export-workload", flags.export_workload,
+                 "write the built-in workload (--events, --days, --seed) as JSON Lines to FILE "
+                 "and exit: the entities without keys, as --data reads them")
+      ->type_name("FILE");
   app.add_option("--time", flags.time,
                  "the attribute (DateTime, date-time text or Unix seconds) that orders the "
                  "data's timeline; without it, file order at --replay-rate")

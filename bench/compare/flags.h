@@ -48,6 +48,9 @@ struct BenchFlags {
   // --workload: the JSON file the settings above came from (the command line adds strategies
   // and reads to it and overrides the rest); empty = none.
   std::string workload;
+  // --export-workload: write the built-in workload's entities (keys empty) to this JSON Lines
+  // file and exit, e.g. to compare the --data path on the same entities; empty = no.
+  std::string export_workload;
   bool help = false;
   std::string help_text;  // filled when help is set
 };
