@@ -242,6 +242,23 @@ TEST_F(UserDataTest, TheWorkloadFileTheReportPrintsRunsTheSameComparison) {
       << r.err;
 }
 
+TEST_F(UserDataTest, DataFromStdinIsReadLikeAFile) {
+  RunOptions options;
+  options.input = Orders(600);
+  const std::string work = dir_.Sub("work");
+  fs::create_directories(work);
+  RunResult r = bench_.RunRaw({"--data", "-", "--strategy", "concat(customerId)", "--row-key",
+                               "concat(orderId)", "--read", "by-day=day", "--out",
+                               dir_.Sub("report"), "--work-dir", work},
+                              options);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("stdin: 600 entities"), std::string::npos) << r.out;
+  const auto rows = CsvRows(ReadFile(dir_.Sub("report") + "/partkv-compare.csv"));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("entities_on_disk"), "600");
+  EXPECT_TRUE(fs::is_empty(work));  // the spooled copy went with the run
+}
+
 TEST_F(UserDataTest, BadInputEndsInOneClearErrorWithStatus2) {
   const std::string good = R"({"a":"x","id":"1"})" "\n" R"({"a":"y","id":"2"})" "\n";
   const std::vector<std::string> base = {"--strategy", "concat(a)", "--row-key", "concat(id)"};
