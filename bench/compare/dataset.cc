@@ -140,10 +140,6 @@ class Collector {
     for (const std::string& name : keep) {
       if (std::find(kept_.begin(), kept_.end(), name) == kept_.end()) kept_.push_back(name);
     }
-    if (!time_attribute_.empty() &&
-        std::find(kept_.begin(), kept_.end(), time_attribute_) == kept_.end()) {
-      kept_.push_back(time_attribute_);
-    }
     for (size_t c = 0; c < kept_.size(); ++c) column_of_[NewTracker(kept_[c])] = c;
     pools_.resize(kept_.size());
     ids_.resize(kept_.size());

@@ -4,7 +4,7 @@
 //
 // A DataSet keeps in memory only what keys, reads and the timeline need:
 //   - per entity, its values of the *kept* attributes (the fields the strategies, the RowKey
-//     scheme and the reads name, and the time attribute), interned per attribute, so a value
+//     scheme and the reads name), interned per attribute, so a value
 //     repeated by many entities is stored once;
 //   - per entity, its time on the timeline (microseconds since the Unix epoch);
 //   - per entity, where its whole entity can be made again: the built-in workload's generator, or
@@ -119,8 +119,8 @@ class DataSet {
   ~DataSet();
 
   size_t size() const;
-  // The kept attributes, in the order given (duplicates removed), then the time attribute when it
-  // was not among them; column c is kept()[c].
+  // The kept attributes, in the order given (duplicates removed); column c is kept()[c]. The time
+  // attribute is a column only when kept: each entity's time is kept apart (TimeMicros).
   const std::vector<std::string>& kept() const;
   // The column of kept attribute `name`, or nullopt.
   std::optional<size_t> Column(std::string_view name) const;

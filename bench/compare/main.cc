@@ -128,8 +128,9 @@ Result<Subject> MakeSubject(const BenchFlags& flags, const std::string& spool_di
   DataSetOptions o;
   o.path = flags.data;
   for (const auto& [attribute, flag] : uses) o.keep.push_back(attribute);
+  // The time attribute is read into each entity's time, not kept as a column (a column of a
+  // million distinct times would cost tens of MiB for nothing).
   o.time_attribute = flags.time;
-  if (!flags.time.empty()) o.keep.push_back(flags.time);
   o.default_rate = flags.replay_rate;
   o.spool_dir = spool_dir;
   Result<DataSet> data = DataSet::Load(o);
