@@ -98,16 +98,23 @@ std::string BulkWriter::Remote::RowName(uint64_t position, uint64_t line) {
 Status BulkWriter::Remote::Check() {
   if (!report_.error.ok()) return report_.error;
   if (finished_) return Status::InvalidArgument("the bulk write has finished");
-  // A call after Throttled or Busy submits the held batches again.
-  std::lock_guard lock(mu_);
-  if (paused_) {
-    for (auto& batch : window_) {
-      if (batch->state == Pending::State::kHeld) batch->state = Pending::State::kQueued;
+  // A call after Throttled or Busy submits the held batches again. A pause no call has reported
+  // yet (its answer came after the last call returned) is reported by this one, which takes
+  // nothing.
+  {
+    std::lock_guard lock(mu_);
+    if (paused_ && pause_told_) {
+      for (auto& batch : window_) {
+        if (batch->state == Pending::State::kHeld) batch->state = Pending::State::kQueued;
+      }
+      paused_ = false;
+      pause_told_ = false;
+      work_.notify_all();
+      return Status::OK();
     }
-    paused_ = false;
-    work_.notify_all();
+    if (!paused_) return Status::OK();
   }
-  return Status::OK();
+  return Await(Until::kNow);
 }
 
 Status BulkWriter::Remote::Validate(const Entity& entity, Entity* keyed, size_t* size) const {
@@ -313,7 +320,10 @@ Status BulkWriter::Remote::Await(Until until) {
       Publish();
       if (!window_.empty()) report_.resume_line = window_.front()->lines.front();
       for (const auto& batch : window_) {
-        if (batch->state == Pending::State::kHeld) return batch->status;
+        if (batch->state == Pending::State::kHeld) {
+          pause_told_ = true;
+          return batch->status;
+        }
       }
     }
     const bool done = until == Until::kNow ||

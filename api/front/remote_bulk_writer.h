@@ -150,6 +150,10 @@ struct __attribute__((visibility("hidden"))) BulkWriter::Remote {
   std::deque<std::unique_ptr<Pending>> window_;
   size_t in_flight_ = 0;
   bool paused_ = false;    // a batch is held: no batch starts until the next call
+  // The caller has been told of the pause (a call returned the held batch's Throttled or Busy).
+  // A pause that began after the last call returned is told by the next call, which takes
+  // nothing; the call after it resumes. So every pause is seen exactly once.
+  bool pause_told_ = false;
   bool stopping_ = false;  // a batch failed, or the writer stops: no batch starts again
   bool ending_ = false;    // the workers return
   uint64_t throttled_ = 0;
