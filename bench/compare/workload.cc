@@ -6,7 +6,6 @@
 #include <random>
 
 #include "fmt/format.h"
-#include "partkv/stored_entity.h"
 
 namespace partkv::compare {
 namespace {
@@ -231,23 +230,6 @@ Entity Workload::MakeEntity(size_t i) const {
   e.AppendSorted("temperature", Value::Double(15.0 + static_cast<double>(r1 >> 40) / 1e5));
   e.AppendSorted("time", Value::DateTime(DateTime::FromUnixMicros(ev.unix_micros)));
   return e;
-}
-
-Workload::SizeStats Workload::SampleValueSizes(size_t sample) const {
-  SizeStats s;
-  if (events_.empty()) return s;
-  const size_t n = std::min(sample, events_.size());
-  const size_t step = events_.size() / n;
-  double sum = 0;
-  s.min = SIZE_MAX;
-  for (size_t k = 0; k < n; ++k) {
-    const size_t value = EncodeStoredEntity(MakeEntity(k * step), DateTime{0}, 1).value.size();
-    sum += static_cast<double>(value);
-    s.min = std::min(s.min, value);
-    s.max = std::max(s.max, value);
-  }
-  s.mean = sum / static_cast<double>(n);
-  return s;
 }
 
 }  // namespace partkv::compare

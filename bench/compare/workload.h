@@ -80,13 +80,13 @@ class Workload {
   static std::string DeviceId(uint32_t device);  // "dev-00042"
   static std::string OrderId(size_t i);          // "ORD-00000001" for event 0
 
-  // Mean, smallest and largest encoded value size of a sample of entities (engine value codec).
+  // Mean, smallest and largest encoded value size of a sample of entities, as
+  // DataSet::SampleValueSizes measures them.
   struct SizeStats {
     double mean = 0;
     size_t min = 0;
     size_t max = 0;
   };
-  SizeStats SampleValueSizes(size_t sample = 2000) const;
 
  private:
   WorkloadOptions options_;

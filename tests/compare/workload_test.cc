@@ -103,7 +103,8 @@ TEST(WorkloadTest, EntitiesHaveTypedPropertiesOfRealisticSize) {
                  Type::kGuid, Type::kBoolean}) {
     EXPECT_EQ(types.count(t), 1u) << TypeName(t);
   }
-  const Workload::SizeStats sizes = w.SampleValueSizes(5000);
+  const Workload::SizeStats sizes =
+      DataSet::FromWorkload(std::make_shared<const Workload>(w)).SampleValueSizes(5000);
   EXPECT_GE(sizes.min, 200u);
   EXPECT_LE(sizes.max, 1024u);
   EXPECT_GT(sizes.mean, 350);
