@@ -1,5 +1,5 @@
-// DataSet (dataset.h): the streaming JSON Lines reader, the bounded per-attribute summaries and
-// the timeline.
+// DataSet (dataset.h): the JSON Lines reader (its chunked line loop in line_file.h), the bounded
+// per-attribute summaries and the timeline.
 
 #include "bench/compare/dataset.h"
 
@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "bench/compare/attribute_tracker.h"
+#include "bench/compare/line_file.h"
 #include "partkv/json.h"
 #include "partkv/stored_entity.h"
 
@@ -29,8 +30,6 @@ constexpr uint32_t kAbsent = std::numeric_limits<uint32_t>::max();
 constexpr size_t kNoColumn = std::numeric_limits<size_t>::max();
 // The lines whose mean length sizes the per-entity arrays of a file.
 constexpr size_t kEntitiesToSize = 1024;
-// Reads are this large; a longer line grows the buffer to hold it.
-constexpr size_t kChunkBytes = size_t{1} << 20;
 // Names listed in "the attributes present: ..." before "…".
 constexpr size_t kMaxListed = 20;
 const std::string kPartitionKey = "PartitionKey", kRowKey = "RowKey";
@@ -39,37 +38,12 @@ constexpr int64_t kMinUnixSeconds = -62135596800, kMaxUnixSeconds = 253402300799
 constexpr std::string_view kTimeNeeds =
     "--time needs a DateTime, a DateTime string or Unix seconds";
 
-std::string Errno() { return std::strerror(errno); }
-
 // Gives back unused capacity past a quarter of the size (doubling leaves up to a half): a copy
 // costs a moment's second array, so a small waste is kept.
 template <typename T>
 void ShrinkIfWasteful(std::vector<T>* v) {
   if (v->capacity() > v->size() + v->size() / 4) v->shrink_to_fit();
 }
-
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept {
-    if (this != &other) {
-      Reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  ~UniqueFd() { Reset(); }
-  int get() const { return fd_; }
-
- private:
-  void Reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-  int fd_ = -1;
-};
 
 // The distinct values of one kept attribute. The lookup (ids by open addressing, at most half
 // full) exists only while loading: Finish() drops it. Values' hashes are not stored but made
@@ -308,61 +282,6 @@ class Collector {
   std::vector<int64_t> times_;
   uint32_t partition_key_tracker_ = kAbsent, row_key_tracker_ = kAbsent;
 };
-
-Status WriteAll(int fd, const char* data, size_t n, const std::string& what) {
-  while (n > 0) {
-    const ssize_t w = ::write(fd, data, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) return Status::IOError("cannot write " + what + ": " + Errno());
-    data += w;
-    n -= static_cast<size_t>(w);
-  }
-  return Status::OK();
-}
-
-// Reads `input` to its end in chunks and calls on_line(offset, text, number) for every line
-// (text without its "\n"; number 1-based), copying what it reads to `spool` when >= 0. `bytes`
-// counts what was read.
-template <typename OnLine>
-Status ForEachLine(int input, int spool, const std::string& source, uint64_t* bytes,
-                   OnLine&& on_line) {
-  std::vector<char> buf(kChunkBytes);
-  size_t begin = 0, end = 0;  // the unconsumed bytes: the start of a line
-  uint64_t base = 0;          // the input offset of buf[0]
-  uint64_t line = 0;
-  for (;;) {
-    if (begin > 0) {
-      std::memmove(buf.data(), buf.data() + begin, end - begin);
-      base += begin;
-      end -= begin;
-      begin = 0;
-    }
-    if (end == buf.size()) buf.resize(buf.size() * 2);  // a line longer than the buffer
-    ssize_t n;
-    do {
-      n = ::read(input, buf.data() + end, buf.size() - end);
-    } while (n < 0 && errno == EINTR);
-    if (n < 0) return Status::IOError("cannot read " + source + ": " + Errno());
-    if (n == 0) break;
-    if (spool >= 0) {
-      PARTKV_RETURN_IF_ERROR(WriteAll(spool, buf.data() + end, n, "the copy of " + source));
-    }
-    *bytes += static_cast<uint64_t>(n);
-    size_t scan = end;  // [begin, end) holds no newline
-    end += static_cast<size_t>(n);
-    while (const void* nl = std::memchr(buf.data() + scan, '\n', end - scan)) {
-      const size_t at = static_cast<size_t>(static_cast<const char*>(nl) - buf.data());
-      PARTKV_RETURN_IF_ERROR(
-          on_line(base + begin, std::string_view(buf.data() + begin, at - begin), ++line));
-      begin = scan = at + 1;
-    }
-  }
-  if (begin < end) {
-    PARTKV_RETURN_IF_ERROR(
-        on_line(base + begin, std::string_view(buf.data() + begin, end - begin), ++line));
-  }
-  return Status::OK();
-}
 
 bool IsBlank(std::string_view text) {
   return text.find_first_not_of(" \t\r") == std::string_view::npos;
