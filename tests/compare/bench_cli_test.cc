@@ -20,13 +20,6 @@ namespace fs = std::filesystem;
 // The tiny workload of these tests: about ten seconds.
 const std::vector<std::string> kTiny = {"--events", "1500", "--days", "2"};
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::vector<std::string> Args(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
@@ -52,7 +45,7 @@ TEST(BenchCliTest, TinyRunPrintsTheTablesAndWritesCsvAndHtml) {
   EXPECT_NE(r.out.find("report: " + fs::absolute(html).lexically_normal().string()),
             std::string::npos)
       << r.out;
-  const std::string csv_text = ReadFile(csv), html_text = ReadFile(html);
+  const std::string csv_text = ReadFileText(csv), html_text = ReadFileText(html);
   size_t lines = 0;
   for (char c : csv_text) lines += c == '\n';
   EXPECT_EQ(lines, 1 + std::size(kLabels));

@@ -24,13 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // "2026-11-02T00:00:00.0000000Z" plus `seconds`.
 std::string When(int64_t seconds) {
   const int64_t day = seconds / 86400, rest = seconds % 86400;
@@ -71,8 +64,8 @@ class UserDataTest : public ::testing::Test {
     Outcome o;
     o.run = bench_.RunRaw(all);
     if (o.run.exit_code == 0) {
-      o.csv = CsvRows(ReadFile(out + "/partkv-compare.csv"));
-      o.html = ReadFile(out + "/partkv-compare.html");
+      o.csv = CsvRows(ReadFileText(out + "/partkv-compare.csv"));
+      o.html = ReadFileText(out + "/partkv-compare.html");
     }
     return o;
   }
@@ -227,7 +220,7 @@ TEST_F(UserDataTest, TheWorkloadFileTheReportPrintsRunsTheSameComparison) {
   RunResult again = bench_.RunRaw({"--workload", workload, "--out", dir_.Sub("report2"),
                                    "--work-dir", work});
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  const auto rows = CsvRows(ReadFile(dir_.Sub("report2") + "/partkv-compare.csv"));
+  const auto rows = CsvRows(ReadFileText(dir_.Sub("report2") + "/partkv-compare.csv"));
   ASSERT_EQ(rows.size(), first.csv.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     EXPECT_EQ(rows[i].at("strategy"), first.csv[i].at("strategy"));
@@ -253,7 +246,7 @@ TEST_F(UserDataTest, DataFromStdinIsReadLikeAFile) {
                               options);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("stdin: 600 entities"), std::string::npos) << r.out;
-  const auto rows = CsvRows(ReadFile(dir_.Sub("report") + "/partkv-compare.csv"));
+  const auto rows = CsvRows(ReadFileText(dir_.Sub("report") + "/partkv-compare.csv"));
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].at("entities_on_disk"), "600");
   EXPECT_TRUE(fs::is_empty(work));  // the spooled copy went with the run

@@ -23,17 +23,10 @@ using testing::CliRunner;
 using testing::RunOptions;
 using testing::RunResult;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The CSV's rows as column -> value, keyed by strategy label.
 std::map<std::string, std::map<std::string, std::string>> ReadCsv(const std::string& path) {
   std::map<std::string, std::map<std::string, std::string>> rows;
-  for (auto& row : testing::CsvRows(ReadFile(path))) rows[row["strategy"]] = row;
+  for (auto& row : testing::CsvRows(testing::ReadFileText(path))) rows[row["strategy"]] = row;
   return rows;
 }
 
@@ -95,7 +88,7 @@ TEST_F(BenchTargetTest, MeasuresTheThrottlingEachStrategyMeetsOnTheEndpoint) {
   EXPECT_GT(std::stod(hot.at("azure_table_throttle_rate")), 0.0);
   EXPECT_EQ(std::stod(spread.at("azure_table_throttle_rate")), 0.0);
 
-  const std::string html = ReadFile(out + "/partkv-compare.html");
+  const std::string html = testing::ReadFileText(out + "/partkv-compare.html");
   EXPECT_NE(html.find("id=\"target\""), std::string::npos);
   EXPECT_EQ(html.find(std::string(testing::kDevAccountKey)), std::string::npos);
 

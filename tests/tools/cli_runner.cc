@@ -17,13 +17,6 @@
 namespace partkv::testing {
 namespace {
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Drains a pty master until the child side closes (EIO on Linux).
 std::string DrainPty(int master) {
   std::string out;
@@ -123,9 +116,16 @@ RunResult CliRunner::RunRaw(const std::vector<std::string>& args,
   }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.max_rss_kib = usage.ru_maxrss;
-  if (!options.stdout_path) result.out = ReadAll(out_path);
-  if (!options.stderr_is_terminal) result.err = ReadAll(err_path);
+  if (!options.stdout_path) result.out = ReadFileText(out_path);
+  if (!options.stderr_is_terminal) result.err = ReadFileText(err_path);
   return result;
+}
+
+std::string ReadFileText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 std::string WithoutSystemMembers(const std::string& json_line) {

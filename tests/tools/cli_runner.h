@@ -68,6 +68,9 @@ class CliRunner {
 
 // One line of JSON without the members that change on every write ("odata.etag", "Timestamp"
 // and its annotation), so that entities can be compared by content.
+// The whole contents of the file at `path` ("" when it cannot be read).
+std::string ReadFileText(const std::string& path);
+
 std::string WithoutSystemMembers(const std::string& json_line);
 
 }  // namespace partkv::testing
