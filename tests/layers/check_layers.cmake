@@ -4,6 +4,7 @@
 #                        header;
 #   api/protocol/        the Table service's wire protocol: only public and protocol headers;
 #   engine/              of api/, only api/protocol/; no front-class header (FRONT_HEADERS below);
+#   api/c/               the C API (partkv/c.h): public headers and its own;
 #   tools/               public headers and api/protocol/ (and their own files);
 #   bench/compare/       public headers only (and its own files).
 # Usage: cmake -DSOURCE_DIR=<repository> -P check_layers.cmake
@@ -39,6 +40,8 @@ check_dir(api/protocol "*" "^#include \"partkv/(${front})\"" ""
           "the protocol is below the front classes")
 check_dir(engine "*" "^#include \"(api/|partkv/(${front})\")" "^#include \"api/protocol/"
           "the engine includes no front class, and of api/ only api/protocol/")
+check_dir(api/c "*" "^#include \"(engine|api/front|api/protocol|api/src)/" ""
+          "the C API wraps the public API only")
 check_dir(tools "*" "^#include \"(engine|api)/" "^#include \"api/protocol/"
           "tools use the public API and the protocol only")
 check_dir(bench/compare "*" "^#include \"(engine|api)/" ""

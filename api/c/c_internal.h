@@ -1,0 +1,56 @@
+// What the C API's two halves share (api/c/c_values.cc, api/c/c_tables.cc): the structs behind
+// partkv/c.h's opaque handles and the conversions between C arguments and partkv's types.
+//
+// A handle is a struct holding the C++ value, except partkv_entity_t, which is never defined: a
+// partkv_entity_t* is a partkv::Entity* cast, so a page's entities are lent without copies.
+
+#ifndef PARTKV_API_C_C_INTERNAL_H_
+#define PARTKV_API_C_C_INTERNAL_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "partkv/c.h"
+#include "partkv/partkv.h"
+
+struct partkv_status_t {
+  partkv::Status status;
+};
+struct partkv_key_strategy_t {
+  partkv::KeyStrategy strategy;
+};
+
+namespace partkv::c_api {
+
+// NULL for OK, else an owned status.
+partkv_status_t* Wrap(Status status);
+// PARTKV_INVALID_ARGUMENT naming the argument that was NULL.
+partkv_status_t* NullArgument(const char* what);
+// (pointer, length) as a view; a NULL pointer is the empty text.
+inline std::string_view View(const char* data, size_t length) {
+  return data == nullptr ? std::string_view() : std::string_view(data, length);
+}
+// Owned, NUL-terminated copy of `text` (partkv_free); its length in *length when not NULL.
+char* Copy(std::string_view text, size_t* length);
+// Lends `text`: its length in *length when not NULL; the pointer.
+inline const char* Lend(const std::string& text, size_t* length) {
+  if (length != nullptr) *length = text.size();
+  return text.c_str();
+}
+inline Entity* Unwrap(partkv_entity_t* entity) { return reinterpret_cast<Entity*>(entity); }
+inline const Entity* Unwrap(const partkv_entity_t* entity) {
+  return reinterpret_cast<const Entity*>(entity);
+}
+inline partkv_entity_t* WrapEntity(Entity* entity) {
+  return reinterpret_cast<partkv_entity_t*>(entity);
+}
+inline const partkv_entity_t* WrapEntity(const Entity* entity) {
+  return reinterpret_cast<const partkv_entity_t*>(entity);
+}
+// NULL, "*" or empty: any; else the ETag.
+IfMatch MakeIfMatch(const char* if_match, size_t length);
+
+}  // namespace partkv::c_api
+
+#endif  // PARTKV_API_C_C_INTERNAL_H_
