@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev libboost1.81-dev libexpat1-dev
   clang libclang-rt-14-dev chromium
+  valgrind python3 python3-cffi python3-pytest libpython3-dev python3-lmdb python3-plyvel
 )
 missing=()
 for p in "${packages[@]}"; do
