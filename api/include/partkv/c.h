@@ -19,6 +19,8 @@
  * failure every out parameter is left as it was. No function aborts on bad input: a NULL handle
  * where one is required is PARTKV_INVALID_ARGUMENT.
  *
+ * Every `size_t* length` out parameter may be NULL when the length is not wanted.
+ *
  * Bytes and text. Every key, name, value, filter, token and JSON text is given as a pointer and
  * a length in bytes (it need not be NUL-terminated; the pointer may be NULL when the length is
  * 0), and is copied before the call returns. Text is UTF-8; it is validated where partkv::Table
@@ -451,8 +453,9 @@ void partkv_batch_add_delete(partkv_batch_t* batch, const char* partition_key,
                              size_t row_key_length, const char* if_match,
                              size_t if_match_length);
 /* Applies every operation, or none. On success each operation's ETag and Timestamp are in the
- * batch (below). On failure partkv_status_failed_op names the failing operation (-1 when the
- * failure is not tied to one: more than 100 operations, more than 4 MiB, two PartitionKeys). */
+ * batch (below). On failure partkv_status_failed_op names the failing operation: the one whose
+ * condition failed, that is invalid, or that breaks a batch rule (the 101st, the one past 4 MiB,
+ * the first of a second PartitionKey); -1 for a failure tied to none (the store's). */
 partkv_status_t* partkv_table_submit(partkv_table_t* table, partkv_batch_t* batch,
                                      const partkv_write_options_t* options);
 /* After a successful submit: operation `index`'s ETag ("" for a delete; borrowed until the
@@ -685,7 +688,7 @@ typedef struct partkv_bulk_report_t {
 
 void partkv_bulk_writer_report(const partkv_bulk_writer_t* writer, partkv_bulk_report_t* out);
 /* Why the writer stopped: NULL while it goes on, else an owned copy of the error
- * (partkv_status_destroy). */
+ * (partkv_status_destroy); PARTKV_INVALID_ARGUMENT for a NULL writer. */
 partkv_status_t* partkv_bulk_writer_error(const partkv_bulk_writer_t* writer);
 
 /* cdef: end */

@@ -1,0 +1,361 @@
+"""Entities, EDM types, enums and result records (as azure-data-tables names them)."""
+
+import dataclasses
+from datetime import date, datetime, timedelta, timezone
+from enum import Enum
+from typing import Any, List, NamedTuple, Optional, Union
+
+__all__ = [
+    "EdmType",
+    "EntityProperty",
+    "TableEntity",
+    "TablesEntityDatetime",
+    "UpdateMode",
+    "TransactionOperation",
+    "MatchConditions",
+    "TableItem",
+    "TableAccessPolicy",
+    "PartitionStatistics",
+    "HotPartition",
+    "TableStatistics",
+    "PartitionCensus",
+    "LargestPartition",
+    "TableCensus",
+    "BulkWriteReport",
+]
+
+_UTC = timezone.utc
+
+
+class EdmType(str, Enum):
+    """The type of an entity property as the Table service stores it
+    (azure.data.tables.EdmType).
+
+    Python values map to a type without help (str, bytes, bool, int in the Int32 range, float,
+    datetime, uuid.UUID); wrap a value in :class:`EntityProperty` to choose another, e.g.
+    ``EntityProperty(2**40, EdmType.INT64)``.
+    """
+
+    BINARY = "Edm.Binary"
+    INT64 = "Edm.Int64"
+    GUID = "Edm.Guid"
+    DATETIME = "Edm.DateTime"
+    STRING = "Edm.String"
+    INT32 = "Edm.Int32"
+    DOUBLE = "Edm.Double"
+    BOOLEAN = "Edm.Boolean"
+
+
+class EntityProperty(NamedTuple):
+    """A property value with an explicit EDM type (azure.data.tables.EntityProperty).
+
+    Reads return Int64 values as ``EntityProperty(int, EdmType.INT64)``, as the SDK does, so that
+    writing them back keeps their type.
+    """
+
+    value: Any
+    edm_type: Union[str, EdmType]
+
+
+class TablesEntityDatetime(datetime):
+    """A ``datetime`` read from the store, which keeps the service's text of the value.
+
+    Python's datetime holds microseconds; the store keeps 100-ns ticks. ``tables_service_value``
+    is the exact text of the stored value (e.g. ``"2024-01-02T03:04:05.1234567Z"``), and writing
+    the value back writes those ticks, so none is lost on a round trip (as azure.data.tables'
+    TablesEntityDatetime).
+    """
+
+    __slots__ = ("_service_value",)  # the text, or the ticks it is made from on first use
+
+    @property
+    def tables_service_value(self):
+        """The store's ISO 8601 text of the value, to the 100 ns ("" when not read from a store)."""
+        try:
+            value = self._service_value
+        except AttributeError:
+            return ""
+        if value.__class__ is int:
+            value = self._service_value = ticks_text(value, True)
+        return value
+
+
+_TICK_BASE = datetime(1, 1, 1)
+
+
+def ticks_text(ticks, trimmed):
+    """The ISO 8601 text of .NET ticks: "YYYY-MM-DDTHH:MM:SS.fffffffZ"; `trimmed` drops the
+    fraction's trailing zeros (and a zero fraction), as the store writes DateTime properties."""
+    seconds, fraction = divmod(ticks, 10000000)
+    moment = _TICK_BASE + timedelta(seconds=seconds)
+    text = "%04d-%02d-%02dT%02d:%02d:%02d" % (moment.year, moment.month, moment.day, moment.hour,
+                                               moment.minute, moment.second)
+    if trimmed:
+        if fraction:
+            text += "." + ("%07d" % fraction).rstrip("0")
+        return text + "Z"
+    return text + ".%07dZ" % fraction
+
+
+_days = {}  # day number -> (year, month, day), bounded
+
+
+def datetime_from_ticks(ticks):
+    """A TablesEntityDatetime (UTC) for .NET ticks; its text is made when first asked for."""
+    days, micros = divmod(ticks // 10, 86400000000)
+    ymd = _days.get(days)
+    if ymd is None:
+        day = date.fromordinal(days + 1)
+        if len(_days) > 4096:
+            _days.clear()
+        ymd = _days[days] = (day.year, day.month, day.day)
+    seconds, micro = divmod(micros, 1000000)
+    hour, seconds = divmod(seconds, 3600)
+    minute, second = divmod(seconds, 60)
+    value = TablesEntityDatetime(ymd[0], ymd[1], ymd[2], hour, minute, second, micro, _UTC)
+    value._service_value = ticks
+    return value
+
+
+def _datetime_from_text(text):
+    """A TablesEntityDatetime from the store's "YYYY-MM-DDTHH:MM:SS[.fffffff]Z" text."""
+    if len(text) > 20 and text[19] == ".":
+        frac = text[20:-1]
+        micro = int((frac + "000000")[:6])
+    else:
+        micro = 0
+    value = TablesEntityDatetime(int(text[0:4]), int(text[5:7]), int(text[8:10]), int(text[11:13]),
+                                 int(text[14:16]), int(text[17:19]), micro, _UTC)
+    value._service_value = text
+    return value
+
+
+class TableEntity(dict):
+    """An entity: a ``dict`` of its properties with ``PartitionKey`` and ``RowKey``, plus the
+    ``metadata`` the store returned (azure.data.tables.TableEntity).
+
+    ``metadata`` is ``{"etag": str, "timestamp": TablesEntityDatetime}`` for an entity read from
+    a table, ``{}`` for one built by hand.
+    """
+
+    __slots__ = ("_m",)
+
+    @property
+    def metadata(self):
+        """The entity's metadata: ``{"etag": ..., "timestamp": ...}`` when read from a table."""
+        try:
+            meta = self._m
+        except AttributeError:
+            meta = self._m = {}
+            return meta
+        if type(meta) is tuple:  # (etag, timestamp text or ticks) as read; a dict on first use
+            etag, stamp = meta
+            if not stamp:
+                stamp = None
+            elif stamp.__class__ is int:
+                stamp = _datetime_from_text(ticks_text(stamp, False))
+            else:
+                stamp = _datetime_from_text(stamp)
+            meta = self._m = {"etag": etag, "timestamp": stamp}
+        return meta
+
+    def __reduce__(self):
+        return (_rebuild_entity, (dict(self), self.metadata))
+
+    def __copy__(self):
+        copied = TableEntity(self)
+        copied._m = dict(self.metadata)
+        return copied
+
+    def __repr__(self):
+        return "TableEntity(%s)" % dict.__repr__(self)
+
+
+def _rebuild_entity(properties, metadata):
+    entity = TableEntity(properties)
+    entity._m = metadata
+    return entity
+
+
+class UpdateMode(str, Enum):
+    """How an update or upsert treats the stored entity's other properties
+    (azure.data.tables.UpdateMode): REPLACE drops them, MERGE keeps them."""
+
+    REPLACE = "replace"
+    MERGE = "merge"
+
+
+class TransactionOperation(str, Enum):
+    """The operations of :meth:`TableClient.submit_transaction`
+    (azure.data.tables.TransactionOperation)."""
+
+    CREATE = "create"
+    UPSERT = "upsert"
+    UPDATE = "update"
+    DELETE = "delete"
+
+
+class MatchConditions(Enum):
+    """ETag conditions of updates and deletes (azure.core.MatchConditions).
+
+    ``IfNotModified`` with an ``etag`` writes only if the entity still has that ETag;
+    ``Unconditionally`` (the default) writes whatever it has. azure.core's own enum is accepted
+    too (members are matched by name).
+    """
+
+    Unconditionally = 1
+    IfNotModified = 2
+    IfModified = 3
+    IfPresent = 4
+    IfMissing = 5
+
+
+class TableItem:
+    """A table of the store (azure.data.tables.TableItem): ``name``, plus partkv's catalog facts.
+
+    :ivar str name: the table's name as created.
+    :ivar int physical_partitions: its physical partitions (0 on a remote store).
+    :ivar created: when it was created (a datetime; None when unknown).
+    :ivar str partition_key_scheme: its PartitionKey strategy text ("" for none).
+    :ivar str row_key_scheme: its RowKey strategy text ("" for none).
+    :ivar str profile: its cloud profile ("azure-table", ...).
+    :ivar bool throttling: whether throttling emulation is on.
+    """
+
+    def __init__(self, name, **kwargs):
+        self.name = name
+        self.physical_partitions = kwargs.get("physical_partitions")
+        self.created = kwargs.get("created")
+        self.partition_key_scheme = kwargs.get("partition_key_scheme", "")
+        self.row_key_scheme = kwargs.get("row_key_scheme", "")
+        self.profile = kwargs.get("profile", "")
+        self.throttling = kwargs.get("throttling", False)
+
+    def __repr__(self):
+        return "TableItem(name=%r)" % (self.name,)
+
+    def __eq__(self, other):
+        return isinstance(other, TableItem) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+class TableAccessPolicy:
+    """A stored access policy of a table (azure.data.tables.TableAccessPolicy).
+
+    :ivar start: when the policy starts (a datetime, or None).
+    :ivar expiry: when it expires (a datetime, or None).
+    :ivar str permission: letters of "raud" (read, add, update, delete).
+    """
+
+    def __init__(self, *, start=None, expiry=None, permission=None):
+        self.start = start
+        self.expiry = expiry
+        self.permission = permission
+
+    def __eq__(self, other):
+        return (isinstance(other, TableAccessPolicy) and self.start == other.start
+                and self.expiry == other.expiry and self.permission == other.permission)
+
+    def __repr__(self):
+        return "TableAccessPolicy(start=%r, expiry=%r, permission=%r)" % (
+            self.start, self.expiry, self.permission)
+
+
+@dataclasses.dataclass(frozen=True)
+class PartitionStatistics:
+    """What one physical partition (or, as a total, the table) served since the store opened."""
+
+    index: int
+    reads: int
+    writes: int
+    bytes_read: int
+    bytes_written: int
+    throttled: int
+    retry_wait_micros: int
+
+
+@dataclasses.dataclass(frozen=True)
+class HotPartition:
+    """One of the hottest PartitionKeys: its operations (an upper bound) and how much they may
+    overstate (``error``)."""
+
+    partition_key: str
+    operations: int
+    error: int
+
+
+@dataclasses.dataclass(frozen=True)
+class TableStatistics:
+    """A table's counters (:meth:`TableClient.statistics`)."""
+
+    total: PartitionStatistics
+    partitions: List[PartitionStatistics]
+    hot: List[HotPartition]
+
+    def as_dict(self):
+        """The statistics as plain dicts and lists."""
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class PartitionCensus:
+    """What one physical partition (or, as a total, the table) stores."""
+
+    index: int
+    hash_lower: int
+    hash_upper: int
+    entities: int
+    bytes: int
+    logical_partitions: int
+    sst_bytes: int
+
+
+@dataclasses.dataclass(frozen=True)
+class LargestPartition:
+    """One of the largest PartitionKeys of a census."""
+
+    partition_key: str
+    physical_partition: int
+    entities: int
+    bytes: int
+
+
+@dataclasses.dataclass(frozen=True)
+class TableCensus:
+    """What a table stores, counted from one snapshot (:meth:`TableClient.census`)."""
+
+    total: PartitionCensus
+    partitions: List[PartitionCensus]
+    largest: List[LargestPartition]
+
+    def as_dict(self):
+        """The census as plain dicts and lists."""
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class BulkWriteReport:
+    """What a bulk write has done so far (:attr:`BulkWriter.report`).
+
+    ``rows_written`` rows of the stream — its first ones — are in the table. Once the writer has
+    stopped at a bad row, ``bad_row`` is its 0-based position and ``bad_line`` its input line
+    (0 when it came from :meth:`BulkWriter.add`); ``resume_line`` is where to resume a file.
+    """
+
+    rows_added: int
+    lines_added: int
+    rows_written: int
+    groups_written: int
+    batches_written: int
+    throttled: int
+    throttled_wait_micros: int
+    bad_row: Optional[int]
+    bad_line: int
+    resume_line: int
+    also_written_rows: int
+
+    def as_dict(self):
+        """The report as a plain dict."""
+        return dataclasses.asdict(self)
