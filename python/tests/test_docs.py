@@ -13,7 +13,7 @@ SOURCE = pathlib.Path(__file__).resolve().parents[2]
 
 
 def blocks(doc, language):
-    text = (SOURCE / "docs" / doc).read_text()
+    text = (SOURCE / doc if doc == "README.md" else SOURCE / "docs" / doc).read_text()
     return re.findall(r"^```" + language + r"\n(.*?)^```$", text, re.S | re.M)
 
 
@@ -69,3 +69,39 @@ def test_c_api_md_program_builds_and_runs(tmp_path):
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         assert done.stdout == "order-0001\n"
+
+
+def readme_blocks(language):
+    section = (SOURCE / "README.md").read_text().split("## From C and from Python", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    return re.findall(r"^```" + language + r"\n(.*?)^```$", section, re.S | re.M)
+
+
+def test_readme_python_program_runs(tmp_path):
+    for expected_runs in range(2):
+        done = run_python(readme_blocks("python")[0], cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "['order-0001'] None\n"
+
+
+def test_readme_c_program_runs(tmp_path):
+    import partkv
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    library = pathlib.Path(partkv.LIBRARY_PATH).resolve()
+    header_dir = pathlib.Path(partkv.HEADER_PATH).resolve().parents[1]
+    program = ("#include <stdio.h>\n#include <partkv/c.h>\nint main(void) {\n" +
+               readme_blocks("c")[0] + "return 0;\n}\n")
+    (tmp_path / "app.c").write_text(program)
+    build = subprocess.run(
+        [compiler, "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-I", str(header_dir),
+         "app.c", str(library), "-Wl,-rpath," + str(library.parent), "-o", "app"],
+        cwd=tmp_path, capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    for _ in range(2):
+        done = subprocess.run([str(tmp_path / "app")], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+    import partkv as p
+    with p.TableServiceClient(str(tmp_path / "data")) as service:
+        order = service.get_table_client("Orders").get_entity("customer-17", "order-0001")
+        assert order["total"] == 99.5
