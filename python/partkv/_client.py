@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from ._lib import ffi, lib
 from . import _codec
-from ._codec import utf8, key_bytes, new_entity, write_metadata, entity_from_ptr
+from ._codec import utf8, key_bytes, new_entity, write_metadata
 from ._keys import KeyStrategy, strategy_ptr
 from ._models import (
     HotPartition,
@@ -345,11 +345,9 @@ class _Pages:
         if status:
             raise error_from(status)
         length = self._length
-        items = _codec.read_page(page, length)
+        items = _codec.read_page(page, length, self._select)
         text = lib.partkv_page_continuation(page, length)
         next_token = ffi.unpack(text, length[0]).decode() if length[0] else None
-        if self._select is not None:
-            items = _codec.project(items, self._select)
         return items, next_token
 
 
@@ -625,7 +623,7 @@ class TableClient:
         if status:
             raise error_from(status)
         try:
-            return entity_from_ptr(out[0])
+            return _codec.entity_from_ptr(out[0])
         finally:
             lib.partkv_entity_destroy(out[0])
 
@@ -644,7 +642,7 @@ class TableClient:
         finally:
             lib.partkv_entity_destroy(source)
         try:
-            return entity_from_ptr(out[0])
+            return _codec.entity_from_ptr(out[0])
         finally:
             lib.partkv_entity_destroy(out[0])
 
@@ -756,6 +754,9 @@ class TableClient:
             clear = lib.partkv_entity_clear_properties
             add = lib.partkv_batch_add
             fill = _codec.fill_entity
+            native_add = _codec._speedups.batch_add if _codec.SPEEDUPS else None
+            if native_add is not None:
+                batch_address, scratch_address = _codec._address(batch), _codec._address(scratch)
             for operation in iterator:
                 if operation.__class__ is tuple and len(operation) == 2:
                     op_type, entity = operation
@@ -766,6 +767,12 @@ class TableClient:
                                 partition = pk
                             elif pk != partition:
                                 raise ValueError("Partition Keys must all be the same")
+                        if native_add is not None and native_add(
+                                batch_address, scratch_address, _OP_INSERT, entity, pk_required,
+                                rk_required, pk is not None and pk_set):
+                            pk_set = pk is not None
+                            count += 1
+                            continue
                         clear(scratch)
                         # The scratch entity keeps its PartitionKey across operations.
                         fill(scratch, entity, pk_required, rk_required, pk is not None and pk_set)

@@ -451,6 +451,16 @@ def fill_entity(entity_ptr, source, pk_required=True, rk_required=True, pk_is_se
             _apply_annotation(entity_ptr, source, annotation)
 
 
+_py_fill_entity = fill_entity
+
+
+def _native_fill_entity(entity_ptr, source, pk_required=True, rk_required=True, pk_is_set=False):
+    """fill_entity by partkv._speedups; what it leaves (anything unusual, every error) is redone
+    by the Python code, which raises the exact errors."""
+    if not _speedups.fill_entity(_address(entity_ptr), source, pk_required, rk_required, pk_is_set):
+        _py_fill_entity(entity_ptr, source, pk_required, rk_required, pk_is_set)
+
+
 def new_entity(source, pk_required=True, rk_required=True):
     """A new partkv_entity_t (owned: partkv_entity_destroy) holding `source`."""
     entity = lib.partkv_entity_create()
@@ -562,16 +572,33 @@ def read_entity(entity_ptr, length, _unpack=ffi.unpack, _string=ffi.string, _buf
     return entity
 
 
-def read_page(page_ptr, length):
-    """Every entity of a partkv_page_t as TableEntity objects (copied out of the page)."""
+def _py_read_page(page_ptr, length, select=None):
+    """Every entity of a partkv_page_t as TableEntity objects (copied out of the page), projected
+    on `select` (a list of names, or None)."""
     entity_at = lib.partkv_page_entity
-    return [read_entity(entity_at(page_ptr, i), length)
-            for i in range(lib.partkv_page_count(page_ptr))]
+    items = [read_entity(entity_at(page_ptr, i), length)
+             for i in range(lib.partkv_page_count(page_ptr))]
+    if select is not None:
+        items = project(items, select)
+    return items
 
 
-def entity_from_ptr(entity_ptr):
+def _native_read_page(page_ptr, length, select=None):
+    """_py_read_page by partkv._speedups."""
+    if select is None:
+        return _speedups.read_page(_address(page_ptr), None)
+    return _speedups.read_page(_address(page_ptr),
+                               tuple(name for name in select if name != "Timestamp"),
+                               "Timestamp" in select)
+
+
+def _py_entity_from_ptr(entity_ptr):
     """A TableEntity from a partkv_entity_t (its ETag and Timestamp in ``metadata``)."""
     return read_entity(entity_ptr, ffi.new("size_t *"))
+
+
+def _native_entity_from_ptr(entity_ptr):
+    return _speedups.read_entity(_address(entity_ptr))
 
 
 def etag_of(entity_ptr):
@@ -687,3 +714,57 @@ def select_list(select):
     return names
 
 
+
+
+# ---- partkv._speedups: the native read_page / read_entity / fill_entity, when available ----
+#
+# An optional C extension (python/partkv/_speedups.c, built by CMake next to libpartkv and
+# installed next to this package). It is looked for at $PARTKV_SPEEDUPS (the module file: CTest and
+# the benchmark set it to the build tree's), then as partkv._speedups. PARTKV_PYTHON_PURE=1 (any
+# value but "" and "0") keeps the pure-Python code. It is used only if it calls the very libpartkv
+# cffi loaded. SPEEDUPS says whether it is in use.
+
+def _address(pointer, _cast=ffi.cast):
+    return int(_cast("uintptr_t", pointer))
+
+
+def _load_speedups():
+    import os
+    if os.environ.get("PARTKV_PYTHON_PURE", "") not in ("", "0"):
+        return None
+    module = None
+    path = os.environ.get("PARTKV_SPEEDUPS") or None
+    if path:
+        import importlib.util
+        import sys
+        try:
+            spec = importlib.util.spec_from_file_location("partkv._speedups", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            sys.modules["partkv._speedups"] = module
+        except (ImportError, OSError, AttributeError):
+            module = None
+    if module is None:
+        try:
+            from . import _speedups as module
+        except ImportError:
+            return None
+    try:
+        if module.function_address() != _address(lib.partkv_entity_create):
+            return None  # linked with another libpartkv than the one cffi loaded
+        module.init(TableEntity, EntityProperty, TablesEntityDatetime, UUID, EdmType.INT64, _UTC,
+                    _UUID_UNKNOWN)
+    except Exception:  # noqa: BLE001 (an unusable module only means the pure-Python path)
+        return None
+    return module
+
+
+_speedups = _load_speedups()
+SPEEDUPS = _speedups is not None
+if SPEEDUPS:
+    read_page = _native_read_page
+    entity_from_ptr = _native_entity_from_ptr
+    fill_entity = _native_fill_entity
+else:
+    read_page = _py_read_page
+    entity_from_ptr = _py_entity_from_ptr
