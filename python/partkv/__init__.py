@@ -44,7 +44,8 @@ from ._models import (
 )
 from ._keys import KeyStrategy
 from ._paging import ItemPaged, PageIterator
-from ._client import TableClient, TableServiceClient
+from ._client import TableClient
+from ._service import TableServiceClient
 from ._bulk import BulkWriter
 from . import exceptions
 from .exceptions import (
