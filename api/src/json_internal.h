@@ -52,8 +52,11 @@ enum class DoubleText {
 // sign, as a JSON number does. Both readers use it, so they agree on every string.
 DoubleText ParseDoubleText(std::string_view text, double* out);
 
-// `s` as a JSON string literal; bytes that are not UTF-8 become U+FFFD.
+// `s` as a JSON string literal; bytes that are not UTF-8 become U+FFFD. Exactly nlohmann's
+// dump(ensure_ascii = false, error_handler replace) of the string.
 std::string QuoteJson(std::string_view s);
+// The same, appended to `out`.
+void AppendQuotedJson(std::string& out, std::string_view s);
 
 // The fast reader: the entity, or nullopt when it declines `json`. Thread-safe.
 std::optional<Entity> FastEntityFromJson(std::string_view json, const JsonReadOptions& options);

@@ -1,7 +1,9 @@
-// Entity JSON output (partkv/json.h): assembled member by member, with nlohmann escaping the
-// strings.
+// Entity JSON output (partkv/json.h): assembled member by member. Strings of well-formed UTF-8
+// are escaped here, byte runs at a time; any other string goes to nlohmann, whose replacement of
+// bad bytes by U+FFFD is the rule (json.h), so the output is nlohmann's either way.
 
 #include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -13,9 +15,85 @@
 namespace partkv {
 namespace json_internal {
 
+namespace {
+
+// Whether `s` is well-formed UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF (what
+// nlohmann's decoder accepts without replacing).
+bool WellFormedUtf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t length;
+    uint32_t code_point;
+    if (c >= 0xC2 && c <= 0xDF) {
+      length = 2, code_point = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3, code_point = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4, code_point = c & 0x07;
+    } else {
+      return false;
+    }
+    if (n - i < length) return false;
+    for (size_t k = 1; k < length; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) return false;
+      code_point = (code_point << 6) | (p[i + k] & 0x3F);
+    }
+    if (length == 3 && (code_point < 0x800 || (code_point >= 0xD800 && code_point <= 0xDFFF))) {
+      return false;
+    }
+    if (length == 4 && (code_point < 0x10000 || code_point > 0x10FFFF)) return false;
+    i += length;
+  }
+  return true;
+}
+
+}  // namespace
+
+void AppendQuotedJson(std::string& out, std::string_view s) {
+  if (!WellFormedUtf8(s)) {
+    using nlohmann::json;
+    out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+    return;
+  }
+  // As nlohmann's dump(ensure_ascii = false): '"' and '\\' escaped, the five short control
+  // escapes, every other byte below 0x20 as \u00xx (lower-case hex), the rest as it is.
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: {
+        const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
+        out.append(escape, sizeof(escape));
+      }
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out += '"';
+}
+
 std::string QuoteJson(std::string_view s) {
-  using nlohmann::json;
-  return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string out;
+  AppendQuotedJson(out, s);
+  return out;
 }
 
 }  // namespace json_internal
@@ -54,7 +132,7 @@ class ObjectWriter {
   }
 
  private:
-  void AppendString(std::string_view s) { out_ += QuoteJson(s); }
+  void AppendString(std::string_view s) { json_internal::AppendQuotedJson(out_, s); }
 
   std::string out_;
 };

@@ -3,6 +3,8 @@
 
 #include "partkv/json.h"
 
+#include <nlohmann/json.hpp>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +14,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include "api/src/json_internal.h"
 
 namespace partkv {
 namespace {
@@ -578,6 +582,41 @@ TEST(JsonNeedsAnnotationTest, MatchesTheWriter) {
   EXPECT_FALSE(JsonNeedsAnnotation(Value::Int32(1), JsonMetadata::kMinimal));
   EXPECT_TRUE(JsonNeedsAnnotation(Value::Int64(1), JsonMetadata::kMinimal));
   EXPECT_TRUE(JsonNeedsAnnotation(Value::Int32(1), JsonMetadata::kFull));
+}
+
+// The writer escapes well-formed UTF-8 itself and leaves the rest to nlohmann: its output must be
+// nlohmann's for every string, the control characters, quotes, backslashes, DEL, every UTF-8
+// length and every kind of malformed sequence (overlong, surrogate, past U+10FFFF, truncated,
+// stray continuation bytes) included.
+TEST(EntityToJsonTest, StringEscapingIsNlohmannsForEveryString) {
+  auto nlohmann_quoted = [](std::string_view s) {
+    return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  std::vector<std::string> fixed = {
+      "", "plain", "q\"uote", "back\\slash", std::string("nul\0in", 6), "\b\f\n\r\t", "\x01\x1f\x7f",
+      "Z\xc3\xbcrich", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80",
+      "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xe2\x82", "\x80", "a\xffb", "\xc3", "\xf0\x9f\x98"};
+  for (const std::string& s : fixed) {
+    EXPECT_EQ(json_internal::QuoteJson(s), nlohmann_quoted(s)) << testing::PrintToString(s);
+  }
+  std::mt19937_64 random(20261203);
+  // Bytes drawn mostly from the interesting ones, so that short valid and invalid sequences of
+  // every kind come up often.
+  const std::string interesting("\x00\x01\x08\x09\x0a\x0c\x0d\x1f\x20\x22\x5c\x41\x7f\x80\xbf"
+                                "\xc0\xc2\xdf\xe0\xed\xef\xf0\xf4\xf5\xff", 25);
+  for (int i = 0; i < 200000; ++i) {
+    std::string s(random() % 12, '\0');
+    for (char& c : s) {
+      c = random() % 4 == 0 ? static_cast<char>(random() % 256)
+                            : interesting[random() % interesting.size()];
+    }
+    std::string quoted = json_internal::QuoteJson(s);
+    ASSERT_EQ(quoted, nlohmann_quoted(s)) << testing::PrintToString(s);
+    // The entity writer appends through the same code.
+    std::string appended = "x";
+    json_internal::AppendQuotedJson(appended, s);
+    ASSERT_EQ(appended, "x" + quoted);
+  }
 }
 
 }  // namespace
