@@ -522,6 +522,90 @@ std::vector<size_t> PagesByBytes(const std::vector<size_t>& sizes, size_t overhe
   return pages;
 }
 
+// QueryShards over a hash-suffix key of 50 shards in tables of 16 and 64 physical partitions: a
+// large base (3,000 entities: its shards fill their first runs, and the partitions open on the
+// scan threads) and a small one (7 entities: they open on the calling thread). Pages and tokens
+// are the same for every thread count, and hold exactly the base's entities.
+TEST(ParallelShardsTest, ShardedPagesAreTheSameForEveryThreadCount) {
+  testing::TempDir dir;
+  auto strategy = KeyStrategy::Parse("hash-suffix(day,n,50)");
+  ASSERT_TRUE(strategy.ok()) << strategy.status().ToString();
+  const std::map<std::string, int> bases = {{"big", 3000}, {"small", 7}};
+  const uint32_t partition_counts[] = {16, 64};
+  std::map<std::string, std::set<Key>> want;  // by base
+  const std::string pristine = dir.Sub("pristine");
+  {
+    std::optional<Store> store = OpenStore(pristine, 1);
+    ASSERT_TRUE(store);
+    std::vector<Entity> entities;
+    std::mt19937 rng(20261203);
+    for (const auto& [base, count] : bases) {
+      for (int i = 0; i < count; ++i) {
+        Entity e("", Word(rng, 1, 8) + "_" + std::to_string(i));
+        e.Set("day", Value::String(base))
+            .Set("n", Value::String(std::to_string(i)))
+            .Set("Value", Value::Int32(i % 100));
+        auto pk = strategy->Compute(e);
+        ASSERT_TRUE(pk.ok()) << pk.status().ToString();
+        e.set_partition_key(*pk);
+        want[base].insert(KeyOf(e));
+        entities.push_back(std::move(e));
+      }
+    }
+    for (uint32_t n : partition_counts) {
+      std::optional<Table> table = CreateTable(*store, TableName(n), n);
+      ASSERT_TRUE(table);
+      ASSERT_NO_FATAL_FAILURE(WriteAll(*table, entities));
+    }
+  }
+  std::vector<Store> stores;
+  for (size_t threads : kThreadCounts) {
+    const std::string copy = dir.Sub("threads" + std::to_string(threads));
+    std::filesystem::copy(pristine, copy, std::filesystem::copy_options::recursive);
+    std::optional<Store> store = OpenStore(copy, threads);
+    ASSERT_TRUE(store);
+    stores.push_back(std::move(*store));
+  }
+  for (uint32_t partitions : partition_counts) {
+    std::vector<Table> tables = OpenTables(stores, TableName(partitions));
+    ASSERT_EQ(tables.size(), stores.size());
+    for (const auto& [base, count] : bases) {
+      for (bool descending : {false, true}) {
+        for (uint32_t page_size : {Query::kMaxPageSize, 7u, 100u}) {
+          SCOPED_TRACE(std::to_string(partitions) + " partitions, base " + base +
+                       (descending ? ", descending" : ", ascending") + ", page_size " +
+                       std::to_string(page_size));
+          Query q;
+          q.page_size = page_size;
+          q.descending = descending;
+          std::vector<std::vector<PageRecord>> runs;
+          for (size_t i = 0; i < tables.size(); ++i) {
+            std::vector<Page> pages;
+            Query next = q;
+            do {
+              auto page = tables[i].QueryShards(*strategy, base, next);
+              ASSERT_TRUE(page.ok()) << page.status().ToString();
+              ASSERT_LE(page->entities.size(), page_size);
+              next.continuation = page->continuation;
+              pages.push_back(std::move(*page));
+            } while (pages.back().has_more() && pages.size() < kMaxPages);
+            std::set<Key> got;
+            for (const Entity* e : Concatenated(pages)) {
+              EXPECT_TRUE(got.insert(KeyOf(*e)).second) << "twice: " << e->DebugString();
+            }
+            EXPECT_EQ(got, want[base]) << kThreadCounts[i] << " scan threads";
+            runs.push_back(Records(pages, /*system=*/true));
+          }
+          for (size_t i = 1; i < runs.size(); ++i) {
+            ASSERT_EQ(PagesDiff(runs[0], runs[i]), "")
+                << kThreadCounts[0] << " vs " << kThreadCounts[i] << " scan threads";
+          }
+        }
+      }
+    }
+  }
+}
+
 // The sizes of a run's pages, without a last page that is empty (a page that ended exactly at
 // the end of the result may still carry a token, and the next then returns nothing).
 std::vector<size_t> PageSizes(const std::vector<Page>& pages) {
