@@ -18,8 +18,13 @@ Status FromRocks(const rocksdb::Status& s, std::string_view context) {
     case rocksdb::Status::kIOError:
       // Another process (or handle) holds the LOCK file: the store is in use, not broken. Match
       // RocksDB's own wording for a failed lock, not any path that happens to contain "lock".
-      if (s.ToString().find("While lock file") != std::string::npos ||
-          s.ToString().find("lock hold by current process") != std::string::npos) {
+      if (s.ToString().find("lock hold by current process") != std::string::npos) {
+        return Status::Busy(std::string(context) +
+                            ": the store is already open in this process (a Store or Table "
+                            "handle of it is still alive; share that handle, or let it go "
+                            "first) (" + s.ToString() + ")");
+      }
+      if (s.ToString().find("While lock file") != std::string::npos) {
         return Status::Busy(std::string(context) +
                             ": the store is already open in another process (" + s.ToString() + ")");
       }

@@ -25,6 +25,7 @@ def test_a_second_open_while_open_is_busy(store_path):
         with pytest.raises(partkv.StoreBusyError) as info:
             TableServiceClient(store_path)
         assert info.value.status_code == 503
+        assert "already open in this process" in str(info.value)
 
 
 def test_an_unreferenced_store_is_closed_by_the_garbage_collector(store_path):

@@ -161,9 +161,9 @@ void test_Busy(void) {
   REQUIRE(table != NULL);
   pk_path(path, "store");
 
-  /* A second open of a store this process holds: Busy (docs/errors.md D05's message). */
+  /* A second open of a store this process holds: Busy (docs/errors.md D16). */
   CHECK_CODE(partkv_store_open(path, strlen(path), NULL, &second), PARTKV_BUSY,
-             "already open");
+             "already open in this process");
   CHECK(second == NULL);
   /* From another process: Busy too. */
   CHECK_INT(pk_open_in_child(path), PARTKV_BUSY);

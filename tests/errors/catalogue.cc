@@ -555,6 +555,11 @@ std::vector<Case> Catalogue() {
                  if (!Store::Open(dir).ok()) return Status::Corruption("the creation was not redone");
                  return s;
                }});
+  c.push_back({"D16", "StoreOpenInThisProcess", Code::kBusy,
+               "the store is already open in this process", [](ErrorsTest& t) {
+                 // The fixture's own handles hold the store.
+                 return Store::Open(t.store_path()).status();
+               }});
   return c;
 }
 

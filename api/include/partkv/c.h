@@ -63,7 +63,7 @@ typedef enum partkv_code_t {
   PARTKV_THROTTLED = 5,           /* over a throughput budget: retry after the wait */
   PARTKV_CORRUPTION = 6,          /* stored bytes could not be decoded */
   PARTKV_IO_ERROR = 7,            /* the file system, the storage engine or the network failed */
-  PARTKV_BUSY = 8                 /* a resource is held elsewhere (the store, in another process) */
+  PARTKV_BUSY = 8                 /* a resource is held elsewhere (the store is already open) */
 } partkv_code_t;
 
 typedef struct partkv_status_t partkv_status_t;
@@ -303,7 +303,8 @@ typedef struct partkv_table_list_t partkv_table_list_t;
 
 /* Opens (or creates) the store in directory `location`, or a remote store when `location` is an
  * Azure Storage connection string or a table endpoint URL with a SAS (docs/remote.md).
- * *store: owned (partkv_store_close). PARTKV_BUSY when another process has the directory open;
+ * *store: owned (partkv_store_close). PARTKV_BUSY when the store is already open, in
+ * another process or through a live handle of this one;
  * PARTKV_INVALID_ARGUMENT for something that is not a store, an unknown format version or a bad
  * connection string (never showing a key). */
 partkv_status_t* partkv_store_open(const char* location, size_t length,

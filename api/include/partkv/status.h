@@ -40,7 +40,7 @@ class [[nodiscard]] Status {
     kThrottled = 5,           // over a throughput budget: retry after retry_after()
     kCorruption = 6,          // stored bytes could not be decoded
     kIOError = 7,             // the file system or the storage engine failed
-    kBusy = 8,                // a resource is held elsewhere (e.g. store open in another process)
+    kBusy = 8,                // a resource is held elsewhere (e.g. the store already open)
   };
 
   // Creates an OK status.

@@ -8,8 +8,9 @@
 //
 // A Store is a move-only handle. All methods are thread-safe. The engine stays open while the
 // Store or any Table obtained from it lives, and closes when the last of them is destroyed.
-// One process at a time may open a store; a second Open of a store held by another process
-// fails with Busy.
+// One process at a time may open a store, and that process once: a second Open of a store held
+// open — by another process, or by a live Store or Table handle of this one — fails with Busy
+// (share the handle instead).
 //
 // The on-disk format carries a version checked at open: a store written by a newer format is
 // refused with InvalidArgument naming both versions (docs/format.md).
@@ -43,7 +44,8 @@ class Store {
  public:
   // Opens (or, with options.create_if_missing, creates) the store in directory `path`.
   // InvalidArgument when `path` holds something that is not a partkv store or a store of an
-  // unknown format version; Busy when another process has it open; IOError on file-system errors.
+  // unknown format version; Busy when it is already open (in another process or this one);
+  // IOError on file-system errors.
   //
   // When `path` is an Azure Storage connection string or a table endpoint URL with a SAS
   // (docs/remote.md: UseDevelopmentStorage=true; AccountName=…;AccountKey=…;
