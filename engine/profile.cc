@@ -75,7 +75,7 @@ double WriteCost(const ProfileSpec& p, const Entity& entity) {
   return 1;  // azure-table counts entities
 }
 
-double ReadCost(const ProfileSpec& p, size_t stored_bytes) {
+double ReadCost(const ProfileSpec& p, size_t stored_bytes, uint64_t entities) {
   if (p.kind == ProfileSpec::Kind::kDynamoDb) {
     // A strongly consistent read: 1 RCU per 4 KB started.
     return std::max<double>(1, std::ceil(static_cast<double>(stored_bytes) / 4096));
@@ -84,7 +84,7 @@ double ReadCost(const ProfileSpec& p, size_t stored_bytes) {
     // A point read of a 1 KB document costs 1 RU; larger documents proportionally more.
     return std::max<double>(1, std::ceil(static_cast<double>(stored_bytes) / 1024));
   }
-  return 1;
+  return std::max<double>(1, static_cast<double>(entities));  // azure-table counts entities
 }
 
 }  // namespace partkv::engine

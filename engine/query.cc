@@ -196,7 +196,8 @@ void RecordReads(const SharedTable& table,
          throttler->model().scope == ThroughputModel::Scope::kPhysicalPartition)) {
       // What the page read is charged after the fact, as the services do; the up-front charge
       // of one read (RunQuery) is what refuses a page of an exhausted partition.
-      double cost = ReadCost(table.profile(), reads[i].second) - ReadCost(table.profile(), 0);
+      double cost = ReadCost(table.profile(), reads[i].second, reads[i].first) -
+                    ReadCost(table.profile(), 0);
       throttler->Debit(false, single_pk ? *single_pk : std::string_view(), i, cost);
     }
   }

@@ -171,6 +171,38 @@ TEST_F(ProfileTest, RetryThrottledWaitsTheRetryAfterOnTheClock) {
                   .IsThrottled());
 }
 
+// Azure's target is 2,000 entities/s a partition, read or written: a query is charged each entity
+// it examines (the first up front, the rest after the page), not one unit per call.
+TEST_F(ProfileTest, AzureTableQueryIsChargedPerEntityExamined) {
+  Open("azure-table", true);
+  for (int b = 0; b < 15; ++b) {
+    clock_->Advance(100'000);  // 200 units refilled: each batch of 100 is paid for
+    Batch batch;
+    for (int i = 0; i < 100; ++i) batch.Insert(Item("p", "r" + std::to_string(1000 + b * 100 + i)));
+    ASSERT_TRUE(table_->Submit(batch).ok());
+  }
+  clock_->Advance(10'000'000);  // the bucket full again: 2,000 units
+  Query q;
+  q.partition_key = "p";
+  q.filter = "RowKey ge 'r1000'";
+  auto first = table_->QueryEntities(q);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->entities.size(), 1000u);
+  q.continuation = first->continuation;
+  auto second = table_->QueryEntities(q);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_EQ(second->entities.size(), 500u);
+  // 1,500 of the 2,000 spent: 500 point reads are left.
+  int reads = 0;
+  Status s;
+  while ((s = table_->Get("p", "r1000").status()).ok() && reads < 2000) ++reads;
+  EXPECT_EQ(reads, 500);
+  EXPECT_TRUE(s.IsThrottled()) << s.ToString();
+  // A query of the spent partition is refused up front, and reads nothing.
+  q.continuation.clear();
+  EXPECT_TRUE(table_->QueryEntities(q).status().IsThrottled());
+}
+
 TEST_F(ProfileTest, ThrottlingOffByDefault) {
   Open("dynamodb", false);
   for (int i = 0; i < 3000; ++i) ASSERT_TRUE(table_->Insert(Item("hot", std::to_string(i))).ok());
