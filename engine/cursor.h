@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/compare_keys.h"
 #include "engine/filter.h"
 #include "engine/key_range.h"
 #include "rocksdb/db.h"
@@ -92,33 +93,6 @@ class PartitionCursor {
   size_t prefix_len_ = 0;
   size_t fixed_prefix_len_ = 0;  // 0: found in each key
 };
-
-
-// a <=> b in byte order (unsigned), as a negative, zero or positive int: what
-// std::string_view::compare gives, compared eight bytes at a time inline rather than by a call to
-// memcmp. Merges compare keys several times per row, and keys are short.
-inline int CompareKeys(std::string_view a, std::string_view b) {
-  const size_t n = std::min(a.size(), b.size());
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t x, y;
-    std::memcpy(&x, a.data() + i, 8);
-    std::memcpy(&y, b.data() + i, 8);
-    if (x != y) {
-      if constexpr (std::endian::native == std::endian::little) {
-        x = __builtin_bswap64(x);
-        y = __builtin_bswap64(y);
-      }
-      return x < y ? -1 : 1;
-    }
-  }
-  for (; i < n; ++i) {
-    const auto x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
-    if (x != y) return x < y ? -1 : 1;
-  }
-  return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
-}
-
 
 }  // namespace partkv::engine
 

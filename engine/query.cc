@@ -11,6 +11,7 @@
 #include "engine/scan_merge.h"
 #include "engine/filter.h"
 #include "engine/key_codec.h"
+#include "engine/perf_counters.h"
 #include "engine/profile.h"
 #include "engine/throttle.h"
 #include "engine/rocks_status.h"
@@ -432,6 +433,7 @@ bool BulkScan(StoreState& store, const SharedTable& table, const std::string& lo
 }  // namespace
 
 Status RunQuery(StoreState& store, const SharedTable& table, const Query& q, Page* out) {
+  PerfCountersOff quiet;
   if (table.dropped()) return Status::NotFound("table '" + table.record().name + "' has been dropped");
   PARTKV_ASSIGN_OR_RETURN(Plan plan, MakePlan(table, q, false, {}));
   std::optional<std::string> resume;
@@ -499,6 +501,7 @@ Status RunQuery(StoreState& store, const SharedTable& table, const Query& q, Pag
 
 Status RunShardQuery(StoreState& store, const SharedTable& table,
                      const std::vector<std::string>& partition_keys, const Query& q, Page* out) {
+  PerfCountersOff quiet;
   if (table.dropped()) return Status::NotFound("table '" + table.record().name + "' has been dropped");
   if (q.partition_key || q.partition_lower || q.partition_upper) {
     return Status::InvalidArgument("a sharded read takes its PartitionKeys from the key's shards");

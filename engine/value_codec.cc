@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/compare_keys.h"
 #include "engine/etag.h"
 #include "engine/key_codec.h"
 
@@ -112,12 +113,7 @@ class Reader {
 
 // a < b as bytes. Most neighbouring names differ in their first byte: decide those without a
 // call to memcmp.
-bool NameBefore(std::string_view a, std::string_view b) {
-  if (!a.empty() && !b.empty() && a[0] != b[0]) {
-    return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]);
-  }
-  return a < b;
-}
+bool NameBefore(std::string_view a, std::string_view b) { return CompareKeys(a, b) < 0; }
 
 // a == b for property names, which are short: compared inline, without a call to memcmp.
 inline bool SameName(const std::string& a, std::string_view b) {
@@ -439,7 +435,7 @@ std::optional<ValueView> EncodedRow::Find(std::string_view name) {
     prev = n;
     ValueView v;
     if (ReadPayload(&r, tag, &v) != nullptr) break;
-    int c = n.compare(name);
+    int c = CompareKeys(n, name);  // inline: names are short
     if (c == 0) return v;
     if (c > 0) return std::nullopt;  // names are sorted: `name` would have come before
     if (i + 1 == count_) {

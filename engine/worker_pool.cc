@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 
+#include "rocksdb/perf_level.h"
+
 namespace partkv::engine {
 
 // One ParallelFor. Its tasks are claimed by index; `done` counts those that returned, so once it
@@ -72,6 +74,8 @@ void WorkerPool::ParallelFor(size_t count, size_t width,
 }
 
 void WorkerPool::Run() {
+  // The pool's threads read no RocksDB performance counter (engine/perf_counters.h).
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
   for (;;) {
     std::shared_ptr<Job> job;
     {

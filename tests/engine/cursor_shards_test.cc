@@ -110,7 +110,7 @@ TEST_F(ShardStreamTest, RowRangeFilterAndScanBudgetKeepTheStreamExact) {
   }
 }
 
-// CompareKeys (engine/cursor.h), the merges' comparison, orders as std::string_view::compare
+// CompareKeys (engine/compare_keys.h), the merges' comparison, orders as std::string_view::compare
 // does: bytes as unsigned, a prefix first, for lengths on both sides of its 8-byte words.
 TEST(CompareKeysTest, OrdersAsStringViewCompare) {
   std::mt19937_64 rng(42);
