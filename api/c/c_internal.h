@@ -1,4 +1,4 @@
-// What the C API's two halves share (api/c/c_values.cc, api/c/c_tables.cc): the structs behind
+// What the C API's files share (api/c/c_*.cc, one per concept of partkv/c.h): the structs behind
 // partkv/c.h's opaque handles and the conversions between C arguments and partkv's types.
 //
 // A handle is a struct holding the C++ value, except partkv_entity_t, which is never defined: a
@@ -19,6 +19,53 @@ struct partkv_status_t {
 };
 struct partkv_key_strategy_t {
   partkv::KeyStrategy strategy;
+};
+struct partkv_store_options_t {
+  partkv::StoreOptions options;
+};
+struct partkv_table_options_t {
+  partkv::TableOptions options;
+};
+struct partkv_write_options_t {
+  partkv::WriteOptions options;
+};
+struct partkv_store_t {
+  partkv::Store store;
+};
+struct partkv_table_t {
+  partkv::Table table;
+};
+struct partkv_table_info_t {
+  partkv::TableInfo info;
+};
+struct partkv_table_list_t {
+  std::vector<partkv_table_info_t> tables;
+};
+struct partkv_batch_t {
+  partkv::Batch batch;
+  // What the last successful submit assigned, one per operation; cleared by any change.
+  std::vector<partkv::WriteResult> results;
+};
+struct partkv_query_t {
+  partkv::Query query;
+};
+struct partkv_page_t {
+  partkv::Page page;
+};
+struct partkv_table_stats_t {
+  partkv::TableStats stats;
+};
+struct partkv_table_census_t {
+  partkv::TableCensus census;
+};
+struct partkv_access_policies_t {
+  std::vector<partkv::AccessPolicy> policies;
+};
+struct partkv_bulk_writer_options_t {
+  partkv::BulkWriteOptions options;
+};
+struct partkv_bulk_writer_t {
+  partkv::BulkWriter writer;
 };
 
 namespace partkv::c_api {

@@ -1,4 +1,4 @@
-// partkv/c.h, first half: statuses, values, entities and their JSON, key strategies, filters.
+// partkv/c.h: statuses, values, entities and their JSON, key strategies, filters.
 
 #include <cstdlib>
 #include <cstring>
