@@ -17,6 +17,7 @@
 #include "engine/validation.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/convenience.h"
+#include "rocksdb/env.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/table.h"
 #include "rocksdb/write_buffer_manager.h"
@@ -154,6 +155,12 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   meta_cf.arena_block_size = 64 * 1024;
 
   rocksdb::DBOptions db_options;
+  if (options.low_priority_compactions) {
+    // The pool's threads lower themselves before their next job (process-wide: options.h).
+    rocksdb::Status s = rocksdb::Env::Default()->LowerThreadPoolCPUPriority(
+        rocksdb::Env::Priority::LOW, rocksdb::CpuPriority::kLow);
+    if (!s.ok()) return FromRocks(s, "lower the compaction threads' CPU priority");
+  }
   db_options.create_if_missing = !has_db;
   db_options.write_buffer_manager = wbm;
   db_options.max_background_jobs = 2;

@@ -40,6 +40,10 @@ void partkv_store_options_set_write_stall_timeout_ms(partkv_store_options_t* opt
 void partkv_store_options_set_scan_threads(partkv_store_options_t* options, size_t threads) {
   if (options != nullptr) options->options.scan_threads = threads;
 }
+void partkv_store_options_set_low_priority_compactions(partkv_store_options_t* options,
+                                                      int value) {
+  if (options != nullptr) options->options.low_priority_compactions = value != 0;
+}
 void partkv_store_options_set_remote_ca_file(partkv_store_options_t* options, const char* path,
                                              size_t length) {
   if (options != nullptr) options->options.remote.ca_file = std::string(View(path, length));

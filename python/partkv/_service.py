@@ -31,8 +31,8 @@ class TableServiceClient:
 
     Store options (all keyword): ``create_if_missing`` (True), ``error_if_exists`` (False),
     ``memory_budget`` (bytes), ``profile`` ("azure-table", "cosmos", "dynamodb", "none"),
-    ``throttling`` (bool), ``write_stall_timeout_ms``, ``scan_threads``, ``sync`` (fsync each
-    write), and for remote stores ``remote_ca_file``, ``remote_timeouts_ms=(connect, request)``,
+    ``throttling`` (bool), ``write_stall_timeout_ms``, ``scan_threads``, ``low_priority_compactions``
+    (bool; process-wide), ``sync`` (fsync each write), and for remote stores ``remote_ca_file``, ``remote_timeouts_ms=(connect, request)``,
     ``remote_connections=(max_connections, fan_out)``,
     ``remote_retry=(max_attempts, initial_backoff_ms, max_backoff_ms, max_total_ms)``.
     """

@@ -71,7 +71,8 @@ def _location_bytes(location):
 
 
 _STORE_OPTION_NAMES = ("create_if_missing", "error_if_exists", "memory_budget", "profile",
-                       "throttling", "write_stall_timeout_ms", "scan_threads", "remote_ca_file",
+                       "throttling", "write_stall_timeout_ms", "scan_threads", "low_priority_compactions",
+                       "remote_ca_file",
                        "remote_timeouts_ms", "remote_connections", "remote_retry", "sync")
 
 
@@ -94,6 +95,8 @@ def _store_options(options):
             lib.partkv_store_options_set_write_stall_timeout_ms(handle, _count(value, name))
         elif name == "scan_threads":
             lib.partkv_store_options_set_scan_threads(handle, _count(value, name))
+        elif name == "low_priority_compactions":
+            lib.partkv_store_options_set_low_priority_compactions(handle, _bool(value, name))
         elif name == "remote_ca_file":
             data = _location_bytes(value)
             lib.partkv_store_options_set_remote_ca_file(handle, data, len(data))

@@ -173,6 +173,8 @@ def test_bad_store_options(store_path):
         partkv.TableServiceClient(store_path, cache_size=5)
     with pytest.raises(TypeError):
         partkv.TableServiceClient(store_path, throttling="yes")
+    with pytest.raises(TypeError, match="low_priority_compactions must be a bool"):
+        partkv.TableServiceClient(store_path, low_priority_compactions=1)
     with pytest.raises(TypeError):
         partkv.TableServiceClient(42)
     with pytest.raises(partkv.InvalidArgumentError):

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "engine/catalog.h"
 #include "engine/key_codec.h"
@@ -150,6 +151,50 @@ TEST_F(StoreTest, TableHandleKeepsEngineAliveAfterStoreIsDestroyed) {
   store_.reset();
   ASSERT_TRUE(t.Insert(Make("p", "r", 3)).ok());
   EXPECT_EQ(t.Get("p", "r")->Get("n")->as_int32(), 3);
+}
+
+// The nice values of this process's threads named `name` (from /proc/self/task).
+std::vector<int> NiceOfThreads(const std::string& name) {
+  std::vector<int> nice;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm"), stat(task.path() / "stat");
+    std::string thread_name, line;
+    if (!std::getline(comm, thread_name) || thread_name != name || !std::getline(stat, line)) continue;
+    // After "pid (comm) ": state is field 3 of stat(5), nice field 19.
+    std::istringstream fields(line.substr(line.rfind(") ") + 2));
+    std::string field;
+    for (int i = 3; i <= 19 && fields >> field; ++i) {
+      if (i == 19) nice.push_back(std::stoi(field));
+    }
+  }
+  return nice;
+}
+
+TEST_F(StoreTest, LowPriorityCompactionsRunAtTheLowestCpuPriority) {
+  PARTKV_REQUIRE_LOCAL("tests the local engine's compaction threads");
+  auto store = Store::Open(dir_.Sub("low"), {.low_priority_compactions = true});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_TRUE(store->CreateTable("Logs", {.physical_partitions = 1}).ok());
+  auto logs = store->OpenTable("Logs");
+  ASSERT_TRUE(logs.ok());
+  // Five flushed files of one column family: past RocksDB's trigger of four, a compaction runs.
+  for (int file = 0; file < 5; ++file) {
+    for (int i = 0; i < 100; ++i) {
+      ASSERT_TRUE(logs->Insert(Make("p", std::to_string(file * 1000 + i), i)).ok());
+    }
+    ASSERT_TRUE(store->Flush().ok());
+  }
+  ASSERT_TRUE(store->AwaitBackgroundWork(std::chrono::minutes(5)).ok());
+  rocksdb::DB* db = FrontAccess::Of(*store).db();
+  const engine::SharedTable& data = FrontAccess::Of(*logs).data();
+  std::string files;
+  ASSERT_TRUE(db->GetProperty(data.partitions()[0].cf, "rocksdb.num-files-at-level0", &files));
+  EXPECT_LT(std::stoi(files), 4) << "no compaction ran";
+  // The thread that ran it lowered itself to nice 19 before the job; threads of the pool that
+  // have run no job since keep their priority.
+  std::vector<int> nice = NiceOfThreads("rocksdb:low");
+  EXPECT_NE(std::find(nice.begin(), nice.end(), 19), nice.end())
+      << "no compaction thread at nice 19 among " << nice.size();
 }
 
 TEST(PhysicalPartitions, EvenSplitOwnsContiguousHashRanges) {

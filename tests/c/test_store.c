@@ -118,6 +118,7 @@ void test_StoreOptions(void) {
   partkv_store_options_set_throttling(options, 1);
   partkv_store_options_set_write_stall_timeout_ms(options, 5000);
   partkv_store_options_set_scan_threads(options, 1);
+  partkv_store_options_set_low_priority_compactions(options, 1);
   partkv_store_options_set_remote_ca_file(options, "/nonexistent/ca.pem", 19);
   partkv_store_options_set_remote_timeouts_ms(options, 1000, 2000);
   partkv_store_options_set_remote_connections(options, 4, 2);
@@ -144,6 +145,7 @@ void test_StoreOptions(void) {
   partkv_store_options_set_throttling(NULL, 1);
   partkv_store_options_set_write_stall_timeout_ms(NULL, 1);
   partkv_store_options_set_scan_threads(NULL, 1);
+  partkv_store_options_set_low_priority_compactions(NULL, 1);
   partkv_store_options_set_remote_ca_file(NULL, "x", 1);
   partkv_store_options_set_remote_timeouts_ms(NULL, 1, 1);
   partkv_store_options_set_remote_connections(NULL, 1, 1);

@@ -19,6 +19,7 @@ void AddServeCommand(CLI::App& app, Context& ctx) {
     std::vector<std::string> accounts;  // NAME=BASE64KEY
     size_t memory_mb = 64;
     int64_t scan_time_ms = options.scan_time_budget.count();
+    std::string compaction_priority = "low";
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
@@ -45,6 +46,11 @@ void AddServeCommand(CLI::App& app, Context& ctx) {
   cmd->add_option("--memory-mb", args->memory_mb, "the store's memory budget in MiB")
       ->capture_default_str()
       ->check(CLI::Range(8, 1 << 20));
+  cmd->add_option("--compaction-priority", args->compaction_priority,
+                  "the CPU priority of the store's compactions: low (nice 19: requests first, "
+                  "compactions take the CPU they leave idle) or normal")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"low", "normal"}));
   // A query page's bounds (docs/serve.md "Limits and timeouts"): by time, as Azure's service
   // bounds a page, and by bytes; never by rows examined.
   cmd->add_option("--scan-time-ms", args->scan_time_ms,
@@ -108,6 +114,7 @@ void AddServeCommand(CLI::App& app, Context& ctx) {
       }
       args->options.store_dir = ctx.store_dir;
       args->options.memory_budget_bytes = args->memory_mb << 20;
+      args->options.low_priority_compactions = args->compaction_priority == "low";
       args->options.scan_time_budget = std::chrono::milliseconds(args->scan_time_ms);
       for (const std::string& a : args->accounts) {
         size_t eq = a.find('=');

@@ -36,6 +36,9 @@ struct ServeOptions {
   bool throttling = false;              // emulate the profile's per-partition budgets
   bool sync = false;                    // fsync every acknowledged write
   size_t memory_budget_bytes = 64u << 20;  // shared equally by the accounts' stores
+  // Compactions at the lowest CPU priority (StoreOptions::low_priority_compactions): requests
+  // first, the server owning its process.
+  bool low_priority_compactions = true;
   // A query page's bounds (docs/serve.md "Limits and timeouts"). Azure's service ends a page after
   // about 5 s with a continuation, however few rows it examined; so does partkv, and it bounds a
   // page by time and bytes only, never by rows examined. page_bytes also bounds what one

@@ -74,6 +74,7 @@ Result<std::unique_ptr<Services>> Services::Open(const ServeOptions& options) {
   store_options.create_if_missing = true;
   store_options.profile = options.profile;
   store_options.throttling = options.throttling;
+  store_options.low_priority_compactions = options.low_priority_compactions;
   store_options.memory_budget_bytes =
       std::max(kMinStoreBudget, options.memory_budget_bytes / accounts.size());
   ServiceOptions service_options;

@@ -262,6 +262,10 @@ void partkv_store_options_set_write_stall_timeout_ms(partkv_store_options_t* opt
                                                      int64_t milliseconds);
 /* 0 = the machine's cores; 1 = the calling thread only. */
 void partkv_store_options_set_scan_threads(partkv_store_options_t* options, size_t threads);
+/* Compactions at the lowest CPU priority, for every RocksDB database in the process
+ * (StoreOptions::low_priority_compactions). */
+void partkv_store_options_set_low_priority_compactions(partkv_store_options_t* options,
+                                                      int value);
 /* A remote store's client (partkv::RemoteOptions); "" = the system's CA store. */
 void partkv_store_options_set_remote_ca_file(partkv_store_options_t* options, const char* path,
                                              size_t length);

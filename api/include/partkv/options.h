@@ -77,6 +77,14 @@ struct StoreOptions {
   // started on first need and stopped when the store closes. 0 = the machine's cores; 1 = the
   // calling thread only. Results and pages do not depend on it.
   size_t scan_threads = 0;
+  // Runs the storage engine's compactions at the lowest CPU priority (nice 19), so that they take
+  // the CPU reads and writes leave idle instead of sharing the cores with them: a query right after
+  // a burst of writes otherwise competes with the compactions those writes started (measured in
+  // README "Performance"). Flushes keep their priority, so writes are not held back for memory.
+  // RocksDB's compaction threads belong to its process-wide default environment: this lowers them
+  // for every RocksDB database in the process, until it exits (they can be lowered, not raised
+  // again). Off by default for that reason; `partkv serve` turns it on.
+  bool low_priority_compactions = false;
   // For a remote store only: its client's connections, timeouts and retries.
   RemoteOptions remote;
 };
