@@ -35,6 +35,7 @@ struct ScanMerge::Lane {
   bool done = false;  // the cursor has no more rows (or failed: `error`)
   uint64_t start_steps = 0;
   size_t run = kMinRun;  // rows the next refill reads, at most
+  bool last_run_kept = false;  // the filter passed a row of the last refill
   Status error;
 
   std::string keys;        // the rows' keys (after the partition prefix), back to back
@@ -81,6 +82,7 @@ void ScanMerge::SpareLanes::Give(std::unique_ptr<Lane> lane) {
   l.started = l.done = false;
   l.start_steps = 0;
   l.run = kMinRun;
+  l.last_run_kept = false;
   l.error = Status::OK();
   l.keys.clear();
   l.rows.clear();
@@ -139,6 +141,7 @@ void ScanMerge::Fill(Lane* lane, const Rows& rows, size_t max_rows, size_t max_b
     l.start_steps = c.Start();
   }
   const Filter& filter = *rows.filter;
+  const size_t kept_before = l.kept.size();
   size_t read = 0, bytes = 0;
   while (c.Valid() && read < max_rows && bytes < max_bytes && l.kept.size() < max_kept) {
     if (deadline && read > 0 && read % kRowsPerClockRead == 0 &&
@@ -176,6 +179,7 @@ void ScanMerge::Fill(Lane* lane, const Rows& rows, size_t max_rows, size_t max_b
                                l.bytes_before(l.rows.size()) + row_bytes});
     ++read;
   }
+  l.last_run_kept = l.kept.size() != kept_before;
   if (!c.Valid()) {
     l.done = true;
     // A valid iterator's status is OK (RocksDB's contract): ask only when it stops.
@@ -299,7 +303,12 @@ Status ScanMerge::ReadPage(WorkerPool* pool, size_t width, const Rows& rows,
     } else {
       for (size_t k = 0; k < fill.size(); ++k) refill(k);
     }
-    for (size_t i : fill) lanes_[i]->run = std::min(lanes_[i]->run * 2, kMaxRun);
+    // A lane whose run kept nothing grows faster: the page needs more rows than it was expected
+    // to (a selective filter), and every round is a barrier the threads wait at.
+    for (size_t i : fill) {
+      Lane& l = *lanes_[i];
+      l.run = std::min(l.run * (l.last_run_kept ? 2 : 4), kMaxRun);
+    }
     for (auto& l : lanes_) {
       if (!l->error.ok()) return finish(l->error);
     }
