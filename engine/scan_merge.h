@@ -21,8 +21,9 @@
 // A lane's runs are bounded by rows and by bytes (rows kept are held decoded), so what a read
 // holds ahead is bounded whatever the entities' size (2 × kReadAheadBytes, plus one row per
 // lane). The first run is sized from the rows the page is expected to take; each later run
-// doubles, or grows fourfold after a run the filter kept nothing of, up to kMaxRun. A time budget is also checked by the lanes as they read, so a round
-// stops soon after the deadline however many lanes it has.
+// doubles, or grows fourfold after a run the filter kept nothing of, up to kMaxRun. A time
+// budget is also checked by the lanes as they read, so a round stops soon after the deadline
+// however many lanes it has.
 //
 // Not thread-safe: one page of one query at a time (the ResumeCache hands a kept read to one
 // reader). ReadPage's parallel work touches only the lanes it refills.
