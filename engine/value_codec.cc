@@ -111,10 +111,6 @@ class Reader {
   const char* end_;
 };
 
-// a < b as bytes. Most neighbouring names differ in their first byte: decide those without a
-// call to memcmp.
-bool NameBefore(std::string_view a, std::string_view b) { return CompareKeys(a, b) < 0; }
-
 // a == b for property names, which are short: compared inline, without a call to memcmp.
 inline bool SameName(const std::string& a, std::string_view b) {
   const size_t n = a.size();
@@ -321,7 +317,7 @@ Status ValueCodecAccess::DecodePropertiesInto(Reader* r, size_t total_size, Enti
     if (same_names && i < props->size() && SameName((*props)[i].first, name)) {
       v = &(*props)[i].second;
     } else {
-      if (i > 0 && !NameBefore(prev, name)) return Corrupt("property names not strictly sorted");
+      if (i > 0 && CompareKeys(prev, name) >= 0) return Corrupt("property names not strictly sorted");
       same_names = false;
       v = &Slot(props, i, name);
     }
@@ -431,7 +427,7 @@ std::optional<ValueView> EncodedRow::Find(std::string_view name) {
   for (uint64_t i = 0; i < count_; ++i) {
     std::string_view n;
     uint8_t tag;
-    if (!r.Bytes(&n) || !r.Byte(&tag) || (i > 0 && !NameBefore(prev, n))) break;
+    if (!r.Bytes(&n) || !r.Byte(&tag) || (i > 0 && CompareKeys(prev, n) >= 0)) break;
     prev = n;
     ValueView v;
     if (ReadPayload(&r, tag, &v) != nullptr) break;
