@@ -51,7 +51,7 @@ RawOptions OptionsLike(const engine::StoreState& store) {
     Die("the store's column families have no block-based table with a block cache");
   }
   rocksdb::BlockBasedTableOptions t = *table;
-  t.block_cache = rocksdb::NewLRUCache(table->block_cache->GetCapacity());
+  t.block_cache = engine::StoreState::NewBlockCache(table->block_cache->GetCapacity());
   o.partition.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
 
   o.db = store.db()->GetDBOptions();

@@ -39,6 +39,9 @@ namespace partkv::engine {
 class StoreState {
  public:
   static Result<std::shared_ptr<StoreState>> Open(std::string path, const StoreOptions& options);
+  // The block cache a store of this memory budget uses (RocksDB's HyperClockCache; docs/design.md
+  // "The block cache"), for raw RocksDB baselines configured like a store.
+  static std::shared_ptr<rocksdb::Cache> NewBlockCache(size_t capacity);
   ~StoreState();
   StoreState(const StoreState&) = delete;
   StoreState& operator=(const StoreState&) = delete;

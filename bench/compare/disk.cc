@@ -78,8 +78,10 @@ Result<std::unique_ptr<RawDb>> RawDb::Create(const std::string& path, const Stor
                                              uint32_t partitions,
                                              const StoreOptions& store_options) {
   // The store's budget is its block cache's capacity; memtables are charged to the cache and
-  // take at most half (partkv/options.h).
-  std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(store_options.memory_budget_bytes);
+  // take at most half (partkv/options.h). The same kind of cache as a store's: RocksDB's
+  // HyperClockCache sized for 4 KiB blocks (docs/design.md "The block cache").
+  std::shared_ptr<rocksdb::Cache> cache =
+      rocksdb::HyperClockCacheOptions(store_options.memory_budget_bytes, 4096).MakeSharedCache();
   rocksdb::ConfigOptions config;
   config.ignore_unsupported_options = true;  // the store's compaction filter is not RocksDB's
   rocksdb::DBOptions db_options;
