@@ -317,7 +317,9 @@ Status ValueCodecAccess::DecodePropertiesInto(Reader* r, size_t total_size, Enti
     if (same_names && i < props->size() && SameName((*props)[i].first, name)) {
       v = &(*props)[i].second;
     } else {
-      if (i > 0 && CompareKeys(prev, name) >= 0) return Corrupt("property names not strictly sorted");
+      if (i > 0 && CompareKeys(prev, name) >= 0) {
+        return Corrupt("property names not strictly sorted");
+      }
       same_names = false;
       v = &Slot(props, i, name);
     }

@@ -24,4 +24,5 @@ if(NOT symbols MATCHES " T _ZN7rocksdb2DB4Open")
   message(FATAL_ERROR "${PROGRAM} does not define rocksdb::DB::Open: RocksDB is not linked in")
 endif()
 list(LENGTH needed count)
-message(STATUS "${PROGRAM}: ${count} shared libraries, none of them RocksDB; rocksdb::DB::Open defined")
+message(STATUS
+  "${PROGRAM}: ${count} shared libraries, none of them RocksDB; rocksdb::DB::Open defined")
