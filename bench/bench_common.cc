@@ -123,35 +123,11 @@ uint64_t Permutation::operator[](uint64_t i) const {
   return static_cast<uint64_t>((static_cast<unsigned __int128>(i) * stride_) % n_);
 }
 
-std::string FirstLineWith(const char* file, std::string_view prefix) {
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(prefix, 0) == 0) {
-      auto colon = line.find(':');
-      if (colon == std::string::npos) return line;
-      auto start = line.find_first_not_of(" \t", colon + 1);
-      return start == std::string::npos ? "" : line.substr(start);
-    }
-  }
-  return "unknown";
-}
-
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   size_t m = v.size() / 2;
   return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
-
-std::string FormatLsmShape(const std::vector<uint64_t>& files_per_level) {
-  std::string out;
-  for (size_t level = 0; level < files_per_level.size(); ++level) {
-    if (files_per_level[level] == 0) continue;
-    if (!out.empty()) out += ", ";
-    out += fmt::format("L{} {}", level, files_per_level[level]);
-  }
-  return out.empty() ? "no SST files" : out + " SST files";
 }
 
 std::vector<std::pair<std::string, std::string>> ConfigurationFacts() {
@@ -203,15 +179,6 @@ double ThisThreadCpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
-uint64_t ProcStatusKiB(std::string_view field) {
-  std::ifstream in("/proc/self/status");
-  std::string prefix = std::string(field) + ":";
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(prefix, 0) == 0) return std::strtoull(line.c_str() + prefix.size(), nullptr, 10);
-  }
-  return 0;
 }
 
 }  // namespace partkv::bench

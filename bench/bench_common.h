@@ -28,8 +28,14 @@
 #include "partkv/batch.h"
 #include "partkv/entity.h"
 #include "partkv/table.h"
+#include "tools/common/machine.h"
 
 namespace partkv::bench {
+
+// The machine facts are the programs' (tools/common/machine.h).
+using tools::FirstLineWith;
+using tools::FormatLsmShape;
+using tools::ProcStatusKiB;
 
 // A fresh directory under $TMPDIR (or /tmp), removed with everything in it on destruction.
 class TempDir {
@@ -85,19 +91,10 @@ class Permutation {
 void PrintConfiguration(std::FILE* out, std::string_view title,
                         const std::vector<std::pair<std::string, std::string>>& extra);
 
-// "L0 2, L1 16 SST files" (levels without files left out), or "no SST files": the LSM shape of a
-// configuration block, from the SST files at each level (index = level).
-std::string FormatLsmShape(const std::vector<uint64_t>& files_per_level);
 
 // The machine and build facts of PrintConfiguration, as name/value pairs (for JSON output).
 std::vector<std::pair<std::string, std::string>> ConfigurationFacts();
 
-// The value on the first line of `file` that starts with `prefix`, for "name : value" files such
-// as /proc/cpuinfo and /proc/meminfo: the text after the line's first colon without its leading
-// blanks ("model name\t: AMD EPYC" -> "AMD EPYC"; empty when only blanks follow the colon), the
-// whole line when it has no colon, and "unknown" when no line starts with `prefix` or `file`
-// cannot be read.
-std::string FirstLineWith(const char* file, std::string_view prefix);
 
 // The median of `v` (the mean of the two middle values when their count is even); 0 when `v` is
 // empty. Every benchmark's ratio is the median of its per-round ratios.
@@ -112,9 +109,6 @@ double Quantile(std::vector<double> v, double q);
 // benchmark's own thread spent, steadier than the wall clock when other processes share the cores.
 double ThisThreadCpuSeconds();
 
-// A field of /proc/self/status in KiB ("VmHWM" for the process's peak resident memory, "VmRSS"
-// for the current); 0 when the file or the field cannot be read.
-uint64_t ProcStatusKiB(std::string_view field);
 
 }  // namespace partkv::bench
 

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "api/front/front_access.h"
-#include "engine/table_handle.h"
+#include "engine/local/table_handle.h"
 #include "rocksdb/db.h"
 
 namespace partkv::bench {

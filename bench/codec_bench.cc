@@ -20,7 +20,7 @@
 
 #include "bench/bench_common.h"
 #include "engine/key_codec.h"
-#include "engine/shared_table.h"
+#include "engine/local/shared_table.h"
 #include "engine/token.h"
 #include "engine/value_codec.h"
 #include "partkv/entity.h"

@@ -27,7 +27,7 @@
 #include "api/front/front_access.h"
 #include "CLI/CLI.hpp"
 #include "bench/bench_common.h"
-#include "engine/table_handle.h"
+#include "engine/local/table_handle.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "partkv/store.h"

@@ -22,8 +22,8 @@
 
 #include "api/front/front_access.h"
 #include "bench/bench_internal.h"
-#include "engine/store_state.h"
-#include "engine/table_handle.h"
+#include "engine/local/store_state.h"
+#include "engine/local/table_handle.h"
 #include "partkv/store.h"
 #include "rocksdb/db.h"
 

@@ -8,7 +8,7 @@
 #include <random>
 #include <thread>
 
-#include "engine/table_handle.h"
+#include "engine/local/table_handle.h"
 #include "fmt/format.h"
 
 namespace partkv::bench::shard_bench {

@@ -15,7 +15,7 @@
 
 #include "api/front/front_access.h"
 #include "bench/bench_internal.h"
-#include "engine/store_state.h"
+#include "engine/local/store_state.h"
 #include "partkv/keys.h"
 #include "partkv/store.h"
 #include "rocksdb/db.h"

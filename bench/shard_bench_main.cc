@@ -50,7 +50,7 @@
 #include "bench/bench_report.h"
 #include "bench/shard_bench_fixture.h"
 #include "bench/shard_bench_reads.h"
-#include "engine/table_handle.h"
+#include "engine/local/table_handle.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 

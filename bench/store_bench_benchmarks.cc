@@ -9,7 +9,7 @@
 #include "bench/bench_common.h"
 #include "bench/store_bench_fixture.h"
 #include "engine/key_codec.h"
-#include "engine/store_state.h"
+#include "engine/local/store_state.h"
 #include "engine/value_codec.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"

@@ -8,7 +8,7 @@
 
 #include "api/front/front_access.h"
 #include "engine/key_codec.h"
-#include "engine/store_state.h"
+#include "engine/local/store_state.h"
 #include "fmt/format.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/convenience.h"

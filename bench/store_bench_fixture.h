@@ -18,7 +18,7 @@
 
 #include "api/front/front_access.h"
 #include "bench/bench_internal.h"
-#include "engine/table_handle.h"
+#include "engine/local/table_handle.h"
 #include "partkv/store.h"
 #include "rocksdb/db.h"
 

@@ -24,7 +24,7 @@
 
 #include "CLI/CLI.hpp"
 #include "bench/bench_common.h"
-#include "engine/shared_table.h"
+#include "engine/local/shared_table.h"
 #include "engine/stats.h"
 #include "partkv/partkv.h"
 

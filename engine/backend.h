@@ -1,5 +1,5 @@
 // The backend interface: what the front classes (partkv::Store, partkv::Table; api/front/) ask of
-// whatever holds the data. The local engine implements it (engine/local_backend.h), and so does
+// whatever holds the data. The local engine implements it (engine/local/local_backend.h), and so does
 // the client of a remote Azure Table endpoint (engine/remote/remote_backend.h). Nothing above
 // this interface knows which one it talks to.
 //

@@ -1,7 +1,7 @@
 // Filter: evaluation, canonical text and key-condition extraction. Parsing is in
 // filter_parser.cc.
 
-#include "engine/filter.h"
+#include "engine/filter_expr.h"
 
 #include <algorithm>
 #include <cstring>

@@ -16,8 +16,8 @@
 // A Filter is a plain copyable value that owns everything it refers to. Thread-safety: const
 // methods may be called concurrently on one Filter.
 
-#ifndef PARTKV_ENGINE_FILTER_H_
-#define PARTKV_ENGINE_FILTER_H_
+#ifndef PARTKV_ENGINE_FILTER_EXPR_H_
+#define PARTKV_ENGINE_FILTER_EXPR_H_
 
 #include <cstdint>
 #include <optional>
@@ -127,4 +127,4 @@ class Filter {
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_FILTER_H_
+#endif  // PARTKV_ENGINE_FILTER_EXPR_H_

@@ -15,7 +15,7 @@
 #include <system_error>
 #include <utility>
 
-#include "engine/filter.h"
+#include "engine/filter_expr.h"
 
 namespace partkv::engine {
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/profile.h"
+#include "engine/profile_spec.h"
 
 #include <cmath>
 

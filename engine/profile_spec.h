@@ -5,8 +5,8 @@
 // c units and refills continuously; an operation costing u units takes them if the bucket holds
 // u, else fails with Throttled and a retry-after of the time the missing units take to refill.
 
-#ifndef PARTKV_ENGINE_PROFILE_H_
-#define PARTKV_ENGINE_PROFILE_H_
+#ifndef PARTKV_ENGINE_PROFILE_SPEC_H_
+#define PARTKV_ENGINE_PROFILE_SPEC_H_
 
 #include <cstdint>
 #include <string>
@@ -51,4 +51,4 @@ double ReadCost(const ProfileSpec& profile, size_t stored_bytes, uint64_t entiti
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_PROFILE_H_
+#endif  // PARTKV_ENGINE_PROFILE_SPEC_H_

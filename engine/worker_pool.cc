@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <utility>
 
-#include "rocksdb/perf_level.h"
 
 namespace partkv::engine {
 
@@ -18,7 +18,8 @@ struct WorkerPool::Job {
   size_t done = 0;
 };
 
-WorkerPool::WorkerPool(size_t max_workers) : max_workers_(max_workers) {}
+WorkerPool::WorkerPool(size_t max_workers, std::function<void()> on_start)
+    : max_workers_(max_workers), on_start_(std::move(on_start)) {}
 
 WorkerPool::~WorkerPool() {
   {
@@ -74,8 +75,7 @@ void WorkerPool::ParallelFor(size_t count, size_t width,
 }
 
 void WorkerPool::Run() {
-  // The pool's threads read no RocksDB performance counter (engine/perf_counters.h).
-  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+  if (on_start_) on_start_();
   for (;;) {
     std::shared_ptr<Job> job;
     {

@@ -21,7 +21,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-# The `partkv serve` tests run Node (tests/serve/): Debian's nodejs and npm, unless a node is
+# The `partkv serve` tests run Node (tests/tools/serve/): Debian's nodejs and npm, unless a node is
 # already installed.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   echo "deps: installing nodejs npm" >&2

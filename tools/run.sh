@@ -12,4 +12,4 @@ bash tools/deps.sh
 build=${PARTKV_BUILD_DIR:-build}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build" -j2
-"$build"/bench/compare/partkv-bench --out "$build/compare" "$@"
+"$build"/tools/bench/partkv-bench --out "$build/compare" "$@"

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "engine/catalog.h"
-#include "engine/shared_table.h"
+#include "engine/local/catalog.h"
+#include "engine/local/shared_table.h"
 #include "engine/validation.h"
 
 namespace partkv {

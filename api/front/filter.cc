@@ -2,7 +2,7 @@
 
 #include "partkv/filter.h"
 
-#include "engine/filter.h"
+#include "engine/filter_expr.h"
 
 namespace partkv {
 

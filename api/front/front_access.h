@@ -1,5 +1,5 @@
 // FrontAccess: the one way from a front object (partkv::Store, partkv::Table) to the local
-// engine object behind it (engine/local_backend.h), for the front classes' own implementation (api/front/), the engine's tests
+// engine object behind it (engine/local/local_backend.h), for the front classes' own implementation (api/front/), the engine's tests
 // and the benchmarks that measure internals. Like LevelDB's WriteBatchInternal, it is a friend of
 // the classes it opens and is not installed: applications see only the public headers, and
 // libpartkv.so exports no engine symbol.
@@ -10,9 +10,9 @@
 #include <memory>
 #include <utility>
 
-#include "engine/local_backend.h"
-#include "engine/store_state.h"
-#include "engine/table_handle.h"
+#include "engine/local/local_backend.h"
+#include "engine/local/store_state.h"
+#include "engine/local/table_handle.h"
 #include "partkv/store.h"
 #include "partkv/table.h"
 

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <utility>
 
-#include "engine/bulk_lines.h"
-#include "engine/profile.h"
-#include "engine/row_sealer.h"
+#include "engine/local/bulk_lines.h"
+#include "engine/profile_spec.h"
+#include "engine/local/row_sealer.h"
 #include "partkv/profile.h"
 
 namespace partkv {

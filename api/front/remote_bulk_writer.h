@@ -12,7 +12,7 @@
 // the calling thread then waits for the batches in flight and settles the report from the window.
 //
 // validate_before_writing keeps each validated row, keys computed, as its JSON (EntityToJson) in
-// an unlinked spill file (engine/bulk_spill.h), and Finish writes them from there in stream
+// an unlinked spill file (engine/local/bulk_spill.h), and Finish writes them from there in stream
 // order: record = line:varint size:varint json_size:varint json (`size` the entity's in the
 // table's size model, for cutting batches).
 //
@@ -34,7 +34,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "engine/bulk_spill.h"
+#include "engine/local/bulk_spill.h"
 #include "engine/validation.h"
 #include "partkv/bulk_writer.h"
 #include "partkv/json.h"

@@ -4,10 +4,10 @@
 #include "partkv/store.h"
 
 #include "api/front/front_access.h"
-#include "engine/local_backend.h"
+#include "engine/local/local_backend.h"
 #include "engine/remote/connection_string.h"
 #include "engine/remote/remote_backend.h"
-#include "engine/store_state.h"
+#include "engine/local/store_state.h"
 
 namespace partkv {
 

@@ -1,4 +1,4 @@
-#include "engine/background_work.h"
+#include "engine/local/background_work.h"
 
 #include <string>
 #include <thread>

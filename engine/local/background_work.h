@@ -5,8 +5,8 @@
 // flushes and compactions (database-wide) and the pending ones (summed over the column
 // families). Thread-safe.
 
-#ifndef PARTKV_ENGINE_BACKGROUND_WORK_H_
-#define PARTKV_ENGINE_BACKGROUND_WORK_H_
+#ifndef PARTKV_ENGINE_LOCAL_BACKGROUND_WORK_H_
+#define PARTKV_ENGINE_LOCAL_BACKGROUND_WORK_H_
 
 #include <chrono>
 
@@ -21,4 +21,4 @@ Status AwaitBackgroundWork(rocksdb::DB* db, std::chrono::milliseconds timeout,
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_BACKGROUND_WORK_H_
+#endif  // PARTKV_ENGINE_LOCAL_BACKGROUND_WORK_H_

@@ -1,4 +1,4 @@
-#include "engine/bulk_group.h"
+#include "engine/local/bulk_group.h"
 
 #include <algorithm>
 #include <cstring>
@@ -7,10 +7,10 @@
 #include <numeric>
 
 #include "engine/key_codec.h"
-#include "engine/rocks_status.h"
-#include "engine/shared_table.h"
-#include "engine/store_state.h"
-#include "engine/table_handle.h"
+#include "engine/local/rocks_status.h"
+#include "engine/local/shared_table.h"
+#include "engine/local/store_state.h"
+#include "engine/local/table_handle.h"
 #include "engine/value_codec.h"
 #include "rocksdb/write_batch.h"
 

@@ -1,5 +1,5 @@
 // BulkGroup and GroupWriter: one group of a bulk write (partkv/bulk_writer.h) — sealed rows
-// (engine/row_sealer.h) of any PartitionKeys in stream order — and its commit as one atomic
+// (engine/local/row_sealer.h) of any PartitionKeys in stream order — and its commit as one atomic
 // RocksDB write.
 //
 // Batches. Inside a group, rows fall into *batches* exactly as Azure Table clients would submit
@@ -9,7 +9,7 @@
 // decide what a conflict leaves written (below) and are counted for reports.
 //
 // Rows are sorted by key inside a group, so a group's order need not be the stream's: a group
-// of rows taken in key order across the whole stream (engine/bulk_stage.h) has no batches of its
+// of rows taken in key order across the whole stream (engine/local/bulk_stage.h) has no batches of its
 // own, and a conflict in it leaves the whole group unwritten.
 //
 // GroupWriter::Commit does for the whole group what TableHandle::Submit does for one batch, once:
@@ -41,8 +41,8 @@
 // Thread-safety: a BulkGroup and a GroupWriter are used by one thread. Commits are safe against
 // any concurrent writer of the same table (the row locks).
 
-#ifndef PARTKV_ENGINE_BULK_GROUP_H_
-#define PARTKV_ENGINE_BULK_GROUP_H_
+#ifndef PARTKV_ENGINE_LOCAL_BULK_GROUP_H_
+#define PARTKV_ENGINE_LOCAL_BULK_GROUP_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -54,7 +54,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/row_sealer.h"
+#include "engine/local/row_sealer.h"
 #include "engine/validation.h"
 #include "partkv/batch.h"
 #include "partkv/status.h"
@@ -101,7 +101,7 @@ struct StringHash {
 // With throttling emulation, what a group charges each budget (a logical partition, or a
 // physical one when the profile budgets those): a group may charge a budget at most its bucket's
 // capacity, so that a group waits for its partitions' budgets to refill rather than taking more
-// than a burst at once and running them into debt (engine/throttle.h). A row alone may cost
+// than a burst at once and running them into debt (engine/local/throttle.h). A row alone may cost
 // more, as a single write may.
 class GroupBudget {
  public:
@@ -260,4 +260,4 @@ class GroupWriter {
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_BULK_GROUP_H_
+#endif  // PARTKV_ENGINE_LOCAL_BULK_GROUP_H_

@@ -1,8 +1,8 @@
-#include "engine/bulk_lines.h"
+#include "engine/local/bulk_lines.h"
 
 #include <cstring>
 
-#include "engine/bulk_spill.h"
+#include "engine/local/bulk_spill.h"
 
 namespace partkv::engine {
 namespace {

@@ -3,7 +3,7 @@
 //
 // The caller hands in blocks of whole lines (Submit) and takes them back, oldest first, once the
 // workers are done with them (Oldest, then Pop). A block comes back as the records
-// (engine/bulk_spill.h) of its lines up to its first bad line, and that line's error, numbered.
+// (engine/local/bulk_spill.h) of its lines up to its first bad line, and that line's error, numbered.
 // Blank lines (nothing but spaces, tabs and a carriage return) are skipped; a line may end in
 // "\n" or "\r\n". Slots are reused, buffers and all, so a running pool allocates nothing per
 // block.
@@ -11,8 +11,8 @@
 // Thread-safety: Submit, Oldest and Pop are called from one thread (the pool's owner); the
 // workers only touch the slots they were given. REQUIRES: the RowSealer outlives the pool.
 
-#ifndef PARTKV_ENGINE_BULK_LINES_H_
-#define PARTKV_ENGINE_BULK_LINES_H_
+#ifndef PARTKV_ENGINE_LOCAL_BULK_LINES_H_
+#define PARTKV_ENGINE_LOCAL_BULK_LINES_H_
 
 #include <condition_variable>
 #include <cstdint>
@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/row_sealer.h"
+#include "engine/local/row_sealer.h"
 #include "partkv/json.h"
 #include "partkv/status.h"
 
@@ -81,4 +81,4 @@ uint64_t CountLines(std::string_view block);
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_BULK_LINES_H_
+#endif  // PARTKV_ENGINE_LOCAL_BULK_LINES_H_

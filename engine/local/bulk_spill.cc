@@ -1,4 +1,4 @@
-#include "engine/bulk_spill.h"
+#include "engine/local/bulk_spill.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

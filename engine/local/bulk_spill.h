@@ -1,10 +1,10 @@
 // The records of a bulk write (partkv/bulk_writer.h) between validation and writing, and the
 // spill file that holds rows on disk when a bulk write validates its whole input before writing
-// any of it (engine/bulk_stage.h).
+// any of it (engine/local/bulk_stage.h).
 //
 //   record = sealed_row line:varint64
 //
-// `sealed_row` is what RowSealer::Seal made of the row (engine/row_sealer.h: keys, size, cost,
+// `sealed_row` is what RowSealer::Seal made of the row (engine/local/row_sealer.h: keys, size, cost,
 // encoded properties and a seal), so the write neither parses, checks nor encodes the row again;
 // `line` is the row's 1-based input line when it came from JSON Lines, else 0, for the messages
 // of the write. A damaged record fails the seal's check: Corruption, never a bad row written.
@@ -16,14 +16,14 @@
 //
 // Thread-safety: a SpillFile is used by one thread at a time.
 
-#ifndef PARTKV_ENGINE_BULK_SPILL_H_
-#define PARTKV_ENGINE_BULK_SPILL_H_
+#ifndef PARTKV_ENGINE_LOCAL_BULK_SPILL_H_
+#define PARTKV_ENGINE_LOCAL_BULK_SPILL_H_
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "engine/row_sealer.h"
+#include "engine/local/row_sealer.h"
 #include "partkv/entity.h"
 #include "partkv/result.h"
 
@@ -73,4 +73,4 @@ class SpillFile {
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_BULK_SPILL_H_
+#endif  // PARTKV_ENGINE_LOCAL_BULK_SPILL_H_

@@ -1,10 +1,10 @@
-#include "engine/bulk_stage.h"
+#include "engine/local/bulk_stage.h"
 
 #include <algorithm>
 
 #include "engine/key_codec.h"
-#include "engine/rocks_status.h"
-#include "engine/table_handle.h"
+#include "engine/local/rocks_status.h"
+#include "engine/local/table_handle.h"
 
 namespace partkv::engine {
 namespace {

@@ -8,7 +8,7 @@
 // rows cost what rows sorted by key cost.
 //
 // Rows come in stream order (Add). The stage cuts them into batches as the stream goes
-// (engine/bulk_group.h: consecutive rows of one PartitionKey within the table's batch limits),
+// (engine/local/bulk_group.h: consecutive rows of one PartitionKey within the table's batch limits),
 // gives each its full encoded key (partition prefix, PartitionKey, RowKey) and keeps it in a run
 // buffer of about 32 MiB; a full buffer is sorted by (key, position) and appended to the spill
 // file as one run. Read() merges the runs (more than 64 of them are first merged 64 at a time
@@ -19,7 +19,7 @@
 //           line:varint sealed_row
 //
 // `batch` is the row's batch's ordinal in the stream, `batch_offset` how many rows of that batch
-// come before it: batch start = position - batch_offset. The sealed row (engine/row_sealer.h)
+// come before it: batch start = position - batch_offset. The sealed row (engine/local/row_sealer.h)
 // carries its seal, so a damaged entry is Corruption, never a bad row written. The format lives
 // only as long as one bulk write.
 //
@@ -29,8 +29,8 @@
 // Thread-safety: used by one thread at a time (a GroupFeed's own thread while the feed reads
 // it). REQUIRES: the table and the sealer outlive the stage.
 
-#ifndef PARTKV_ENGINE_BULK_STAGE_H_
-#define PARTKV_ENGINE_BULK_STAGE_H_
+#ifndef PARTKV_ENGINE_LOCAL_BULK_STAGE_H_
+#define PARTKV_ENGINE_LOCAL_BULK_STAGE_H_
 
 #include <condition_variable>
 #include <cstddef>
@@ -44,9 +44,9 @@
 #include <thread>
 #include <vector>
 
-#include "engine/bulk_group.h"
-#include "engine/bulk_spill.h"
-#include "engine/row_sealer.h"
+#include "engine/local/bulk_group.h"
+#include "engine/local/bulk_spill.h"
+#include "engine/local/row_sealer.h"
 #include "partkv/result.h"
 
 namespace partkv::engine {
@@ -213,4 +213,4 @@ Result<std::optional<StagedConflict>> FindFirstConflict(BulkStage& stage, const 
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_BULK_STAGE_H_
+#endif  // PARTKV_ENGINE_LOCAL_BULK_STAGE_H_

@@ -1,4 +1,4 @@
-#include "engine/catalog.h"
+#include "engine/local/catalog.h"
 
 #include <cctype>
 #include <charconv>

@@ -14,8 +14,8 @@
 // partition i of table t is the key range whose keys begin with PartitionKeyPrefix(t, i), inside
 // the data column family DataColumnFamilyOf(t, lower_bound(i)).
 
-#ifndef PARTKV_ENGINE_CATALOG_H_
-#define PARTKV_ENGINE_CATALOG_H_
+#ifndef PARTKV_ENGINE_LOCAL_CATALOG_H_
+#define PARTKV_ENGINE_LOCAL_CATALOG_H_
 
 #include <cstdint>
 #include <string>
@@ -29,7 +29,7 @@ namespace partkv::engine {
 
 // The on-disk format this build writes and reads. Persisted: bump only with a migration.
 // Version 1 (one column family per physical partition, counter ETags) is migrated on open
-// (engine/migration.h).
+// (engine/local/migration.h).
 inline constexpr uint32_t kStoreFormatVersion = 2;
 inline constexpr uint32_t kFormatVersion1 = 1;
 
@@ -101,4 +101,4 @@ std::string LowerCase(std::string_view s);
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_CATALOG_H_
+#endif  // PARTKV_ENGINE_LOCAL_CATALOG_H_

@@ -1,4 +1,4 @@
-#include "engine/census.h"
+#include "engine/local/census_scan.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -10,7 +10,7 @@
 
 #include "engine/key_range.h"
 #include "engine/key_codec.h"
-#include "engine/rocks_status.h"
+#include "engine/local/rocks_status.h"
 #include "rocksdb/db.h"
 #include "rocksdb/metadata.h"
 #include "rocksdb/snapshot.h"

@@ -10,11 +10,11 @@
 //
 // Thread-safe: it only reads; the caller keeps `store` and `table` alive for the call.
 
-#ifndef PARTKV_ENGINE_CENSUS_H_
-#define PARTKV_ENGINE_CENSUS_H_
+#ifndef PARTKV_ENGINE_LOCAL_CENSUS_SCAN_H_
+#define PARTKV_ENGINE_LOCAL_CENSUS_SCAN_H_
 
-#include "engine/shared_table.h"
-#include "engine/store_state.h"
+#include "engine/local/shared_table.h"
+#include "engine/local/store_state.h"
 #include "partkv/census.h"
 #include "partkv/result.h"
 
@@ -27,4 +27,4 @@ Result<TableCensus> TakeCensus(const StoreState& store, const SharedTable& table
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_CENSUS_H_
+#endif  // PARTKV_ENGINE_LOCAL_CENSUS_SCAN_H_

@@ -1,4 +1,4 @@
-#include "engine/cursor.h"
+#include "engine/local/cursor.h"
 
 #include <algorithm>
 

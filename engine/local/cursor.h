@@ -1,6 +1,6 @@
 // PartitionCursor: an ordered stream of (key, value) pairs from one physical partition's column
 // family within encoded key bounds, in (PartitionKey, RowKey) order or reversed, for queries.
-// ScanMerge (engine/scan_merge.h) merges several of them.
+// ScanMerge (engine/local/scan_merge.h) merges several of them.
 //
 // A physical partition is the key range of its prefix (PhysicalPartition::prefix) in a shared
 // column family. A cursor is given bounds, and shows keys, without that prefix: what it reads is
@@ -9,8 +9,8 @@
 // The cursor owns copies of its bounds (RocksDB borrows iterator bounds as pointers) and reads
 // the snapshot it is given. Not thread-safe; used by one page of one query.
 
-#ifndef PARTKV_ENGINE_CURSOR_H_
-#define PARTKV_ENGINE_CURSOR_H_
+#ifndef PARTKV_ENGINE_LOCAL_CURSOR_H_
+#define PARTKV_ENGINE_LOCAL_CURSOR_H_
 
 #include <algorithm>
 #include <bit>
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "engine/compare_keys.h"
-#include "engine/filter.h"
+#include "engine/filter_expr.h"
 #include "engine/key_range.h"
 #include "rocksdb/db.h"
 
@@ -96,4 +96,4 @@ class PartitionCursor {
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_CURSOR_H_
+#endif  // PARTKV_ENGINE_LOCAL_CURSOR_H_

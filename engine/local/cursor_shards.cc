@@ -1,9 +1,9 @@
-#include "engine/cursor_shards.h"
+#include "engine/local/cursor_shards.h"
 
 #include <algorithm>
 #include <functional>
 
-#include "engine/cursor.h"
+#include "engine/local/cursor.h"
 
 namespace partkv::engine {
 

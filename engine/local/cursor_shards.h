@@ -16,8 +16,8 @@
 // reads the snapshot it is given. Not thread-safe; used by one page of one query (Start alone
 // reads the physical partitions in parallel, each on one thread).
 
-#ifndef PARTKV_ENGINE_CURSOR_SHARDS_H_
-#define PARTKV_ENGINE_CURSOR_SHARDS_H_
+#ifndef PARTKV_ENGINE_LOCAL_CURSOR_SHARDS_H_
+#define PARTKV_ENGINE_LOCAL_CURSOR_SHARDS_H_
 
 #include <cstdint>
 #include <memory>
@@ -108,4 +108,4 @@ class ShardStream {
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_CURSOR_SHARDS_H_
+#endif  // PARTKV_ENGINE_LOCAL_CURSOR_SHARDS_H_

@@ -1,9 +1,9 @@
-#include "engine/dropped_tables.h"
+#include "engine/local/dropped_tables.h"
 
 #include <algorithm>
 #include <string>
 
-#include "engine/catalog.h"
+#include "engine/local/catalog.h"
 
 namespace partkv::engine {
 namespace {

@@ -13,8 +13,8 @@
 // Thread-safety: Add and the filters may run concurrently; a filter sees the ids dropped before
 // it was made (RocksDB makes one per flush or compaction).
 
-#ifndef PARTKV_ENGINE_DROPPED_TABLES_H_
-#define PARTKV_ENGINE_DROPPED_TABLES_H_
+#ifndef PARTKV_ENGINE_LOCAL_DROPPED_TABLES_H_
+#define PARTKV_ENGINE_LOCAL_DROPPED_TABLES_H_
 
 #include <cstdint>
 #include <memory>
@@ -43,4 +43,4 @@ class DroppedTables {
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_DROPPED_TABLES_H_
+#endif  // PARTKV_ENGINE_LOCAL_DROPPED_TABLES_H_

@@ -1,4 +1,4 @@
-#include "engine/info_log.h"
+#include "engine/local/info_log.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

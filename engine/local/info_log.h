@@ -11,8 +11,8 @@
 //
 // Thread-safety: Logv may be called from any thread (RocksDB's background threads do).
 
-#ifndef PARTKV_ENGINE_INFO_LOG_H_
-#define PARTKV_ENGINE_INFO_LOG_H_
+#ifndef PARTKV_ENGINE_LOCAL_INFO_LOG_H_
+#define PARTKV_ENGINE_LOCAL_INFO_LOG_H_
 
 #include <cstddef>
 #include <memory>
@@ -30,4 +30,4 @@ std::shared_ptr<rocksdb::Logger> NewInfoLog(const std::string& dir, rocksdb::Inf
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_INFO_LOG_H_
+#endif  // PARTKV_ENGINE_LOCAL_INFO_LOG_H_

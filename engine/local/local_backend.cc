@@ -1,12 +1,12 @@
 // The local engine as a backend (local_backend.h).
 
-#include "engine/local_backend.h"
+#include "engine/local/local_backend.h"
 
-#include "engine/background_work.h"
-#include "engine/census.h"
-#include "engine/query.h"
-#include "engine/store_state.h"
-#include "engine/table_handle.h"
+#include "engine/local/background_work.h"
+#include "engine/local/census_scan.h"
+#include "engine/local/query.h"
+#include "engine/local/store_state.h"
+#include "engine/local/table_handle.h"
 
 namespace partkv::engine {
 

@@ -2,8 +2,8 @@
 // Each method delegates to StoreState, TableHandle and the query engine; this file adds no
 // behaviour of its own.
 
-#ifndef PARTKV_ENGINE_LOCAL_BACKEND_H_
-#define PARTKV_ENGINE_LOCAL_BACKEND_H_
+#ifndef PARTKV_ENGINE_LOCAL_LOCAL_BACKEND_H_
+#define PARTKV_ENGINE_LOCAL_LOCAL_BACKEND_H_
 
 #include <memory>
 
@@ -62,4 +62,4 @@ class LocalStore final : public StoreBackend {
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_LOCAL_BACKEND_H_
+#endif  // PARTKV_ENGINE_LOCAL_LOCAL_BACKEND_H_

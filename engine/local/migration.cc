@@ -1,12 +1,12 @@
-#include "engine/migration.h"
+#include "engine/local/migration.h"
 
 #include <algorithm>
 #include <map>
 
-#include "engine/catalog.h"
-#include "engine/rocks_status.h"
-#include "engine/row_sealer.h"
-#include "engine/store_state.h"
+#include "engine/local/catalog.h"
+#include "engine/local/rocks_status.h"
+#include "engine/local/row_sealer.h"
+#include "engine/local/store_state.h"
 #include "engine/value_codec.h"
 #include "rocksdb/write_batch.h"
 

@@ -13,8 +13,8 @@
 //
 // An If-Match ETag of format 1's counter form (W/"1f3") matches no entity after the migration.
 
-#ifndef PARTKV_ENGINE_MIGRATION_H_
-#define PARTKV_ENGINE_MIGRATION_H_
+#ifndef PARTKV_ENGINE_LOCAL_MIGRATION_H_
+#define PARTKV_ENGINE_LOCAL_MIGRATION_H_
 
 #include <string>
 #include <utility>
@@ -34,4 +34,4 @@ Status MigrateFormat1(StoreState* store,
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_MIGRATION_H_
+#endif  // PARTKV_ENGINE_LOCAL_MIGRATION_H_

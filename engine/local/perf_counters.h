@@ -2,12 +2,12 @@
 // iterator step adds to several of them, and as librocksdb is a shared library each addition is
 // a call to __tls_get_addr. partkv reads none of them. A scan turns them off on its thread while
 // it runs: a no-match filter over 110,000 rows in memtables took 16.4 ms on one thread with them,
-// 13.7 ms without. The scan pool's workers run with them off (engine/worker_pool.cc).
+// 13.7 ms without. The scan pool's workers run with them off (StoreState's scan pool).
 //
 // Thread-safety: the level is per thread; an object is used on the thread that made it.
 
-#ifndef PARTKV_ENGINE_PERF_COUNTERS_H_
-#define PARTKV_ENGINE_PERF_COUNTERS_H_
+#ifndef PARTKV_ENGINE_LOCAL_PERF_COUNTERS_H_
+#define PARTKV_ENGINE_LOCAL_PERF_COUNTERS_H_
 
 #include "rocksdb/perf_level.h"
 
@@ -33,4 +33,4 @@ class PerfCountersOff {
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_PERF_COUNTERS_H_
+#endif  // PARTKV_ENGINE_LOCAL_PERF_COUNTERS_H_

@@ -1,4 +1,4 @@
-#include "engine/query.h"
+#include "engine/local/query.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -6,15 +6,15 @@
 #include <memory>
 #include <type_traits>
 
-#include "engine/cursor.h"
-#include "engine/cursor_shards.h"
-#include "engine/scan_merge.h"
-#include "engine/filter.h"
+#include "engine/local/cursor.h"
+#include "engine/local/cursor_shards.h"
+#include "engine/local/scan_merge.h"
+#include "engine/filter_expr.h"
 #include "engine/key_codec.h"
-#include "engine/perf_counters.h"
-#include "engine/profile.h"
-#include "engine/throttle.h"
-#include "engine/rocks_status.h"
+#include "engine/local/perf_counters.h"
+#include "engine/profile_spec.h"
+#include "engine/local/throttle.h"
+#include "engine/local/rocks_status.h"
 #include "engine/token.h"
 #include "engine/validation.h"
 #include "engine/value_codec.h"
@@ -321,7 +321,7 @@ struct SnapshotHolder {
 };
 
 // A paged read's stream and the snapshot it reads, kept between pages in the store's ResumeCache
-// (engine/resume_cache.h). The stream is declared last, so its iterators go before the snapshot
+// (engine/local/resume_cache.h). The stream is declared last, so its iterators go before the snapshot
 // is released.
 struct CursorRead {  // one PartitionKey
   explicit CursorRead(rocksdb::DB* db) : snap{db, db->GetSnapshot()} {}

@@ -3,16 +3,16 @@
 // physical-partition cursors, and seals the resume point in a continuation token.
 //
 // Sharded reads merge the shards' PartitionKeys by RowKey through a ShardStream
-// (engine/cursor_shards.h): one iterator per physical partition, shared by its shards.
+// (engine/local/cursor_shards.h): one iterator per physical partition, shared by its shards.
 
-#ifndef PARTKV_ENGINE_QUERY_H_
-#define PARTKV_ENGINE_QUERY_H_
+#ifndef PARTKV_ENGINE_LOCAL_QUERY_H_
+#define PARTKV_ENGINE_LOCAL_QUERY_H_
 
 #include <string>
 #include <vector>
 
-#include "engine/store_state.h"
-#include "engine/shared_table.h"
+#include "engine/local/store_state.h"
+#include "engine/local/shared_table.h"
 #include "partkv/query.h"
 
 namespace partkv::engine {
@@ -28,4 +28,4 @@ Status RunShardQuery(StoreState& store, const SharedTable& table,
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_QUERY_H_
+#endif  // PARTKV_ENGINE_LOCAL_QUERY_H_

@@ -1,4 +1,4 @@
-#include "engine/recovery.h"
+#include "engine/local/recovery.h"
 
 #include <string>
 

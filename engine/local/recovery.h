@@ -13,8 +13,8 @@
 // Thread-safety: all methods are thread-safe. RocksDB calls the listener methods from its own
 // threads (and from a failing foreground write), without the database mutex held.
 
-#ifndef PARTKV_ENGINE_RECOVERY_H_
-#define PARTKV_ENGINE_RECOVERY_H_
+#ifndef PARTKV_ENGINE_LOCAL_RECOVERY_H_
+#define PARTKV_ENGINE_LOCAL_RECOVERY_H_
 
 #include <chrono>
 #include <condition_variable>
@@ -55,4 +55,4 @@ class RecoveryWatch : public rocksdb::EventListener {
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_RECOVERY_H_
+#endif  // PARTKV_ENGINE_LOCAL_RECOVERY_H_

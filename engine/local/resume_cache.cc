@@ -1,4 +1,4 @@
-#include "engine/resume_cache.h"
+#include "engine/local/resume_cache.h"
 
 #include <utility>
 

@@ -2,7 +2,7 @@
 // resumes where the last one stopped instead of opening and seeking its iterators again.
 //
 // A page ends with its stream positioned on the first row of the next page. The query code
-// (engine/query.cc) leaves that stream here, under the continuation token it returned and the
+// (engine/local/query.cc) leaves that stream here, under the continuation token it returned and the
 // store's latest sequence number at its snapshot. When the token comes back and the store's
 // latest sequence number is still the same — nothing at all was written in between — the
 // stream's snapshot shows exactly what a new snapshot would, so the page is read from the stream
@@ -17,8 +17,8 @@
 // Thread-safe. An entry taken is gone from the cache: one reader resumes one stream. Entries under
 // the same token (two readers paging the same query) are taken one at a time.
 
-#ifndef PARTKV_ENGINE_RESUME_CACHE_H_
-#define PARTKV_ENGINE_RESUME_CACHE_H_
+#ifndef PARTKV_ENGINE_LOCAL_RESUME_CACHE_H_
+#define PARTKV_ENGINE_LOCAL_RESUME_CACHE_H_
 
 #include <atomic>
 #include <cstdint>
@@ -75,4 +75,4 @@ class ResumeCache {
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_RESUME_CACHE_H_
+#endif  // PARTKV_ENGINE_LOCAL_RESUME_CACHE_H_

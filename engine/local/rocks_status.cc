@@ -1,4 +1,4 @@
-#include "engine/rocks_status.h"
+#include "engine/local/rocks_status.h"
 
 #include <string>
 

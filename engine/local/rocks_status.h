@@ -1,7 +1,7 @@
 // The one place where rocksdb::Status becomes partkv::Status.
 
-#ifndef PARTKV_ENGINE_ROCKS_STATUS_H_
-#define PARTKV_ENGINE_ROCKS_STATUS_H_
+#ifndef PARTKV_ENGINE_LOCAL_ROCKS_STATUS_H_
+#define PARTKV_ENGINE_LOCAL_ROCKS_STATUS_H_
 
 #include <string_view>
 
@@ -16,4 +16,4 @@ Status FromRocks(const rocksdb::Status& s, std::string_view context);
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_ROCKS_STATUS_H_
+#endif  // PARTKV_ENGINE_LOCAL_ROCKS_STATUS_H_

@@ -1,11 +1,11 @@
-#include "engine/row_sealer.h"
+#include "engine/local/row_sealer.h"
 
 #include <bit>
 #include <cstring>
 #include <optional>
 
-#include "engine/profile.h"
-#include "engine/table_handle.h"
+#include "engine/profile_spec.h"
+#include "engine/local/table_handle.h"
 #include "engine/validation.h"
 #include "xxhash.h"
 

@@ -26,8 +26,8 @@
 // Thread-safety: a RowSealer is immutable; Seal and Parse may run on any number of threads.
 // REQUIRES: the TableHandle that made it outlives it.
 
-#ifndef PARTKV_ENGINE_ROW_SEALER_H_
-#define PARTKV_ENGINE_ROW_SEALER_H_
+#ifndef PARTKV_ENGINE_LOCAL_ROW_SEALER_H_
+#define PARTKV_ENGINE_LOCAL_ROW_SEALER_H_
 
 #include <cstdint>
 #include <string>
@@ -98,7 +98,7 @@ class RowSealer {
 // row's body after it makes the value EncodeValue(header, entity) would have made.
 void AppendValueHeader(const ValueHeader& header, std::string* out);
 
-// The LEB128 varints of sealed rows, for formats that carry sealed rows (engine/bulk_spill.h).
+// The LEB128 varints of sealed rows, for formats that carry sealed rows (engine/local/bulk_spill.h).
 // Reading one: kPartial when `data` ends inside it, kBad when it runs past 64 bits.
 enum class VarintRead { kOk, kPartial, kBad };
 void PutVarint(uint64_t v, std::string* out);
@@ -106,4 +106,4 @@ VarintRead GetVarint(std::string_view data, size_t* pos, uint64_t* v);
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_ROW_SEALER_H_
+#endif  // PARTKV_ENGINE_LOCAL_ROW_SEALER_H_

@@ -1,8 +1,8 @@
-#include "engine/scan_merge.h"
+#include "engine/local/scan_merge.h"
 
 #include <algorithm>
 
-#include "engine/rocks_status.h"
+#include "engine/local/rocks_status.h"
 #include "engine/value_codec.h"
 
 namespace partkv::engine {

@@ -28,8 +28,8 @@
 // Not thread-safe: one page of one query at a time (the ResumeCache hands a kept read to one
 // reader). ReadPage's parallel work touches only the lanes it refills.
 
-#ifndef PARTKV_ENGINE_SCAN_MERGE_H_
-#define PARTKV_ENGINE_SCAN_MERGE_H_
+#ifndef PARTKV_ENGINE_LOCAL_SCAN_MERGE_H_
+#define PARTKV_ENGINE_LOCAL_SCAN_MERGE_H_
 
 #include <chrono>
 #include <cstdint>
@@ -41,8 +41,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/cursor.h"
-#include "engine/filter.h"
+#include "engine/local/cursor.h"
+#include "engine/filter_expr.h"
 #include "engine/worker_pool.h"
 #include "partkv/entity.h"
 #include "partkv/status.h"
@@ -56,7 +56,7 @@ class ScanMerge {
   // Bytes a read holds ahead, about, shared by its lanes: a lane's run stops once it has read
   // kReadAheadBytes / lanes (at least kMinRunBytes, at most kMaxRunBytes), and after one row
   // whatever its size. A lane holding less than its share is topped up by another share, so a
-  // read, also one kept between pages (engine/resume_cache.h), holds up to twice kReadAheadBytes.
+  // read, also one kept between pages (engine/local/resume_cache.h), holds up to twice kReadAheadBytes.
   static constexpr size_t kReadAheadBytes = 4u << 20;
   static constexpr size_t kMinRunBytes = 16u << 10;
   static constexpr size_t kMaxRunBytes = 256u << 10;
@@ -160,4 +160,4 @@ class ScanMerge {
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_SCAN_MERGE_H_
+#endif  // PARTKV_ENGINE_LOCAL_SCAN_MERGE_H_

@@ -1,4 +1,4 @@
-#include "engine/shared_table.h"
+#include "engine/local/shared_table.h"
 
 #include <algorithm>
 

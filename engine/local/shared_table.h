@@ -1,12 +1,12 @@
 // SharedTable: the one engine object per table — its catalog record, its physical partitions
 // (each a hash range of PartitionKeys stored under a key prefix in one of the store's shared data
 // column families), its statistics and throttling. Owned by StoreState's catalog and shared by
-// every TableHandle (the per-handle object, engine/table_handle.h). It owns no RocksDB handle: the data column families belong to StoreState, which
+// every TableHandle (the per-handle object, engine/local/table_handle.h). It owns no RocksDB handle: the data column families belong to StoreState, which
 // outlives every SharedTable reference holder. A table costs its catalog record, this object and
 // a few dozen bytes per physical partition, so a store holds many thousands.
 
-#ifndef PARTKV_ENGINE_SHARED_TABLE_H_
-#define PARTKV_ENGINE_SHARED_TABLE_H_
+#ifndef PARTKV_ENGINE_LOCAL_SHARED_TABLE_H_
+#define PARTKV_ENGINE_LOCAL_SHARED_TABLE_H_
 
 #include <array>
 #include <atomic>
@@ -17,10 +17,10 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/catalog.h"
-#include "engine/profile.h"
+#include "engine/local/catalog.h"
+#include "engine/profile_spec.h"
 #include "engine/stats.h"
-#include "engine/throttle.h"
+#include "engine/local/throttle.h"
 #include "engine/validation.h"
 #include "partkv/keys.h"
 #include "rocksdb/db.h"
@@ -94,4 +94,4 @@ uint64_t HashBytes(std::string_view bytes);
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_SHARED_TABLE_H_
+#endif  // PARTKV_ENGINE_LOCAL_SHARED_TABLE_H_

@@ -1,4 +1,4 @@
-#include "engine/store_creation.h"
+#include "engine/local/store_creation.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -16,8 +16,8 @@
 //
 // Not thread-safe; one StoreCreation belongs to one Store::Open call.
 
-#ifndef PARTKV_ENGINE_STORE_CREATION_H_
-#define PARTKV_ENGINE_STORE_CREATION_H_
+#ifndef PARTKV_ENGINE_LOCAL_STORE_CREATION_H_
+#define PARTKV_ENGINE_LOCAL_STORE_CREATION_H_
 
 #include <memory>
 #include <string>
@@ -69,4 +69,4 @@ class StoreCreation {
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_STORE_CREATION_H_
+#endif  // PARTKV_ENGINE_LOCAL_STORE_CREATION_H_

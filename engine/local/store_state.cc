@@ -1,4 +1,4 @@
-#include "engine/store_state.h"
+#include "engine/local/store_state.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,15 +7,16 @@
 #include <set>
 #include <thread>
 
-#include "engine/profile.h"
-#include "engine/dropped_tables.h"
-#include "engine/info_log.h"
-#include "engine/migration.h"
-#include "engine/rocks_status.h"
-#include "engine/store_creation.h"
+#include "engine/profile_spec.h"
+#include "engine/local/dropped_tables.h"
+#include "engine/local/info_log.h"
+#include "engine/local/migration.h"
+#include "engine/local/rocks_status.h"
+#include "engine/local/store_creation.h"
 #include "partkv/profile.h"
 #include "engine/validation.h"
 #include "rocksdb/cache.h"
+#include "rocksdb/perf_level.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/env.h"
 #include "rocksdb/filter_policy.h"
@@ -86,7 +87,7 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
     return Status::InvalidArgument("store path '" + path + "' exists and is not a directory");
   }
   // A directory with the creation marker holds no store yet, whatever else it holds
-  // (engine/store_creation.h): the creation is done again.
+  // (engine/local/store_creation.h): the creation is done again.
   bool unfinished = dir_exists && HasCreationMarker(path);
   bool has_db = dir_exists && !unfinished && fs::exists(fs::path(path) / "CURRENT", ec);
   const std::string not_a_store =
@@ -157,8 +158,10 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   st->scan_threads_ = options.scan_threads != 0
                           ? options.scan_threads
                           : std::max<size_t>(1, std::thread::hardware_concurrency());
-  // The caller of a query is one of its threads: the pool holds the others.
-  st->scan_pool_ = std::make_unique<WorkerPool>(st->scan_threads_ - 1);
+  // The caller of a query is one of its threads: the pool holds the others, which read no RocksDB
+  // performance counter (engine/local/perf_counters.h).
+  st->scan_pool_ = std::make_unique<WorkerPool>(
+      st->scan_threads_ - 1, [] { rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable); });
 
   rocksdb::ColumnFamilyOptions meta_cf;
   meta_cf.table_factory = table_factory;
@@ -176,7 +179,7 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   db_options.write_buffer_manager = wbm;
   db_options.max_background_jobs = 2;
   // RocksDB's default logger aborts the process once a write of it failed (a full disk):
-  // engine/info_log.h.
+  // engine/local/info_log.h.
   db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   db_options.info_log = NewInfoLog(path, db_options.info_log_level);
   db_options.avoid_unnecessary_blocking_io = true;
@@ -486,7 +489,7 @@ Status StoreState::DropTable(std::string_view name) {
     data = it->second;
     // One atomic write: the catalog record goes and the id is recorded as dropped. The table is
     // never half dropped; its keys, which no read reaches any more (ids are never reused), are
-    // removed below and by the compaction filter (engine/dropped_tables.h).
+    // removed below and by the compaction filter (engine/local/dropped_tables.h).
     rocksdb::WriteBatch wb;
     wb.Delete(meta_, TableKey(name));
     wb.Put(meta_, DroppedKey(data->record().id), "");

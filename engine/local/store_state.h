@@ -8,8 +8,8 @@
 // Thread-safety: all public methods are thread-safe; the catalog is guarded by a mutex, the hot
 // paths (clock, row locks) are lock-free or striped.
 
-#ifndef PARTKV_ENGINE_STORE_STATE_H_
-#define PARTKV_ENGINE_STORE_STATE_H_
+#ifndef PARTKV_ENGINE_LOCAL_STORE_STATE_H_
+#define PARTKV_ENGINE_LOCAL_STORE_STATE_H_
 
 #include <array>
 #include <atomic>
@@ -22,12 +22,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/catalog.h"
-#include "engine/dropped_tables.h"
-#include "engine/recovery.h"
-#include "engine/resume_cache.h"
-#include "engine/scan_merge.h"
-#include "engine/shared_table.h"
+#include "engine/local/catalog.h"
+#include "engine/local/dropped_tables.h"
+#include "engine/local/recovery.h"
+#include "engine/local/resume_cache.h"
+#include "engine/local/scan_merge.h"
+#include "engine/local/shared_table.h"
 #include "engine/worker_pool.h"
 #include "partkv/options.h"
 #include "partkv/result.h"
@@ -93,12 +93,12 @@ class StoreState {
 
   Status Flush();
   // Waits until the storage engine takes writes again after a background error
-  // (engine/recovery.h).
+  // (engine/local/recovery.h).
   Status AwaitWritable(std::chrono::milliseconds timeout) {
     return recovery_->AwaitWritable(timeout);
   }
 
-  // The streams of paged reads kept between pages (engine/resume_cache.h). Every write calls
+  // The streams of paged reads kept between pages (engine/local/resume_cache.h). Every write calls
   // resume_cache().OnWrite() first; the cache is cleared before a table is dropped or the
   // database closes.
   ResumeCache& resume_cache() const { return resume_cache_; }
@@ -106,7 +106,7 @@ class StoreState {
   // one query may use (StoreOptions::scan_threads, resolved; the caller counts as one).
   WorkerPool& scan_pool() const { return *scan_pool_; }
   size_t scan_threads() const { return scan_threads_; }
-  // The buffers merged reads' lanes reuse (engine/scan_merge.h).
+  // The buffers merged reads' lanes reuse (engine/local/scan_merge.h).
   const std::shared_ptr<ScanMerge::SpareLanes>& spare_lanes() const { return spare_lanes_; }
   // StoreOptions::memory_budget_bytes: the block cache's capacity.
   size_t memory_budget() const { return memory_budget_; }
@@ -164,4 +164,4 @@ class StoreState {
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_STORE_STATE_H_
+#endif  // PARTKV_ENGINE_LOCAL_STORE_STATE_H_

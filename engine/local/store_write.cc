@@ -1,14 +1,14 @@
-// StoreState's clock and bounded write path (engine/store_state.h): the ticks that become every
+// StoreState's clock and bounded write path (engine/local/store_state.h): the ticks that become every
 // Timestamp and ETag, persisted ahead of use, and the one way the store writes to RocksDB.
 
 #include <bitset>
 #include <chrono>
 #include <string>
 
-#include "engine/catalog.h"
-#include "engine/rocks_status.h"
-#include "engine/shared_table.h"
-#include "engine/store_state.h"
+#include "engine/local/catalog.h"
+#include "engine/local/rocks_status.h"
+#include "engine/local/shared_table.h"
+#include "engine/local/store_state.h"
 #include "partkv/value.h"
 
 namespace partkv::engine {

@@ -1,4 +1,4 @@
-#include "engine/table_handle.h"
+#include "engine/local/table_handle.h"
 
 #include <algorithm>
 #include <cstring>
@@ -10,9 +10,9 @@
 #include "engine/etag.h"
 #include "engine/key_codec.h"
 #include "engine/key_schemes.h"
-#include "engine/profile.h"
-#include "engine/rocks_status.h"
-#include "engine/row_sealer.h"
+#include "engine/profile_spec.h"
+#include "engine/local/rocks_status.h"
+#include "engine/local/row_sealer.h"
 #include "engine/validation.h"
 #include "engine/value_codec.h"
 #include "rocksdb/write_batch.h"
@@ -90,7 +90,7 @@ struct CommitOp {
   std::string_view row_key;
   const IfMatch* if_match;
   const Entity* entity;   // the caller's entity; nullptr for a sealed row
-  std::string_view body;  // a sealed row's encoded properties (engine/row_sealer.h)
+  std::string_view body;  // a sealed row's encoded properties (engine/local/row_sealer.h)
 };
 
 // What Submit and SubmitSealed share once every operation is checked: the throughput charge

@@ -7,8 +7,8 @@
 // ascending order, reads every row with one MultiGet, checks every operation, then commits one
 // RocksDB WriteBatch: all or nothing.
 
-#ifndef PARTKV_ENGINE_TABLE_HANDLE_H_
-#define PARTKV_ENGINE_TABLE_HANDLE_H_
+#ifndef PARTKV_ENGINE_LOCAL_TABLE_HANDLE_H_
+#define PARTKV_ENGINE_LOCAL_TABLE_HANDLE_H_
 
 #include <memory>
 #include <optional>
@@ -16,9 +16,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/row_sealer.h"
-#include "engine/store_state.h"
-#include "engine/shared_table.h"
+#include "engine/local/row_sealer.h"
+#include "engine/local/store_state.h"
+#include "engine/local/shared_table.h"
 #include "partkv/batch.h"
 #include "partkv/if_match.h"
 #include "partkv/options.h"
@@ -43,7 +43,7 @@ class TableHandle {
   // Submit after key schemes have been applied.
   Result<std::vector<WriteResult>> SubmitKeyed(const Batch& batch, const WriteOptions& options);
 
-  // Bulk writes of rows validated beforehand (engine/row_sealer.h). A sealer for `type`:
+  // Bulk writes of rows validated beforehand (engine/local/row_sealer.h). A sealer for `type`:
   // InvalidArgument unless it is kInsert or kInsertOrReplace. REQUIRES: *this outlives it.
   Result<RowSealer> NewRowSealer(OpType type) const;
   // Writes `rows` as one atomic batch, under Submit's batch rules: at most the limit's
@@ -74,4 +74,4 @@ Status EntityExists(std::string_view pk, std::string_view rk);
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_TABLE_HANDLE_H_
+#endif  // PARTKV_ENGINE_LOCAL_TABLE_HANDLE_H_

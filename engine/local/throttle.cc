@@ -1,9 +1,9 @@
-#include "engine/throttle.h"
+#include "engine/local/throttle.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "engine/shared_table.h"
+#include "engine/local/shared_table.h"
 
 namespace partkv::engine {
 

@@ -1,12 +1,12 @@
 // Throttler: per-partition token buckets that emulate a cloud profile's throughput limits
-// (engine/profile.h). One bucket pair (writes, reads) per logical partition or per physical
+// (engine/profile_spec.h). One bucket pair (writes, reads) per logical partition or per physical
 // partition, as the profile's scope says; a bucket starts with one second of capacity and banks
 // unused capacity up to rate × burst_seconds.
 //
 // Thread-safety: Charge may be called from any thread; buckets live in mutex-guarded shards.
 
-#ifndef PARTKV_ENGINE_THROTTLE_H_
-#define PARTKV_ENGINE_THROTTLE_H_
+#ifndef PARTKV_ENGINE_LOCAL_THROTTLE_H_
+#define PARTKV_ENGINE_LOCAL_THROTTLE_H_
 
 #include <array>
 #include <cstdint>
@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/profile.h"
+#include "engine/profile_spec.h"
 #include "partkv/clock.h"
 #include "partkv/status.h"
 
@@ -81,4 +81,4 @@ class Throttler {
 
 }  // namespace partkv::engine
 
-#endif  // PARTKV_ENGINE_THROTTLE_H_
+#endif  // PARTKV_ENGINE_LOCAL_THROTTLE_H_

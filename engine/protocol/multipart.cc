@@ -1,6 +1,6 @@
 // $batch bodies: multipart/mixed with application/http parts (multipart.h).
 
-#include "api/protocol/multipart.h"
+#include "engine/protocol/multipart.h"
 
 #include <nlohmann/json.hpp>
 

@@ -35,8 +35,8 @@
 //
 // Readers accept CRLF or bare LF line ends. Every function is pure and thread-safe.
 
-#ifndef PARTKV_API_PROTOCOL_MULTIPART_H_
-#define PARTKV_API_PROTOCOL_MULTIPART_H_
+#ifndef PARTKV_ENGINE_PROTOCOL_MULTIPART_H_
+#define PARTKV_ENGINE_PROTOCOL_MULTIPART_H_
 
 #include <cstddef>
 #include <optional>
@@ -161,4 +161,4 @@ Result<BatchResponse> ParseBatchResponse(std::string_view body, std::string_view
 
 }  // namespace partkv::protocol
 
-#endif  // PARTKV_API_PROTOCOL_MULTIPART_H_
+#endif  // PARTKV_ENGINE_PROTOCOL_MULTIPART_H_

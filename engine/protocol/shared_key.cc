@@ -1,6 +1,6 @@
 // Shared Key signing and HTTP dates (shared_key.h).
 
-#include "api/protocol/shared_key.h"
+#include "engine/protocol/shared_key.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>

@@ -22,8 +22,8 @@
 //
 // All functions are pure and thread-safe; an HmacSha256 may be used by any number of threads.
 
-#ifndef PARTKV_API_PROTOCOL_SHARED_KEY_H_
-#define PARTKV_API_PROTOCOL_SHARED_KEY_H_
+#ifndef PARTKV_ENGINE_PROTOCOL_SHARED_KEY_H_
+#define PARTKV_ENGINE_PROTOCOL_SHARED_KEY_H_
 
 #include <chrono>
 #include <memory>
@@ -107,4 +107,4 @@ Result<std::chrono::system_clock::time_point> ParseHttpDate(std::string_view tex
 
 }  // namespace partkv::protocol
 
-#endif  // PARTKV_API_PROTOCOL_SHARED_KEY_H_
+#endif  // PARTKV_ENGINE_PROTOCOL_SHARED_KEY_H_

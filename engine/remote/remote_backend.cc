@@ -9,11 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/protocol/multipart.h"
+#include "engine/protocol/multipart.h"
 #include "engine/batch_rules.h"
 #include "engine/etag.h"
 #include "engine/key_schemes.h"
-#include "engine/profile.h"
+#include "engine/profile_spec.h"
 #include "engine/remote/remote_table.h"
 #include "partkv/json.h"
 

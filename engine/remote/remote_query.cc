@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "engine/filter.h"
+#include "engine/filter_expr.h"
 #include "engine/remote/remote_table.h"
 #include "engine/token.h"
 #include "partkv/json.h"
@@ -13,7 +13,7 @@
 namespace partkv::remote {
 namespace {
 
-constexpr uint8_t kFlagShards = 2;  // as the local engine's (engine/query.cc)
+constexpr uint8_t kFlagShards = 2;  // as the local engine's (engine/local/query.cc)
 
 // The smallest string above every string that starts with `prefix`, as valid UTF-8 (a filter's
 // literal must be): the last code point that can grow grows by one, the ones after it go.

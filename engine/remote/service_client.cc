@@ -11,7 +11,7 @@
 #include <random>
 #include <thread>
 
-#include "api/protocol/shared_key.h"
+#include "engine/protocol/shared_key.h"
 #include "partkv/base64.h"
 
 namespace partkv::remote {

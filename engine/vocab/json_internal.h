@@ -6,13 +6,13 @@
 // value, a duplicate member, an unusual annotation or number form. The exact one
 // (json_read_exact.cc, on nlohmann/json's SAX parser) decides every document and words every
 // error. So the fast reader never accepts what the exact one rejects, and what it accepts has
-// the content the exact one gives (tests/api/json_read_test.cc checks both over every type and edge form). Built without
+// the content the exact one gives (tests/engine/vocab/json_read_test.cc checks both over every type and edge form). Built without
 // simdjson, the fast reader declines everything.
 //
 // Not installed; for the library and its tests.
 
-#ifndef PARTKV_API_SRC_JSON_INTERNAL_H_
-#define PARTKV_API_SRC_JSON_INTERNAL_H_
+#ifndef PARTKV_ENGINE_VOCAB_JSON_INTERNAL_H_
+#define PARTKV_ENGINE_VOCAB_JSON_INTERNAL_H_
 
 #include <optional>
 #include <string>
@@ -69,4 +69,4 @@ bool HaveFastReader();
 
 }  // namespace partkv::json_internal
 
-#endif  // PARTKV_API_SRC_JSON_INTERNAL_H_
+#endif  // PARTKV_ENGINE_VOCAB_JSON_INTERNAL_H_

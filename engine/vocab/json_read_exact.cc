@@ -1,4 +1,4 @@
-// The exact reader of Entity JSON (api/src/json_internal.h). A SAX pass over the document
+// The exact reader of Entity JSON (engine/vocab/json_internal.h). A SAX pass over the document
 // collects the top-level members (so duplicates, nesting and number spellings are seen before
 // nlohmann's DOM would hide them), then the members are typed by their annotations. Every error
 // message of EntityFromJson comes from here.
@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "api/src/json_internal.h"
+#include "engine/vocab/json_internal.h"
 #include "partkv/base64.h"
 #include "partkv/json.h"
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "api/src/json_internal.h"
+#include "engine/vocab/json_internal.h"
 #include "partkv/base64.h"
 #include "partkv/json.h"
 

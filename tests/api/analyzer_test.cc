@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/catalog.h"
-#include "engine/shared_table.h"
+#include "engine/local/catalog.h"
+#include "engine/local/shared_table.h"
 
 namespace partkv {
 namespace {

@@ -1,7 +1,7 @@
 // The bulk writer (partkv/bulk_writer.h): rows in any key order written in atomic groups with
 // Azure's per-row rules; the first bad row stops it, with what it left written exactly stated;
 // both ways of writing (streaming, and validate_before_writing through the key-sorted stage of
-// engine/bulk_stage.h).
+// engine/local/bulk_stage.h).
 
 #include "partkv/bulk_writer.h"
 
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "api/front/front_access.h"
-#include "engine/bulk_stage.h"
-#include "engine/table_handle.h"
+#include "engine/local/bulk_stage.h"
+#include "engine/local/table_handle.h"
 #include "partkv/json.h"
 #include "tests/testing/store_fixture.h"
 

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "engine/profile.h"
-#include "engine/table_handle.h"
+#include "engine/profile_spec.h"
+#include "engine/local/table_handle.h"
 #include "partkv/analyzer.h"
 #include "partkv/keys.h"
 #include "tests/testing/store_fixture.h"

@@ -8,11 +8,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/catalog.h"
+#include "engine/local/catalog.h"
 #include "engine/key_codec.h"
-#include "engine/store_state.h"
-#include "engine/shared_table.h"
-#include "engine/table_handle.h"
+#include "engine/local/store_state.h"
+#include "engine/local/shared_table.h"
+#include "engine/local/table_handle.h"
 #include "rocksdb/db.h"
 #include "tests/testing/store_fixture.h"
 

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/store_state.h"
+#include "engine/local/store_state.h"
 #include "tests/testing/store_fixture.h"
 
 namespace partkv {

@@ -47,7 +47,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "engine/store_creation.h"
+#include "engine/local/store_creation.h"
 #include "partkv/partkv.h"
 #include "tests/crash/crash_model.h"
 #include "tests/testing/temp_dir.h"
@@ -706,7 +706,7 @@ void ExpectWorkingStore(const std::string& path) {
 
 // Regression (docs/errors.md, "Known problems" 3): a kill -9 while Store::Open created a new store
 // left, by where it landed, a directory every later Open refused. Creation is now marked
-// (engine/store_creation.h): the next Open redoes an interrupted creation. The child kills itself
+// (engine/local/store_creation.h): the next Open redoes an interrupted creation. The child kills itself
 // at every file-system change a creation makes, one after the other (kill_point.h, no timing),
 // and then once more, at a random change, during the Open that redoes it; each path must then
 // open as a working store.

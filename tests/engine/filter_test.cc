@@ -2,7 +2,7 @@
 // messages, key pushdown and the canonical text. Each vector row states one rule of
 // docs/filter.md against one sample entity.
 
-#include "engine/filter.h"
+#include "engine/filter_expr.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "engine/catalog.h"
-#include "engine/store_creation.h"
+#include "engine/local/catalog.h"
+#include "engine/local/store_creation.h"
 #include "partkv/json.h"
 #include "tests/errors/errors_fixture.h"
 

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "api/front/front_access.h"
-#include "engine/catalog.h"
+#include "engine/local/catalog.h"
 #include "engine/key_codec.h"
-#include "engine/shared_table.h"
-#include "engine/table_handle.h"
+#include "engine/local/shared_table.h"
+#include "engine/local/table_handle.h"
 #include "gtest/gtest.h"
 #include "partkv/partkv.h"
 #include "rocksdb/db.h"

@@ -68,7 +68,7 @@ TEST(ErrorsDoc, CatalogueMatchesTheDoc) {
 // with assertions) aborted the process from its error-recovery thread, because it logged to the
 // info LOG through a file writer whose earlier write had failed
 // (WritableFileWriter::AssertFalseAndGetStatusForPrevError). The store now gives RocksDB a logger
-// that drops a line it cannot write (engine/info_log.h). The worker must live through the failing
+// that drops a line it cannot write (engine/local/info_log.h). The worker must live through the failing
 // write, the refused retry, a read and the close.
 TEST(FullDisk, FullDiskDoesNotAbortTheProcess) {
   testing::TempDir dir;
@@ -103,7 +103,7 @@ TEST(FullDisk, WritesResumeOnceSpaceIsFreed) {
   EXPECT_EQ(Find(lines, "WRITE "), "OK") << "a write after reopening";
 }
 
-// Regression (docs/errors.md, "Known problems" 2): engine/rocks_status.cc once took any RocksDB
+// Regression (docs/errors.md, "Known problems" 2): engine/local/rocks_status.cc once took any RocksDB
 // IOError whose text contains "lock" for the LOCK file held by another process, so every I/O
 // error of a store whose path contains "lock" (/srv/blocks, /var/lib/clock, ...) was reported as
 // Busy "the store is already open in another process" -- here a file-size limit.

@@ -2,7 +2,7 @@
 // Properties: never crashes, leaks or hangs; every error is InvalidArgument; an accepted entity
 // written back with EntityToJson (minimal and full metadata) reads back with the same content
 // (a NaN may come back as another NaN: the documented exception); and its fast reader
-// (api/src/json_internal.h) accepts nothing the exact reader rejects, with the same content.
+// (engine/vocab/json_internal.h) accepts nothing the exact reader rejects, with the same content.
 
 #include <cmath>
 #include <cstddef>
@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/src/json_internal.h"
+#include "engine/vocab/json_internal.h"
 #include "partkv/json.h"
 #include "tests/fuzz/fuzz_check.h"
 

@@ -1,4 +1,4 @@
-// Fuzz target: the OData $filter parser (engine/filter.h) on arbitrary text.
+// Fuzz target: the OData $filter parser (engine/filter_expr.h) on arbitrary text.
 // Properties: never crashes, leaks or hangs; every error is InvalidArgument; an accepted filter's
 // Canonical() text parses back to the same canonical text (unless its added parentheses pass the
 // nesting limit, the one documented exception) and matches the same entities.
@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/filter.h"
+#include "engine/filter_expr.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

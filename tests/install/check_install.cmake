@@ -79,7 +79,7 @@ if(engine_symbols)
 endif()
 # 4. The C API from C: c_main.c compiled as C99 by the C compiler with pkg-config's flags.
 # tests/CMakeLists.txt passes the project's C compiler as CC; on a tree's first configure it is
-# not known yet where that test is added (tests/c enables C later), so the system's cc serves.
+# not known yet where that test is added (tests/api/c enables C later), so the system's cc serves.
 if(NOT CC)
   find_program(system_cc NAMES cc gcc clang)
   if(NOT system_cc)

@@ -382,7 +382,7 @@ Result<std::unique_ptr<Azurite>> Azurite::Start(const std::string& azurite_dir,
   const std::string main_js = azurite_dir + "/node_modules/azurite/dist/src/table/main.js";
   if (access(main_js.c_str(), R_OK) != 0) {
     return Status::IOError("Azurite is not installed in " + azurite_dir +
-                           " (tests/remote/install_azurite.sh installs it)");
+                           " (tests/engine/remote/install_azurite.sh installs it)");
   }
   std::optional<std::string> node = FindOnPath("node");
   if (!node) return Status::IOError("node is not installed (tools/deps.sh installs it)");

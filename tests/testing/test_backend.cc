@@ -1,6 +1,6 @@
 // The backend of the semantic tests' stores (store_fixture.h): PARTKV_TEST_BACKEND, and the
 // test process's server for it. The servers' programs are named by PARTKV_CLI (the partkv
-// binary) and PARTKV_AZURITE_DIR (tests/remote/install_azurite.sh's directory), which
+// binary) and PARTKV_AZURITE_DIR (tests/engine/remote/install_azurite.sh's directory), which
 // tests/api/CMakeLists.txt sets for the remote runs.
 
 #include <cstdlib>

@@ -1,7 +1,7 @@
 // AttributeTracker (attribute_tracker.h): exact counts, then a k-minimum-values sketch and
 // space-saving counters.
 
-#include "bench/compare/attribute_tracker.h"
+#include "tools/bench/attribute_tracker.h"
 
 #include <xxhash.h>
 

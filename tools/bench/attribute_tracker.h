@@ -9,8 +9,8 @@
 //
 // An AttributeTracker is a plain movable value, used from one thread.
 
-#ifndef PARTKV_BENCH_COMPARE_ATTRIBUTE_TRACKER_H_
-#define PARTKV_BENCH_COMPARE_ATTRIBUTE_TRACKER_H_
+#ifndef PARTKV_TOOLS_BENCH_ATTRIBUTE_TRACKER_H_
+#define PARTKV_TOOLS_BENCH_ATTRIBUTE_TRACKER_H_
 
 #include <array>
 #include <cstddef>
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/compare/dataset.h"
+#include "tools/bench/dataset.h"
 #include "partkv/value.h"
 
 namespace partkv::compare {
@@ -91,4 +91,4 @@ class AttributeTracker {
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_ATTRIBUTE_TRACKER_H_
+#endif  // PARTKV_TOOLS_BENCH_ATTRIBUTE_TRACKER_H_

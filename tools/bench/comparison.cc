@@ -1,4 +1,4 @@
-#include "bench/compare/comparison.h"
+#include "tools/bench/comparison.h"
 
 #include <algorithm>
 #include <chrono>
@@ -11,13 +11,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "bench/bench_common.h"
-#include "bench/compare/disk.h"
-#include "bench/compare/format.h"
-#include "bench/compare/reads.h"
-#include "bench/compare/strategies.h"
-#include "bench/compare/target.h"
-#include "bench/compare/throttle_replay.h"
+#include "tools/common/machine.h"
+#include "tools/bench/disk.h"
+#include "tools/bench/format.h"
+#include "tools/bench/reads.h"
+#include "tools/bench/strategies.h"
+#include "tools/bench/target.h"
+#include "tools/bench/throttle_replay.h"
 #include "fmt/format.h"
 #include "partkv/store.h"
 #include "rocksdb/version.h"
@@ -78,7 +78,7 @@ Status Check(bool ok, const std::string& what) {
 
 // MemTotal of /proc/meminfo in GiB: "23.5 GiB".
 std::string MemoryTotal() {
-  const std::string kb = bench::FirstLineWith("/proc/meminfo", "MemTotal");
+  const std::string kb = tools::FirstLineWith("/proc/meminfo", "MemTotal");
   const double v = std::strtod(kb.c_str(), nullptr);
   return v > 0 ? fmt::format("{:.1f} GiB", v / (1024 * 1024)) : kb;
 }
@@ -298,7 +298,7 @@ std::vector<std::pair<std::string, std::string>> MachineFacts() {
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   return {
-      {"cpu", bench::FirstLineWith("/proc/cpuinfo", "model name")},
+      {"cpu", tools::FirstLineWith("/proc/cpuinfo", "model name")},
       {"cores", std::to_string(std::thread::hardware_concurrency())},
       {"memory", MemoryTotal()},
       {"compiler", __VERSION__},

@@ -29,8 +29,8 @@
 // naming the strategy and the count. Two entities that a strategy and the RowKey scheme give the
 // same keys end the run with InvalidArgument naming the entity's line.
 
-#ifndef PARTKV_BENCH_COMPARE_COMPARISON_H_
-#define PARTKV_BENCH_COMPARE_COMPARISON_H_
+#ifndef PARTKV_TOOLS_BENCH_COMPARISON_H_
+#define PARTKV_TOOLS_BENCH_COMPARISON_H_
 
 #include <cstdint>
 #include <memory>
@@ -38,12 +38,12 @@
 #include <string>
 #include <vector>
 
-#include "bench/compare/dataset.h"
-#include "bench/compare/reads.h"
-#include "bench/compare/results.h"
-#include "bench/compare/strategies.h"
-#include "bench/compare/target.h"
-#include "bench/compare/workload.h"
+#include "tools/bench/dataset.h"
+#include "tools/bench/reads.h"
+#include "tools/bench/results.h"
+#include "tools/bench/strategies.h"
+#include "tools/bench/target.h"
+#include "tools/bench/workload.h"
 #include "partkv/result.h"
 
 namespace partkv::compare {
@@ -109,4 +109,4 @@ std::vector<std::pair<std::string, std::string>> MachineFacts();
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_COMPARISON_H_
+#endif  // PARTKV_TOOLS_BENCH_COMPARISON_H_

@@ -1,11 +1,11 @@
-#include "bench/compare/csv_report.h"
+#include "tools/bench/csv_report.h"
 
 #include <functional>
 #include <memory>
 #include <utility>
 
-#include "bench/compare/findings.h"
-#include "bench/compare/recommendation.h"
+#include "tools/bench/findings.h"
+#include "tools/bench/recommendation.h"
 #include "fmt/format.h"
 
 namespace partkv::compare {

@@ -5,13 +5,13 @@
 // <name>_* columns (its name with characters other than letters and digits as '_': point_p50_us,
 // device_day_p50_us).
 
-#ifndef PARTKV_BENCH_COMPARE_CSV_REPORT_H_
-#define PARTKV_BENCH_COMPARE_CSV_REPORT_H_
+#ifndef PARTKV_TOOLS_BENCH_CSV_REPORT_H_
+#define PARTKV_TOOLS_BENCH_CSV_REPORT_H_
 
 #include <string>
 #include <vector>
 
-#include "bench/compare/results.h"
+#include "tools/bench/results.h"
 
 namespace partkv::compare {
 
@@ -25,4 +25,4 @@ std::string CsvField(const std::string& field);
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_CSV_REPORT_H_
+#endif  // PARTKV_TOOLS_BENCH_CSV_REPORT_H_

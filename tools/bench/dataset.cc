@@ -1,7 +1,7 @@
 // DataSet (dataset.h): the JSON Lines reader (its chunked line loop in line_file.h), the bounded
 // per-attribute summaries and the timeline.
 
-#include "bench/compare/dataset.h"
+#include "tools/bench/dataset.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -18,8 +18,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "bench/compare/attribute_tracker.h"
-#include "bench/compare/line_file.h"
+#include "tools/bench/attribute_tracker.h"
+#include "tools/bench/line_file.h"
 #include "partkv/json.h"
 #include "partkv/stored_entity.h"
 

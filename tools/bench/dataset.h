@@ -27,8 +27,8 @@
 //
 // Thread-safety: a DataSet is immutable once made; MakeEntity may be called from several threads.
 
-#ifndef PARTKV_BENCH_COMPARE_DATASET_H_
-#define PARTKV_BENCH_COMPARE_DATASET_H_
+#ifndef PARTKV_TOOLS_BENCH_DATASET_H_
+#define PARTKV_TOOLS_BENCH_DATASET_H_
 
 #include <cstdint>
 #include <memory>
@@ -36,7 +36,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/compare/workload.h"
+#include "tools/bench/workload.h"
 #include "partkv/entity.h"
 #include "partkv/result.h"
 #include "partkv/value.h"
@@ -162,4 +162,4 @@ class DataSet {
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_DATASET_H_
+#endif  // PARTKV_TOOLS_BENCH_DATASET_H_

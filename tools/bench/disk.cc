@@ -1,9 +1,9 @@
-#include "bench/compare/disk.h"
+#include "tools/bench/disk.h"
 
 #include <chrono>
 #include <thread>
 
-#include "bench/bench_common.h"
+#include "tools/common/machine.h"
 #include "fmt/format.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/convenience.h"
@@ -158,7 +158,7 @@ std::vector<uint64_t> EntitiesPerPartition(const TableCensus& census) {
 }
 
 std::string LsmShape(const TableCensus& census) {
-  return bench::FormatLsmShape(census.sst_files_per_level);
+  return tools::FormatLsmShape(census.sst_files_per_level);
 }
 
 }  // namespace partkv::compare

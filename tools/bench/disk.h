@@ -12,8 +12,8 @@
 //
 // Not thread-safe; one thread drives a RawDb.
 
-#ifndef PARTKV_BENCH_COMPARE_DISK_H_
-#define PARTKV_BENCH_COMPARE_DISK_H_
+#ifndef PARTKV_TOOLS_BENCH_DISK_H_
+#define PARTKV_TOOLS_BENCH_DISK_H_
 
 #include <cstdint>
 #include <memory>
@@ -63,4 +63,4 @@ std::string LsmShape(const TableCensus& census);
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_DISK_H_
+#endif  // PARTKV_TOOLS_BENCH_DISK_H_

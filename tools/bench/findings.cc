@@ -1,9 +1,9 @@
-#include "bench/compare/findings.h"
+#include "tools/bench/findings.h"
 
 #include <algorithm>
 #include <functional>
 
-#include "bench/compare/format.h"
+#include "tools/bench/format.h"
 #include "fmt/format.h"
 
 namespace partkv::compare {

@@ -2,13 +2,13 @@
 // much, and what that strategy pays elsewhere. Derived from the numbers alone (no fixed text
 // about any strategy), so they stay true for any workload, seed or machine.
 
-#ifndef PARTKV_BENCH_COMPARE_FINDINGS_H_
-#define PARTKV_BENCH_COMPARE_FINDINGS_H_
+#ifndef PARTKV_TOOLS_BENCH_FINDINGS_H_
+#define PARTKV_TOOLS_BENCH_FINDINGS_H_
 
 #include <string>
 #include <vector>
 
-#include "bench/compare/results.h"
+#include "tools/bench/results.h"
 
 namespace partkv::compare {
 
@@ -46,4 +46,4 @@ inline constexpr double kSweepWriteGrowthTarget = 1.5;
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_FINDINGS_H_
+#endif  // PARTKV_TOOLS_BENCH_FINDINGS_H_

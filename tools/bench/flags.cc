@@ -1,4 +1,4 @@
-#include "bench/compare/flags.h"
+#include "tools/bench/flags.h"
 
 #include <algorithm>
 #include <charconv>
@@ -12,9 +12,9 @@
 
 #include "CLI/CLI.hpp"
 #include "nlohmann/json.hpp"
-#include "bench/compare/format.h"
-#include "bench/compare/reads.h"
-#include "bench/compare/strategies.h"
+#include "tools/bench/format.h"
+#include "tools/bench/reads.h"
+#include "tools/bench/strategies.h"
 #include "fmt/format.h"
 #include "partkv/store.h"
 

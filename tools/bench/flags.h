@@ -2,8 +2,8 @@
 // InvalidArgument whose message starts with the flag's name and says what was expected:
 //   --events: 'abc' is not a whole number (expected 100..50,000,000)
 
-#ifndef PARTKV_BENCH_COMPARE_FLAGS_H_
-#define PARTKV_BENCH_COMPARE_FLAGS_H_
+#ifndef PARTKV_TOOLS_BENCH_FLAGS_H_
+#define PARTKV_TOOLS_BENCH_FLAGS_H_
 
 #include <cstdint>
 #include <string>
@@ -69,4 +69,4 @@ Status CheckWritableDirectory(const std::string& flag, const std::string& dir);
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_FLAGS_H_
+#endif  // PARTKV_TOOLS_BENCH_FLAGS_H_

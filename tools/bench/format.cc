@@ -1,4 +1,4 @@
-#include "bench/compare/format.h"
+#include "tools/bench/format.h"
 
 #include <time.h>
 

@@ -1,8 +1,8 @@
 // Number formatting shared by the terminal table, the CSV and the HTML report: short, human
 // forms with their unit ("152 k/s", "1.2 ms", "41.3 MiB", "0.68×"), and plain machine forms.
 
-#ifndef PARTKV_BENCH_COMPARE_FORMAT_H_
-#define PARTKV_BENCH_COMPARE_FORMAT_H_
+#ifndef PARTKV_TOOLS_BENCH_FORMAT_H_
+#define PARTKV_TOOLS_BENCH_FORMAT_H_
 
 #include <chrono>
 #include <cstdint>
@@ -36,4 +36,4 @@ size_t DisplayWidth(std::string_view utf8);
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_FORMAT_H_
+#endif  // PARTKV_TOOLS_BENCH_FORMAT_H_

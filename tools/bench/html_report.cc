@@ -1,14 +1,14 @@
-#include "bench/compare/html_report.h"
+#include "tools/bench/html_report.h"
 
 #include <cctype>
 #include <algorithm>
 #include <functional>
 
-#include "bench/compare/findings.h"
-#include "bench/compare/format.h"
-#include "bench/compare/html_style.h"
-#include "bench/compare/recommendation.h"
-#include "bench/compare/svg_charts.h"
+#include "tools/bench/findings.h"
+#include "tools/bench/format.h"
+#include "tools/bench/html_style.h"
+#include "tools/bench/recommendation.h"
+#include "tools/bench/svg_charts.h"
 #include "fmt/format.h"
 
 namespace partkv::compare {

@@ -10,12 +10,12 @@
 // something is missing or a script failed — so a headless browser can check the page rendered
 // (tools/check-report.sh).
 
-#ifndef PARTKV_BENCH_COMPARE_HTML_REPORT_H_
-#define PARTKV_BENCH_COMPARE_HTML_REPORT_H_
+#ifndef PARTKV_TOOLS_BENCH_HTML_REPORT_H_
+#define PARTKV_TOOLS_BENCH_HTML_REPORT_H_
 
 #include <string>
 
-#include "bench/compare/results.h"
+#include "tools/bench/results.h"
 
 namespace partkv::compare {
 
@@ -24,4 +24,4 @@ std::string RenderHtml(const ComparisonResult& result, const SweepResult* sweep 
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_HTML_REPORT_H_
+#endif  // PARTKV_TOOLS_BENCH_HTML_REPORT_H_

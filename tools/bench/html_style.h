@@ -1,8 +1,8 @@
 // The HTML report's style sheet and its self-check script (html_report.h), kept apart from the
 // code that writes the page.
 
-#ifndef PARTKV_BENCH_COMPARE_HTML_STYLE_H_
-#define PARTKV_BENCH_COMPARE_HTML_STYLE_H_
+#ifndef PARTKV_TOOLS_BENCH_HTML_STYLE_H_
+#define PARTKV_TOOLS_BENCH_HTML_STYLE_H_
 
 namespace partkv::compare {
 
@@ -121,4 +121,4 @@ inline constexpr const char* kCheckScriptTemplate = R"js(<script>
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_HTML_STYLE_H_
+#endif  // PARTKV_TOOLS_BENCH_HTML_STYLE_H_

@@ -1,4 +1,4 @@
-#include "bench/compare/line_file.h"
+#include "tools/bench/line_file.h"
 
 namespace partkv::compare {
 

@@ -2,8 +2,8 @@
 // file descriptor owned by an object, a write that finishes, and a line loop that copies what it
 // reads to a spool file as it goes (stdin, so that it can be read again by offset).
 
-#ifndef PARTKV_BENCH_COMPARE_LINE_FILE_H_
-#define PARTKV_BENCH_COMPARE_LINE_FILE_H_
+#ifndef PARTKV_TOOLS_BENCH_LINE_FILE_H_
+#define PARTKV_TOOLS_BENCH_LINE_FILE_H_
 
 #include <unistd.h>
 
@@ -98,4 +98,4 @@ Status ForEachLine(int input, int spool, const std::string& source, uint64_t* by
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_LINE_FILE_H_
+#endif  // PARTKV_TOOLS_BENCH_LINE_FILE_H_

@@ -15,17 +15,17 @@
 #include <string>
 #include <system_error>
 
-#include "bench/compare/comparison.h"
-#include "bench/compare/dataset.h"
-#include "bench/compare/reads.h"
-#include "bench/compare/strategies.h"
-#include "bench/compare/suggest.h"
-#include "bench/compare/csv_report.h"
-#include "bench/compare/flags.h"
-#include "bench/compare/format.h"
-#include "bench/compare/html_report.h"
-#include "bench/compare/progress_bar.h"
-#include "bench/compare/terminal_report.h"
+#include "tools/bench/comparison.h"
+#include "tools/bench/dataset.h"
+#include "tools/bench/reads.h"
+#include "tools/bench/strategies.h"
+#include "tools/bench/suggest.h"
+#include "tools/bench/csv_report.h"
+#include "tools/bench/flags.h"
+#include "tools/bench/format.h"
+#include "tools/bench/html_report.h"
+#include "tools/bench/progress_bar.h"
+#include "tools/bench/terminal_report.h"
 #include "fmt/format.h"
 #include "partkv/json.h"
 

@@ -1,4 +1,4 @@
-#include "bench/compare/progress_bar.h"
+#include "tools/bench/progress_bar.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,18 +1,18 @@
 // The progress bar of partkv-bench: one line on stderr, redrawn in place, shown only when stderr
-// is a terminal (tools/cli/progress.h draws the line and decides when):
+// is a terminal (tools/common/progress.h draws the line and decides when):
 //
 //   [██████████▌         ]  52%  reading: hash-suffix(date,orderId,200)  ETA 48 s
 //
 // A sweep runs several comparisons; Scoped() maps each run's 0..1 onto its slice of the bar.
 
-#ifndef PARTKV_BENCH_COMPARE_PROGRESS_BAR_H_
-#define PARTKV_BENCH_COMPARE_PROGRESS_BAR_H_
+#ifndef PARTKV_TOOLS_BENCH_PROGRESS_BAR_H_
+#define PARTKV_TOOLS_BENCH_PROGRESS_BAR_H_
 
 #include <chrono>
 #include <string>
 
-#include "bench/compare/comparison.h"
-#include "tools/cli/progress.h"
+#include "tools/bench/comparison.h"
+#include "tools/common/progress.h"
 
 namespace partkv::compare {
 
@@ -33,4 +33,4 @@ class ProgressBar : public ProgressSink {
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_PROGRESS_BAR_H_
+#endif  // PARTKV_TOOLS_BENCH_PROGRESS_BAR_H_

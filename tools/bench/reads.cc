@@ -1,4 +1,4 @@
-#include "bench/compare/reads.h"
+#include "tools/bench/reads.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,7 +7,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "bench/compare/format.h"
+#include "tools/bench/format.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 

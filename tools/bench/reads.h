@@ -23,8 +23,8 @@
 // warm-up (the first three samples of each read), since all tables share one block cache. Latencies are
 // wall time of the whole read (all its pages).
 
-#ifndef PARTKV_BENCH_COMPARE_READS_H_
-#define PARTKV_BENCH_COMPARE_READS_H_
+#ifndef PARTKV_TOOLS_BENCH_READS_H_
+#define PARTKV_TOOLS_BENCH_READS_H_
 
 #include <cstdint>
 #include <functional>
@@ -32,9 +32,9 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/compare/dataset.h"
-#include "bench/compare/results.h"
-#include "bench/compare/strategies.h"
+#include "tools/bench/dataset.h"
+#include "tools/bench/results.h"
+#include "tools/bench/strategies.h"
 #include "partkv/table.h"
 
 namespace partkv::compare {
@@ -84,4 +84,4 @@ double Percentile(std::vector<double>* values, double q);
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_READS_H_
+#endif  // PARTKV_TOOLS_BENCH_READS_H_

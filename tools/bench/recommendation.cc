@@ -1,9 +1,9 @@
-#include "bench/compare/recommendation.h"
+#include "tools/bench/recommendation.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "bench/compare/format.h"
+#include "tools/bench/format.h"
 #include "fmt/format.h"
 #include "partkv/keys.h"
 

@@ -26,13 +26,13 @@
 //   table scan         a read that scans the whole table;
 //   throttled          1 % or more of the busiest day refused under a profile.
 
-#ifndef PARTKV_BENCH_COMPARE_RECOMMENDATION_H_
-#define PARTKV_BENCH_COMPARE_RECOMMENDATION_H_
+#ifndef PARTKV_TOOLS_BENCH_RECOMMENDATION_H_
+#define PARTKV_TOOLS_BENCH_RECOMMENDATION_H_
 
 #include <string>
 #include <vector>
 
-#include "bench/compare/results.h"
+#include "tools/bench/results.h"
 
 namespace partkv::compare {
 
@@ -67,4 +67,4 @@ Recommendation Recommend(const ComparisonResult& result);
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_RECOMMENDATION_H_
+#endif  // PARTKV_TOOLS_BENCH_RECOMMENDATION_H_

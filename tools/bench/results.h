@@ -1,8 +1,8 @@
 // The numbers one comparison run produces, as plain values: what the terminal table, the CSV and
 // the HTML report print, and what the tests check.
 
-#ifndef PARTKV_BENCH_COMPARE_RESULTS_H_
-#define PARTKV_BENCH_COMPARE_RESULTS_H_
+#ifndef PARTKV_TOOLS_BENCH_RESULTS_H_
+#define PARTKV_TOOLS_BENCH_RESULTS_H_
 
 #include <cstdint>
 #include <optional>
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/compare/dataset.h"
+#include "tools/bench/dataset.h"
 #include "partkv/analyzer.h"
 
 namespace partkv::compare {
@@ -188,4 +188,4 @@ struct SweepResult {
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_RESULTS_H_
+#endif  // PARTKV_TOOLS_BENCH_RESULTS_H_

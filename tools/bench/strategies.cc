@@ -1,4 +1,4 @@
-#include "bench/compare/strategies.h"
+#include "tools/bench/strategies.h"
 
 #include <algorithm>
 #include <deque>

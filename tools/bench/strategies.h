@@ -13,8 +13,8 @@
 // every write of that strategy — the timed write, the raw RocksDB baseline, the throttled replay —
 // so all of them write the same batches.
 
-#ifndef PARTKV_BENCH_COMPARE_STRATEGIES_H_
-#define PARTKV_BENCH_COMPARE_STRATEGIES_H_
+#ifndef PARTKV_TOOLS_BENCH_STRATEGIES_H_
+#define PARTKV_TOOLS_BENCH_STRATEGIES_H_
 
 #include <cstdint>
 #include <optional>
@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/compare/dataset.h"
-#include "bench/compare/workload.h"
+#include "tools/bench/dataset.h"
+#include "tools/bench/workload.h"
 #include "partkv/keys.h"
 #include "partkv/query.h"
 
@@ -106,4 +106,4 @@ Result<std::vector<BatchPlan>> PlanBatches(const DataSet& data, const StrategySp
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_STRATEGIES_H_
+#endif  // PARTKV_TOOLS_BENCH_STRATEGIES_H_

@@ -1,11 +1,11 @@
-#include "bench/compare/suggest.h"
+#include "tools/bench/suggest.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <set>
 
-#include "bench/compare/format.h"
+#include "tools/bench/format.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 

@@ -16,15 +16,15 @@
 // At most kMaxSuggestions, none equal to a strategy already given; each says why in its
 // explanation.
 
-#ifndef PARTKV_BENCH_COMPARE_SUGGEST_H_
-#define PARTKV_BENCH_COMPARE_SUGGEST_H_
+#ifndef PARTKV_TOOLS_BENCH_SUGGEST_H_
+#define PARTKV_TOOLS_BENCH_SUGGEST_H_
 
 #include <cstdint>
 #include <vector>
 
-#include "bench/compare/dataset.h"
-#include "bench/compare/reads.h"
-#include "bench/compare/strategies.h"
+#include "tools/bench/dataset.h"
+#include "tools/bench/reads.h"
+#include "tools/bench/strategies.h"
 
 namespace partkv::compare {
 
@@ -46,4 +46,4 @@ std::vector<StrategySpec> Suggest(const SuggestInput& input);
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_SUGGEST_H_
+#endif  // PARTKV_TOOLS_BENCH_SUGGEST_H_

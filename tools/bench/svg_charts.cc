@@ -1,4 +1,4 @@
-#include "bench/compare/svg_charts.h"
+#include "tools/bench/svg_charts.h"
 
 #include <algorithm>
 #include <cctype>

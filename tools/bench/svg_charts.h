@@ -4,8 +4,8 @@
 //
 // Colours are passed in as CSS colours; text uses the page's font (inherited).
 
-#ifndef PARTKV_BENCH_COMPARE_SVG_CHARTS_H_
-#define PARTKV_BENCH_COMPARE_SVG_CHARTS_H_
+#ifndef PARTKV_TOOLS_BENCH_SVG_CHARTS_H_
+#define PARTKV_TOOLS_BENCH_SVG_CHARTS_H_
 
 #include <cstdint>
 #include <functional>
@@ -67,4 +67,4 @@ std::string LineChart(const LineSpec& spec);
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_SVG_CHARTS_H_
+#endif  // PARTKV_TOOLS_BENCH_SVG_CHARTS_H_

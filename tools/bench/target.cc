@@ -1,4 +1,4 @@
-#include "bench/compare/target.h"
+#include "tools/bench/target.h"
 
 #include <algorithm>
 #include <atomic>
@@ -7,7 +7,7 @@
 #include <mutex>
 #include <thread>
 
-#include "bench/compare/format.h"
+#include "tools/bench/format.h"
 #include "fmt/format.h"
 #include "partkv/store.h"
 

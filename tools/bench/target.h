@@ -17,18 +17,18 @@
 // throttled answers and the waiting; wall time gives the write time and how far the writes fell
 // behind the replay timeline.
 
-#ifndef PARTKV_BENCH_COMPARE_TARGET_H_
-#define PARTKV_BENCH_COMPARE_TARGET_H_
+#ifndef PARTKV_TOOLS_BENCH_TARGET_H_
+#define PARTKV_TOOLS_BENCH_TARGET_H_
 
 #include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "bench/compare/reads.h"
-#include "bench/compare/results.h"
-#include "bench/compare/strategies.h"
-#include "bench/compare/dataset.h"
+#include "tools/bench/reads.h"
+#include "tools/bench/results.h"
+#include "tools/bench/strategies.h"
+#include "tools/bench/dataset.h"
 #include "partkv/result.h"
 #include "partkv/store.h"
 
@@ -58,4 +58,4 @@ Result<TargetStats> RunOnTarget(Store& store, const TargetOptions& options,
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_TARGET_H_
+#endif  // PARTKV_TOOLS_BENCH_TARGET_H_

@@ -1,10 +1,10 @@
-#include "bench/compare/terminal_report.h"
+#include "tools/bench/terminal_report.h"
 
 #include <algorithm>
 
-#include "bench/compare/findings.h"
-#include "bench/compare/format.h"
-#include "bench/compare/recommendation.h"
+#include "tools/bench/findings.h"
+#include "tools/bench/format.h"
+#include "tools/bench/recommendation.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 

@@ -2,14 +2,14 @@
 // reads on disk, cloud limits, and the findings; and the sweep's growth table. Lines carry no
 // trailing spaces and use no colour, so the output reads the same in a log or a pipe.
 
-#ifndef PARTKV_BENCH_COMPARE_TERMINAL_REPORT_H_
-#define PARTKV_BENCH_COMPARE_TERMINAL_REPORT_H_
+#ifndef PARTKV_TOOLS_BENCH_TERMINAL_REPORT_H_
+#define PARTKV_TOOLS_BENCH_TERMINAL_REPORT_H_
 
 #include <string>
 #include <vector>
 
-#include "bench/compare/recommendation.h"
-#include "bench/compare/results.h"
+#include "tools/bench/recommendation.h"
+#include "tools/bench/results.h"
 
 namespace partkv::compare {
 
@@ -41,4 +41,4 @@ std::string RenderSweepReport(const SweepResult& sweep);
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_TERMINAL_REPORT_H_
+#endif  // PARTKV_TOOLS_BENCH_TERMINAL_REPORT_H_

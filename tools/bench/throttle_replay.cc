@@ -1,4 +1,4 @@
-#include "bench/compare/throttle_replay.h"
+#include "tools/bench/throttle_replay.h"
 
 #include "partkv/batch.h"
 

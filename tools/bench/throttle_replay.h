@@ -12,17 +12,17 @@
 // simulated timeline would stall every other partition's writes behind the retried one, which a
 // real, parallel ingest would not do.)
 
-#ifndef PARTKV_BENCH_COMPARE_THROTTLE_REPLAY_H_
-#define PARTKV_BENCH_COMPARE_THROTTLE_REPLAY_H_
+#ifndef PARTKV_TOOLS_BENCH_THROTTLE_REPLAY_H_
+#define PARTKV_TOOLS_BENCH_THROTTLE_REPLAY_H_
 
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "bench/compare/results.h"
-#include "bench/compare/strategies.h"
-#include "bench/compare/dataset.h"
+#include "tools/bench/results.h"
+#include "tools/bench/strategies.h"
+#include "tools/bench/dataset.h"
 #include "partkv/clock.h"
 #include "partkv/store.h"
 
@@ -39,4 +39,4 @@ Result<ThrottleStats> ReplayThrottled(Store& store, ManualClock& clock,
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_THROTTLE_REPLAY_H_
+#endif  // PARTKV_TOOLS_BENCH_THROTTLE_REPLAY_H_

@@ -1,4 +1,4 @@
-#include "bench/compare/workload.h"
+#include "tools/bench/workload.h"
 
 #include <algorithm>
 #include <cmath>

@@ -20,8 +20,8 @@
 //
 // A Workload is immutable after Generate() and may be read from any thread.
 
-#ifndef PARTKV_BENCH_COMPARE_WORKLOAD_H_
-#define PARTKV_BENCH_COMPARE_WORKLOAD_H_
+#ifndef PARTKV_TOOLS_BENCH_WORKLOAD_H_
+#define PARTKV_TOOLS_BENCH_WORKLOAD_H_
 
 #include <cstdint>
 #include <string>
@@ -101,4 +101,4 @@ class Workload {
 
 }  // namespace partkv::compare
 
-#endif  // PARTKV_BENCH_COMPARE_WORKLOAD_H_
+#endif  // PARTKV_TOOLS_BENCH_WORKLOAD_H_

@@ -30,7 +30,7 @@
 #include "partkv/bulk_writer.h"
 #include "partkv/profile.h"
 #include "tools/cli/cli.h"
-#include "tools/cli/progress.h"
+#include "tools/common/progress.h"
 
 namespace partkv::cli {
 namespace {

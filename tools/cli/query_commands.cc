@@ -16,7 +16,7 @@
 #include "partkv/json.h"
 #include "partkv/keys.h"
 #include "tools/cli/cli.h"
-#include "tools/cli/progress.h"
+#include "tools/common/progress.h"
 
 namespace partkv::cli {
 namespace {

@@ -10,8 +10,8 @@
 //
 // Not thread-safe: drive it from one thread.
 
-#ifndef PARTKV_TOOLS_CLI_PROGRESS_H_
-#define PARTKV_TOOLS_CLI_PROGRESS_H_
+#ifndef PARTKV_TOOLS_COMMON_PROGRESS_H_
+#define PARTKV_TOOLS_COMMON_PROGRESS_H_
 
 #include <chrono>
 #include <cstdint>
@@ -51,4 +51,4 @@ std::string HumanDuration(double seconds);
 
 }  // namespace partkv::cli
 
-#endif  // PARTKV_TOOLS_CLI_PROGRESS_H_
+#endif  // PARTKV_TOOLS_COMMON_PROGRESS_H_

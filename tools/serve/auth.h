@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "api/protocol/shared_key.h"
+#include "engine/protocol/shared_key.h"
 #include "partkv/result.h"
 #include "partkv/status.h"
 #include "tools/serve/errors.h"
@@ -37,7 +37,7 @@ class Account {
   static Result<Account> Create(std::string name, std::string key);
 
   const std::string& name() const { return name_; }
-  // Signs with the account key (api/protocol/shared_key.h). Thread-safe.
+  // Signs with the account key (engine/protocol/shared_key.h). Thread-safe.
   const protocol::HmacSha256& signer() const { return signer_; }
 
  private:

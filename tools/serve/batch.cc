@@ -14,8 +14,8 @@
 #include <set>
 #include <span>
 
-#include "api/protocol/multipart.h"
-#include "tools/serve/multipart.h"
+#include "engine/protocol/multipart.h"
+#include "tools/serve/sub_request.h"
 #include "tools/serve/service.h"
 
 namespace partkv::serve {

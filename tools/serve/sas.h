@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/protocol/shared_key.h"
+#include "engine/protocol/shared_key.h"
 #include "partkv/table.h"
 #include "tools/serve/errors.h"
 #include "tools/serve/http_types.h"

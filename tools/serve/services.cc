@@ -29,7 +29,7 @@ bool IsAccountName(std::string_view name) {
 }
 
 // Whether `dir` holds a partkv store, as Store::Open recognises one: RocksDB's CURRENT file, or
-// the marker of a creation in progress or interrupted (engine/store_creation.h kCreationMarker;
+// the marker of a creation in progress or interrupted (engine/local/store_creation.h kCreationMarker;
 // a persisted name, never renamed).
 bool HoldsStore(const std::string& dir) {
   std::error_code ec;

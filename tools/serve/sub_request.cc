@@ -1,8 +1,8 @@
 // A $batch sub-request as serve's HttpRequest (multipart.h).
 
-#include "tools/serve/multipart.h"
+#include "tools/serve/sub_request.h"
 
-#include "api/protocol/multipart.h"
+#include "engine/protocol/multipart.h"
 #include "tools/serve/uri.h"
 
 namespace partkv::serve {

@@ -1,9 +1,9 @@
 // The sub-requests of a $batch as serve's HttpRequest. The multipart/mixed body itself is cut by
-// the protocol's SplitMultipart and SplitHttpMessage (api/protocol/multipart.h), which the
+// the protocol's SplitMultipart and SplitHttpMessage (engine/protocol/multipart.h), which the
 // remote backend's client uses too. Pure functions; thread-safe.
 
-#ifndef PARTKV_TOOLS_SERVE_MULTIPART_H_
-#define PARTKV_TOOLS_SERVE_MULTIPART_H_
+#ifndef PARTKV_TOOLS_SERVE_SUB_REQUEST_H_
+#define PARTKV_TOOLS_SERVE_SUB_REQUEST_H_
 
 #include <string_view>
 
@@ -19,4 +19,4 @@ Result<HttpRequest> ParseSubRequest(std::string_view text);
 
 }  // namespace partkv::serve
 
-#endif  // PARTKV_TOOLS_SERVE_MULTIPART_H_
+#endif  // PARTKV_TOOLS_SERVE_SUB_REQUEST_H_

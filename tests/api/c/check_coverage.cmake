@@ -1,7 +1,7 @@
-# c_api.CoversEveryFunction: every function partkv/c.h declares is called by a test of tests/c/,
+# c_api.CoversEveryFunction: every function partkv/c.h declares is called by a test of tests/api/c/,
 # and every error code but PARTKV_OK is what some checked status must be (CHECK_CODE and the
 # other checks that compare a status's code).
-#   cmake -DHEADER=api/include/partkv/c.h -DTEST_DIR=tests/c -P check_coverage.cmake
+#   cmake -DHEADER=api/include/partkv/c.h -DTEST_DIR=tests/api/c -P check_coverage.cmake
 
 file(READ ${HEADER} header)
 file(GLOB sources ${TEST_DIR}/*.c)

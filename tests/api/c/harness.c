@@ -1,4 +1,4 @@
-/* The harness's functions and the runner (tests/c/harness.h). */
+/* The harness's functions and the runner (tests/api/c/harness.h). */
 
 #include "harness.h"
 

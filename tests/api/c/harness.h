@@ -1,13 +1,13 @@
-/* The C API's test harness (tests/c/): checks that count failures and go on, checks that end the
+/* The C API's test harness (tests/api/c/): checks that count failures and go on, checks that end the
  * test, a fresh temporary directory per test, and helpers over partkv_status_t.
  *
- * A test is `void test_NAME(void)`, listed in tests/c/test_list.h; main.c runs one by name, or
+ * A test is `void test_NAME(void)`, listed in tests/api/c/test_list.h; main.c runs one by name, or
  * all of them in one process (for Valgrind). Before each test the runner makes a new directory
  * with mkdtemp under $TMPDIR (else /tmp), pk_dir(), and removes it with everything in it after
  * the test, whatever the test did. */
 
-#ifndef PARTKV_TESTS_C_HARNESS_H_
-#define PARTKV_TESTS_C_HARNESS_H_
+#ifndef PARTKV_TESTS_API_C_HARNESS_H_
+#define PARTKV_TESTS_API_C_HARNESS_H_
 
 /* mkdtemp, nftw, strnlen: POSIX.1-2008 with XSI, under -std=c99. Must come before any include:
  * include this header first. */
@@ -145,4 +145,4 @@ int pk_fill(partkv_table_t* table, const char* partition_key, int n);
 /* "%06d" of i. */
 void pk_row_key(char out[16], int i);
 
-#endif /* PARTKV_TESTS_C_HARNESS_H_ */
+#endif /* PARTKV_TESTS_API_C_HARNESS_H_ */

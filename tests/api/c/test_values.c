@@ -81,7 +81,7 @@ void test_Version(void) {
   CHECK(*p == '\0');
   CHECK_INT(parts, 3);
 #ifdef PARTKV_EXPECTED_VERSION
-  /* The build's project version (tests/c/CMakeLists.txt passes it). */
+  /* The build's project version (tests/api/c/CMakeLists.txt passes it). */
   CHECK_STR(v, PARTKV_EXPECTED_VERSION);
 #endif
   CHECK(partkv_version() == v || strcmp(partkv_version(), v) == 0); /* static text */
@@ -216,7 +216,7 @@ void test_EntityKeys(void) {
   partkv_entity_destroy(NULL);
 }
 
-/* The entity of tests/api/json_test.cc's AllTypes(): every Edm type, a Timestamp and an ETag. */
+/* The entity of tests/engine/vocab/json_test.cc's AllTypes(): every Edm type, a Timestamp and an ETag. */
 static partkv_entity_t* all_types(void) {
   partkv_entity_t* e = pk_entity("p", "r");
   const uint8_t bin[3] = {0x00, 0x01, 0xfe};
@@ -394,7 +394,7 @@ void test_EntityJson(void) {
   char* json;
   char* again;
 
-  /* The three metadata levels, as tests/api/json_test.cc has them for the same entity. */
+  /* The three metadata levels, as tests/engine/vocab/json_test.cc has them for the same entity. */
   json = partkv_entity_to_json(e, PARTKV_JSON_MINIMAL_METADATA, 1, &length);
   CHECK_TEXT(json, length,
              "{\"odata.etag\":\"W/\\\"0x5B168C7B6E589D2\\\"\",\"PartitionKey\":\"p\",\"RowKey\":\"r\","

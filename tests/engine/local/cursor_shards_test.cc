@@ -1,4 +1,4 @@
-// ShardStream (engine/cursor_shards.h), through Table::QueryShards: shards share one iterator
+// ShardStream (engine/local/cursor_shards.h), through Table::QueryShards: shards share one iterator
 // per physical partition and are read in runs sized from the page size and the shard count, so
 // uneven shards (one holding most rows) need many runs, and shards in one physical partition
 // take turns on its iterator. Every page size and both orders must give the exact merged stream.
@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/cursor.h"
+#include "engine/local/cursor.h"
 #include "partkv/keys.h"
 #include "tests/testing/store_fixture.h"
 

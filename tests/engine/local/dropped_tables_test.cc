@@ -1,18 +1,18 @@
 // A dropped table's keys leave the shared column families without range tombstones: the whole
-// files of its range at once, the rest as flushes and compactions pass (engine/dropped_tables.h),
+// files of its range at once, the rest as flushes and compactions pass (engine/local/dropped_tables.h),
 // also after a reopen; no other table loses a key.
 
 #include "api/front/front_access.h"
-#include "engine/dropped_tables.h"
+#include "engine/local/dropped_tables.h"
 
 #include <memory>
 #include <string>
 
-#include "engine/catalog.h"
-#include "engine/cursor.h"
-#include "engine/store_state.h"
-#include "engine/shared_table.h"
-#include "engine/table_handle.h"
+#include "engine/local/catalog.h"
+#include "engine/local/cursor.h"
+#include "engine/local/store_state.h"
+#include "engine/local/shared_table.h"
+#include "engine/local/table_handle.h"
 #include "gtest/gtest.h"
 #include "partkv/partkv.h"
 #include "rocksdb/db.h"

@@ -1,4 +1,4 @@
-// A store written by format 1 (tests/engine/data/format1: the release before the shared column
+// A store written by format 1 (tests/engine/local/data/format1: the release before the shared column
 // families, with its own exports of every table) opens under format 2 with every table and entity
 // as it was: properties, Timestamps and key schemes kept, the ETag now the Timestamp's, the
 // format-1 column families gone, and writes going on with Timestamps above every migrated one.
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/catalog.h"
+#include "engine/local/catalog.h"
 #include "engine/etag.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -22,7 +22,7 @@
 namespace partkv {
 namespace {
 
-const std::string kFixture = std::string(PARTKV_SOURCE_DIR) + "/tests/engine/data/format1";
+const std::string kFixture = std::string(PARTKV_SOURCE_DIR) + "/tests/engine/local/data/format1";
 
 struct Expected {
   Entity entity;

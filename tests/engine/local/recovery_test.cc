@@ -1,7 +1,7 @@
-// RecoveryWatch (engine/recovery.h): what Store::AwaitWritable reports, driven by the listener
+// RecoveryWatch (engine/local/recovery.h): what Store::AwaitWritable reports, driven by the listener
 // calls RocksDB makes. The full-disk recovery of a real store is in tests/errors (FullDisk).
 
-#include "engine/recovery.h"
+#include "engine/local/recovery.h"
 
 #include <chrono>
 #include <thread>

@@ -1,8 +1,8 @@
-// ResumeCache (engine/resume_cache.h): an entry comes back once, only to its owner, token and
+// ResumeCache (engine/local/resume_cache.h): an entry comes back once, only to its owner, token and
 // type, and only while the store's sequence number is the one it was kept at; writes and the size
 // bound drop entries.
 
-#include "engine/resume_cache.h"
+#include "engine/local/resume_cache.h"
 
 #include <gtest/gtest.h>
 

@@ -1,14 +1,14 @@
-// Sealed rows (engine/row_sealer.h): validated and encoded once, then written by SubmitSealed with
+// Sealed rows (engine/local/row_sealer.h): validated and encoded once, then written by SubmitSealed with
 // the same result as Table::Submit; and nothing that did not pass the table's validation gets
 // in — not a damaged row, not a row of another sealer, not a row for another table.
 
 #include "api/front/front_access.h"
-#include "engine/row_sealer.h"
+#include "engine/local/row_sealer.h"
 
 #include <string>
 #include <vector>
 
-#include "engine/table_handle.h"
+#include "engine/local/table_handle.h"
 #include "engine/value_codec.h"
 #include "tests/testing/store_fixture.h"
 
@@ -302,7 +302,7 @@ TEST_F(RowSealerSchemeTest, TheTablesKeySchemeComputesMissingKeys) {
   EXPECT_EQ(back->partition_key(), row.partition_key());
 }
 
-// The varints sealed rows (and the records that carry them, engine/bulk_spill.h) are made of.
+// The varints sealed rows (and the records that carry them, engine/local/bulk_spill.h) are made of.
 TEST(SealVarintTest, VarintsReadBackAndTellACutFromAMalformedOne) {
   for (uint64_t v : {uint64_t{0}, uint64_t{1}, uint64_t{127}, uint64_t{128}, uint64_t{300},
                      uint64_t{1} << 32, ~uint64_t{0}}) {

@@ -1,4 +1,4 @@
-#include "engine/throttle.h"
+#include "engine/local/throttle.h"
 
 #include "gtest/gtest.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "api/front/front_access.h"
-#include "engine/store_state.h"
+#include "engine/local/store_state.h"
 #include "gtest/gtest.h"
 #include "partkv/partkv.h"
 #include "rocksdb/db.h"

@@ -1,4 +1,4 @@
-// The Table service's wire protocol (api/protocol/): Shared Key strings and signatures against
+// The Table service's wire protocol (engine/protocol/): Shared Key strings and signatures against
 // vectors computed without the code under test (the openssl command line, @azure/data-tables),
 // RFC 1123 dates, and $batch bodies against bytes captured from @azure/data-tables 13.3.2,
 // Azurite 3.37.0 and `partkv serve`.
@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "api/protocol/multipart.h"
-#include "api/protocol/shared_key.h"
+#include "engine/protocol/multipart.h"
+#include "engine/protocol/shared_key.h"
 #include "partkv/base64.h"
 
 namespace partkv::protocol {

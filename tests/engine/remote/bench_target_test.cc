@@ -1,4 +1,4 @@
-// partkv-bench --target (bench/compare/target.h) against `partkv serve --throttling`: the hot
+// partkv-bench --target (tools/bench/target.h) against `partkv serve --throttling`: the hot
 // strategy meets 503 ServerBusy answers and waits them out, the spread one meets none, every
 // strategy's entities reach the endpoint, the report carries the measured figures with the
 // account key redacted, and the endpoint's tables are deleted unless --keep-target-tables.
@@ -14,7 +14,7 @@
 #include "partkv/store.h"
 #include "tests/testing/csv.h"
 #include "tests/testing/endpoint_server.h"
-#include "tests/tools/cli_runner.h"
+#include "tests/tools/cli/cli_runner.h"
 
 namespace partkv {
 namespace {

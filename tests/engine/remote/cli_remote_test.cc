@@ -22,7 +22,7 @@
 #include "partkv/partkv.h"
 #include "tests/testing/endpoint_server.h"
 #include "tests/testing/temp_dir.h"
-#include "tests/tools/cli_runner.h"
+#include "tests/tools/cli/cli_runner.h"
 
 namespace partkv {
 namespace {

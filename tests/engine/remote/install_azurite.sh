@@ -4,7 +4,7 @@
 # lock has not changed does nothing. The tests start DIR/node_modules/azurite themselves
 # (tests/testing/endpoint_server.h).
 #
-#   bash tests/remote/install_azurite.sh DIR
+#   bash tests/engine/remote/install_azurite.sh DIR
 set -euo pipefail
 if [[ $# -ne 1 ]]; then
   echo "usage: install_azurite.sh DIR" >&2

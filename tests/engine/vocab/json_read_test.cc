@@ -1,9 +1,9 @@
-// EntityFromJson's two readers (api/src/json_internal.h) against each other: whatever the fast
+// EntityFromJson's two readers (engine/vocab/json_internal.h) against each other: whatever the fast
 // reader accepts, the exact reader accepts with the same content; whatever the exact reader
 // rejects, the fast reader declines; the plain shapes of bulk data take the fast path; and
 // EntityFromJson gives the exact reader's answer, message and all, either way.
 
-#include "api/src/json_internal.h"
+#include "engine/vocab/json_internal.h"
 
 #include <gtest/gtest.h>
 

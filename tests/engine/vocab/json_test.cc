@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "api/src/json_internal.h"
+#include "engine/vocab/json_internal.h"
 
 namespace partkv {
 namespace {

@@ -1,22 +1,22 @@
-// The key-strategy comparison run at a tiny size (bench/compare/comparison.h), checked for
+// The key-strategy comparison run at a tiny size (tools/bench/comparison.h), checked for
 // internal consistency: every strategy holds exactly the workload on disk, reads return exactly
 // the workload's entities, `date` alone is more skewed than `hash-suffix`, throttling refuses the
 // hot key and not the spread one, and the CSV, HTML and terminal reports carry every strategy.
 //
 // The comparison runs once for the whole suite (this binary is one CTest test).
 
-#include "bench/compare/comparison.h"
+#include "tools/bench/comparison.h"
 
 #include <algorithm>
 #include <map>
 #include <memory>
 #include <sstream>
 
-#include "bench/compare/csv_report.h"
-#include "bench/compare/html_report.h"
-#include "bench/compare/strategies.h"
-#include "bench/compare/svg_charts.h"
-#include "bench/compare/terminal_report.h"
+#include "tools/bench/csv_report.h"
+#include "tools/bench/html_report.h"
+#include "tools/bench/strategies.h"
+#include "tools/bench/svg_charts.h"
+#include "tools/bench/terminal_report.h"
 #include "gtest/gtest.h"
 #include "tests/testing/csv.h"
 #include "tests/testing/temp_dir.h"

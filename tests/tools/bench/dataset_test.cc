@@ -1,8 +1,8 @@
-// The comparison's data (bench/compare/dataset.h): JSON Lines read in one streaming pass into kept,
+// The comparison's data (tools/bench/dataset.h): JSON Lines read in one streaming pass into kept,
 // interned columns, a timeline and bounded summaries; entities made again from their lines; every
 // error naming its line and attribute; and the built-in workload behind the same interface.
 
-#include "bench/compare/dataset.h"
+#include "tools/bench/dataset.h"
 
 #include <fcntl.h>
 #include <unistd.h>

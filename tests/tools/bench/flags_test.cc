@@ -1,7 +1,7 @@
-// partkv-bench's flags (bench/compare/flags.h): every bad value is refused before anything runs,
+// partkv-bench's flags (tools/bench/flags.h): every bad value is refused before anything runs,
 // with a message that starts with the flag's name.
 
-#include "bench/compare/flags.h"
+#include "tools/bench/flags.h"
 
 #include <algorithm>
 #include <fstream>

@@ -17,7 +17,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/csv.h"
 #include "tests/testing/temp_dir.h"
-#include "tests/tools/cli_runner.h"
+#include "tests/tools/cli/cli_runner.h"
 
 namespace partkv::testing {
 namespace {

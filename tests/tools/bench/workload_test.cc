@@ -1,17 +1,17 @@
 // The comparison's workload generator, strategies, batching and read plans
-// (bench/compare/workload.h, strategies.h): deterministic by seed, shaped as documented, and
+// (tools/bench/workload.h, strategies.h): deterministic by seed, shaped as documented, and
 // batches that hold every event exactly once under the keys the analyzer computes.
 
-#include "bench/compare/workload.h"
+#include "tools/bench/workload.h"
 
 #include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
 
-#include "bench/compare/comparison.h"
-#include "bench/compare/dataset.h"
-#include "bench/compare/strategies.h"
+#include "tools/bench/comparison.h"
+#include "tools/bench/dataset.h"
+#include "tools/bench/strategies.h"
 #include "gtest/gtest.h"
 #include "partkv/analyzer.h"
 #include "partkv/filter.h"

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/tools/cli_runner.h"
+#include "tests/tools/cli/cli_runner.h"
 
 namespace partkv::testing {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "nlohmann/json.hpp"
-#include "tests/tools/cli_runner.h"
+#include "tests/tools/cli/cli_runner.h"
 
 namespace partkv::testing {
 namespace {

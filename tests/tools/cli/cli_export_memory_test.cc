@@ -22,7 +22,7 @@
 #include "partkv/entity.h"
 #include "partkv/json.h"
 #include "partkv/value.h"
-#include "tests/tools/cli_runner.h"
+#include "tests/tools/cli/cli_runner.h"
 
 namespace partkv::testing {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "tests/tools/cli_runner.h"
+#include "tests/tools/cli/cli_runner.h"
 
 namespace partkv::testing {
 namespace {

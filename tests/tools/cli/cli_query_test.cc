@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
-#include "tests/tools/cli_runner.h"
+#include "tests/tools/cli/cli_runner.h"
 
 namespace partkv::testing {
 namespace {

@@ -1,4 +1,4 @@
-#include "tests/tools/cli_runner.h"
+#include "tests/tools/cli/cli_runner.h"
 
 #include <fcntl.h>
 #include <pty.h>

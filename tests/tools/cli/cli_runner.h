@@ -8,8 +8,8 @@
 //
 // Run() passes `--store <dir>/store` first; RunRaw() passes exactly the arguments given.
 
-#ifndef PARTKV_TESTS_TOOLS_CLI_RUNNER_H_
-#define PARTKV_TESTS_TOOLS_CLI_RUNNER_H_
+#ifndef PARTKV_TESTS_TOOLS_CLI_CLI_RUNNER_H_
+#define PARTKV_TESTS_TOOLS_CLI_CLI_RUNNER_H_
 
 #include <map>
 #include <optional>
@@ -75,4 +75,4 @@ std::string WithoutSystemMembers(const std::string& json_line);
 
 }  // namespace partkv::testing
 
-#endif  // PARTKV_TESTS_TOOLS_CLI_RUNNER_H_
+#endif  // PARTKV_TESTS_TOOLS_CLI_CLI_RUNNER_H_

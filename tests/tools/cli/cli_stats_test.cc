@@ -9,7 +9,7 @@
 #include "nlohmann/json.hpp"
 #include "partkv/analyzer.h"
 #include "partkv/json.h"
-#include "tests/tools/cli_runner.h"
+#include "tests/tools/cli/cli_runner.h"
 
 namespace partkv::testing {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "nlohmann/json.hpp"
 #include "partkv/store.h"
-#include "tests/tools/cli_runner.h"
+#include "tests/tools/cli/cli_runner.h"
 #include "tools/cli/exit_codes.h"
 
 namespace partkv::testing {

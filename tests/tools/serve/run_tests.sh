@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Runs the `partkv serve` test suite (tests/serve/*.test.mjs) with Node's test runner against the
+# Runs the `partkv serve` test suite (tests/tools/serve/*.test.mjs) with Node's test runner against the
 # given partkv binary. Installs the pinned @azure/data-tables (package-lock.json) with `npm ci`
 # into WORK_DIR, once per lock file. Each test file starts and stops its own server on a free
 # loopback port over a fresh temporary store (harness.mjs).
 #
-#   bash tests/serve/run_tests.sh PATH/TO/partkv WORK_DIR
+#   bash tests/tools/serve/run_tests.sh PATH/TO/partkv WORK_DIR
 set -euo pipefail
 bin=$1
 work=$2

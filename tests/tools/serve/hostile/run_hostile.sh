@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Runs the hostile-client suite of `partkv serve` (tests/serve/hostile/*.test.mjs): clients that
+# Runs the hostile-client suite of `partkv serve` (tests/tools/serve/hostile/*.test.mjs): clients that
 # send compression bombs, endless bodies and headers, trickle bytes, hold connections, pipeline,
 # sign for the wrong account, or stop reading, against the given partkv binary. Each test starts
 # its own server on a free loopback port over a fresh temporary store and stops it.
 #
 # The suite imports ../harness.mjs, which imports the pinned @azure/data-tables: WORK_DIR gets
-# harness.mjs, node_modules from tests/serve/package-lock.json (`npm ci`, once per lock file) and
+# harness.mjs, node_modules from tests/tools/serve/package-lock.json (`npm ci`, once per lock file) and
 # the suite in WORK_DIR/hostile/. The files run one at a time: several measure the server's memory
 # and timing, which a neighbour under load would blur.
 #
-#   bash tests/serve/hostile/run_hostile.sh PATH/TO/partkv WORK_DIR [TEST_FILE...]
+#   bash tests/tools/serve/hostile/run_hostile.sh PATH/TO/partkv WORK_DIR [TEST_FILE...]
 set -euo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 work=$2
