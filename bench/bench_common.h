@@ -1,8 +1,9 @@
 // Helpers shared by partkv's benchmarks: a self-removing temporary directory, the deterministic
 // entity generator every benchmark writes and reads, a scrambled visiting order, the
-// configuration block each benchmark prints before its numbers (conventions.md point 11), and the
-// median its ratios are taken as. Free of Google Benchmark, so plain programs (partkv-bench,
-// partkv-memory-bench) link it too; the Google Benchmark reporting is bench_report.h.
+// configuration block each benchmark prints before its numbers (so that a figure always comes
+// with the machine and build it was measured on), and the median its ratios are taken as. Free
+// of Google Benchmark, so plain programs (partkv-memory-bench) link it too; the Google Benchmark
+// reporting is bench_report.h.
 //
 // The entity layout is one for all benchmarks, so their numbers describe the same data:
 //   entity n  ->  PartitionKey "device-%05d" of n / 100, RowKey "%012d" of n,
@@ -28,11 +29,13 @@
 #include "partkv/batch.h"
 #include "partkv/entity.h"
 #include "partkv/table.h"
+#include "tools/common/die.h"
 #include "tools/common/machine.h"
 
 namespace partkv::bench {
 
-// The machine facts are the programs' (tools/common/machine.h).
+// Die and the machine facts are the programs' (tools/common/).
+using tools::Die;
 using tools::FirstLineWith;
 using tools::FormatLsmShape;
 using tools::ProcStatusKiB;

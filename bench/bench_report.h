@@ -2,7 +2,7 @@
 // partkv-query-bench, partkv-shard-bench). Each registers every run as "<name>/round:<n>";
 // CollectingReporter prints the runs as the console reporter does and keeps each one's rate by
 // name and round; a ratio is the median over the rounds of rate(numerator) / rate(denominator),
-// both measured in the same process (conventions.md point 11). PrintRatioTable prints such ratios
+// both measured in the same process, so that a noisy machine moves both sides alike. PrintRatioTable prints such ratios
 // with their targets and returns them as JSON; ReportJson and FinishReport begin and end the
 // document --ratios_out writes.
 //

@@ -28,10 +28,6 @@
 //
 // Not a Google Benchmark: one of the quantities is a child process's peak memory.
 
-#include <fcntl.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -42,6 +38,7 @@
 
 #include "CLI/CLI.hpp"
 #include "bench/bench_common.h"
+#include "tools/common/child_process.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "partkv/json.h"
@@ -60,11 +57,6 @@ constexpr double kTargetLibraryRatio = 0.5;      // each import / the batch inse
 constexpr double kTargetPeakMiB = 400;
 
 using SteadyClock = std::chrono::steady_clock;
-
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "partkv-import-bench: error: %s\n", what.c_str());
-  std::exit(1);
-}
 
 double Seconds(SteadyClock::duration d) { return std::chrono::duration<double>(d).count(); }
 
@@ -137,33 +129,15 @@ Run RunTool(const std::string& partkv, const std::vector<std::string>& args, uin
             bool quiet = false) {
   std::vector<std::string> all = {partkv};
   all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  SteadyClock::time_point start = SteadyClock::now();
-  pid_t pid = fork();
-  if (pid < 0) Die("fork failed");
-  if (pid == 0) {
-    if (quiet) {
-      int null = open("/dev/null", O_WRONLY);
-      if (null >= 0) dup2(null, STDOUT_FILENO);
-    }
-    execv(partkv.c_str(), argv.data());
-    std::perror(("partkv-import-bench: exec " + partkv).c_str());
-    _exit(127);
-  }
-  int status = 0;
-  struct rusage usage {};
-  if (wait4(pid, &status, 0, &usage) != pid) Die("wait4 failed");
-  double seconds = Seconds(SteadyClock::now() - start);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    Die(fmt::format("`partkv {}` failed (status {})", fmt::join(args, " "), status));
+  tools::ChildRun child = tools::RunChild(
+      partkv, all, quiet ? tools::ChildOutput::kDiscard : tools::ChildOutput::kInherit);
+  if (!child.exited_ok()) {
+    Die(fmt::format("`partkv {}` failed (status {})", fmt::join(args, " "), child.wait_status));
   }
   Run run;
-  run.rate = static_cast<double>(rows) / seconds;
-  run.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                    static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-  run.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024;  // ru_maxrss is in KiB
+  run.rate = static_cast<double>(rows) / child.seconds;
+  run.cpu_seconds = child.cpu_seconds;
+  run.peak_rss_mib = child.peak_rss_mib;
   return run;
 }
 

@@ -13,10 +13,7 @@
 //
 // Not a Google Benchmark: the quantity is a process-wide peak, which only a fresh process shows.
 
-#include <fcntl.h>
 #include <malloc.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -27,6 +24,7 @@
 #include "api/front/front_access.h"
 #include "CLI/CLI.hpp"
 #include "bench/bench_common.h"
+#include "tools/common/child_process.h"
 #include "engine/local/table_handle.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
@@ -38,11 +36,6 @@ namespace partkv::bench {
 namespace {
 
 constexpr char kTableName[] = "Memory";
-
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "partkv-memory-bench: error: %s\n", what.c_str());
-  std::exit(1);
-}
 
 double MiB(uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
 
@@ -161,34 +154,15 @@ nlohmann::json RunChild(uint64_t entities, uint32_t partitions) {
   std::vector<std::string> args = {"partkv-memory-bench", "--child", "--entities",
                                    std::to_string(entities), "--partitions",
                                    std::to_string(partitions)};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int fds[2];
-  if (pipe(fds) != 0) Die("pipe failed");
-  pid_t pid = fork();
-  if (pid < 0) Die("fork failed");
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    execv("/proc/self/exe", argv.data());
-    std::perror("partkv-memory-bench: exec /proc/self/exe");
-    _exit(127);
+  tools::ChildRun run = tools::RunChild("/proc/self/exe", args, tools::ChildOutput::kCapture);
+  if (!run.exited_ok()) {
+    Die(fmt::format("the child for {} partitions failed (status {})", partitions,
+                    run.wait_status));
   }
-  close(fds[1]);
-  std::string output;
-  char buf[4096];
-  ssize_t got;
-  while ((got = read(fds[0], buf, sizeof buf)) > 0) output.append(buf, static_cast<size_t>(got));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    Die(fmt::format("the child for {} partitions failed (status {})", partitions, status));
+  auto report = nlohmann::json::parse(run.output, nullptr, /*allow_exceptions=*/false);
+  if (report.is_discarded()) {
+    Die("the child for " + std::to_string(partitions) + " partitions printed no report");
   }
-  auto report = nlohmann::json::parse(output, nullptr, /*allow_exceptions=*/false);
-  if (report.is_discarded()) Die("the child for " + std::to_string(partitions) + " partitions printed no report");
   return report;
 }
 

@@ -24,11 +24,6 @@ bool Config::Runs(std::string_view phase) const {
   return std::find(phases.begin(), phases.end(), phase) != phases.end();
 }
 
-void Die(const std::string& what) {
-  std::fprintf(stderr, "partkv-query-bench: error: %s\n", what.c_str());
-  std::exit(1);
-}
-
 namespace {
 
 uint64_t SumProperty(const BenchStore& s, const std::string& name) {

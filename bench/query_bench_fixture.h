@@ -70,9 +70,6 @@ struct Config {
 };
 extern Config g_config;
 
-// Prints "partkv-query-bench: error: <what>" to stderr and exits with status 1.
-[[noreturn]] void Die(const std::string& what);
-
 // One store with one table (kTableName) of kPartitions physical partitions, in a temporary
 // directory; dies when it cannot be created.
 struct BenchStore {

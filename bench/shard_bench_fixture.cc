@@ -15,11 +15,6 @@ namespace partkv::bench::shard_bench {
 
 Config g_config;
 
-void Die(const std::string& what) {
-  std::fprintf(stderr, "partkv-shard-bench: error: %s\n", what.c_str());
-  std::exit(1);
-}
-
 namespace {
 
 std::string OrderId(uint64_t order) { return fmt::format("ORD-{:08d}", order); }

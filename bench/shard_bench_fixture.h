@@ -44,9 +44,6 @@ struct Config {
 };
 extern Config g_config;
 
-// Prints "partkv-shard-bench: error: <what>" to stderr and exits with status 1.
-[[noreturn]] void Die(const std::string& what);
-
 // The days written, in date order: kDay and g_config.noise_days others around it (after, before,
 // after, ...), each with g_config.entities orders. Order ids are numbered through the days in
 // date order.

@@ -21,11 +21,6 @@ namespace partkv::bench::store_bench {
 Config g_config;
 Fixture* g_fixture = nullptr;
 
-void Die(const std::string& what) {
-  std::fprintf(stderr, "partkv-store-bench: error: %s\n", what.c_str());
-  std::exit(1);
-}
-
 namespace {
 
 // Opens a store at `path` with one empty table kTableName of kPartitions physical partitions.

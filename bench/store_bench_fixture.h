@@ -37,9 +37,6 @@ struct Config {
 };
 extern Config g_config;
 
-// Prints "partkv-store-bench: error: <what>" to stderr and exits with status 1.
-[[noreturn]] void Die(const std::string& what);
-
 // The options of a raw database configured like a store: the store's own DB and partition
 // column-family options, with a fresh block cache and write-buffer manager of the same sizes.
 struct RawOptions {

@@ -33,8 +33,6 @@
 // Not a Google Benchmark: two of the figures are whole processes' peaks, and the latencies are
 // percentiles of single calls.
 
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -47,6 +45,7 @@
 
 #include "CLI/CLI.hpp"
 #include "bench/bench_common.h"
+#include "tools/common/child_process.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "nlohmann/json.hpp"
@@ -62,11 +61,6 @@ constexpr double kMaxReopenSeconds = 2.0;
 constexpr char kHotTable[] = "Hot";
 
 using Clock = std::chrono::steady_clock;
-
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "partkv-tables-bench: error: %s\n", what.c_str());
-  std::exit(2);
-}
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 double PeakMiB() { return static_cast<double>(ProcStatusKiB("VmHWM")) / 1024; }
@@ -167,34 +161,11 @@ nlohmann::json RunChild(const std::string& mode, const std::string& dir, uint64_
                                    std::to_string(tables),
                                    "--entities",
                                    std::to_string(entities)};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int fds[2];
-  if (pipe(fds) != 0) Die("pipe failed");
-  pid_t pid = fork();
-  if (pid < 0) Die("fork failed");
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    execv("/proc/self/exe", argv.data());
-    std::perror("partkv-tables-bench: exec /proc/self/exe");
-    _exit(127);
+  tools::ChildRun run = tools::RunChild("/proc/self/exe", args, tools::ChildOutput::kCapture);
+  if (!run.exited_ok()) {
+    Die(fmt::format("the {} child failed (status {})", mode, run.wait_status));
   }
-  close(fds[1]);
-  std::string output;
-  char buf[4096];
-  for (ssize_t got; (got = read(fds[0], buf, sizeof buf)) > 0;) {
-    output.append(buf, static_cast<size_t>(got));
-  }
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    Die(fmt::format("the {} child failed (status {})", mode, status));
-  }
-  auto report = nlohmann::json::parse(output, nullptr, /*allow_exceptions=*/false);
+  auto report = nlohmann::json::parse(run.output, nullptr, /*allow_exceptions=*/false);
   if (report.is_discarded()) Die("the " + mode + " child printed no report");
   return report;
 }

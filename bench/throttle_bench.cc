@@ -31,11 +31,6 @@
 namespace partkv::bench {
 namespace {
 
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "partkv-throttle-bench: error: %s\n", what.c_str());
-  std::exit(1);
-}
-
 double ThreadSeconds() {
   timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/deps.sh
 build=${PARTKV_BUILD_DIR:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPARTKV_BUILD_TESTS=ON -DPARTKV_BUILD_BENCH=ON
 cmake --build "$build" -j2
 ctest --test-dir "$build" --output-on-failure -j2
 # The suite again under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/), then each

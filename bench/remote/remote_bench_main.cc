@@ -36,11 +36,6 @@
 namespace partkv::bench::remote {
 namespace {
 
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "partkv-remote-bench: error: %s\n", what.c_str());
-  std::exit(2);
-}
-
 void Check(const Status& s, const std::string& what) {
   if (!s.ok()) Die(what + ": " + s.ToString());
 }
@@ -293,7 +288,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   auto store = partkv::Store::Open(endpoint);
-  if (!store.ok()) Die("open " + endpoint + ": " + store.status().ToString());
+  if (!store.ok()) partkv::tools::Die("open " + endpoint + ": " + store.status().ToString());
   Bench bench(std::move(*store), Workload::Scaled(scale), prefix, phases);
   nlohmann::json out = bench.Run();
   out["config"]["scale"] = scale;

@@ -6,7 +6,7 @@
 // largest are kept (a bounded heap). Every partition is read from one snapshot, with a bounded
 // iterator that does not fill the block cache. Key bytes are counted without the partition
 // prefix, so the figures mean what they meant when every physical partition was a column family
-// of its own (design.md "What stays per table").
+// of its own (docs/design.md "What stays per table").
 //
 // Thread-safe: it only reads; the caller keeps `store` and `table` alive for the call.
 

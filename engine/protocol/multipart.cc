@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/port/strings.h"
+
 namespace partkv::protocol {
 namespace {
 
@@ -31,14 +33,6 @@ std::string_view NextLine(std::string_view text, size_t* at) {
   return line;
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
 // Reads header lines from *at up to and including the blank line.
 Result<HeaderList> ReadHeaders(std::string_view text, size_t* at) {
   HeaderList headers;
@@ -53,8 +47,8 @@ Result<HeaderList> ReadHeaders(std::string_view text, size_t* at) {
       return Status::InvalidArgument("malformed header line '" + std::string(line.substr(0, 80)) +
                                      "'");
     }
-    headers.emplace_back(std::string(Trim(line.substr(0, colon))),
-                         std::string(Trim(line.substr(colon + 1))));
+    headers.emplace_back(std::string(port::TrimAsciiWhitespace(line.substr(0, colon))),
+                         std::string(port::TrimAsciiWhitespace(line.substr(colon + 1))));
   }
 }
 
@@ -84,12 +78,12 @@ void AppendResponsePart(std::string* out, std::string_view boundary,
 }
 
 bool IsMultipartMixed(std::string_view content_type) {
-  return StartsWithIgnoringCase(Trim(content_type), "multipart/mixed");
+  return StartsWithIgnoringCase(port::TrimAsciiWhitespace(content_type), "multipart/mixed");
 }
 
 bool IsApplicationHttp(const MimePart& part) {
   const std::string* type = part.Header("Content-Type");
-  return type != nullptr && StartsWithIgnoringCase(Trim(*type), "application/http");
+  return type != nullptr && StartsWithIgnoringCase(port::TrimAsciiWhitespace(*type), "application/http");
 }
 
 // "HTTP/1.1 204 No Content" → status and reason.
@@ -200,7 +194,7 @@ Result<HttpMessageText> SplitHttpMessage(std::string_view text) {
   do {
     if (at >= text.size()) return Status::InvalidArgument("the message has no start line");
     line = NextLine(text, &at);
-  } while (Trim(line).empty());
+  } while (port::TrimAsciiWhitespace(line).empty());
   HttpMessageText message;
   message.start_line = std::string(line);
   PARTKV_ASSIGN_OR_RETURN(message.headers, ReadHeaders(text, &at));
@@ -213,7 +207,7 @@ std::string BoundaryOf(std::string_view content_type) {
   if (at == std::string_view::npos) return "";
   std::string_view b = content_type.substr(at + 9);
   b = b.substr(0, b.find(';'));
-  b = Trim(b);
+  b = port::TrimAsciiWhitespace(b);
   if (b.size() >= 2 && b.front() == '"' && b.back() == '"') b = b.substr(1, b.size() - 2);
   return std::string(b);
 }

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/port/strings.h"
 #include "engine/remote/endpoint_url.h"
 #include "partkv/base64.h"
 
@@ -22,16 +23,6 @@ constexpr std::string_view kDevKey =
 constexpr std::string_view kDevHost = "127.0.0.1";
 constexpr uint16_t kDevTablePort = 10002;
 constexpr std::string_view kDefaultEndpointSuffix = "core.windows.net";
-
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 bool IsUrl(std::string_view s) {
   return StartsWithIgnoreCase(s, "http://") || StartsWithIgnoreCase(s, "https://");
@@ -111,7 +102,7 @@ Result<Settings> SplitSettings(std::string_view text) {
   std::string_view previous_sas;  // the SharedAccessSignature value, if the last segment was one
   std::vector<std::string_view> segments = Segments(text);
   for (size_t i = 0; i < segments.size(); ++i) {
-    std::string_view segment = Trim(segments[i]);
+    std::string_view segment = port::TrimAsciiWhitespace(segments[i]);
     if (segment.empty()) continue;
     std::string number = "segment " + std::to_string(i + 1);
     size_t eq = segment.find('=');
@@ -120,8 +111,8 @@ Result<Settings> SplitSettings(std::string_view text) {
       return Status::InvalidArgument(number + (show ? " ('" + std::string(segment) + "')" : "") +
                                      " is not Setting=value");
     }
-    std::string_view name = Trim(segment.substr(0, eq));
-    std::string_view value = Trim(segment.substr(eq + 1));
+    std::string_view name = port::TrimAsciiWhitespace(segment.substr(0, eq));
+    std::string_view value = port::TrimAsciiWhitespace(segment.substr(eq + 1));
     if (name.empty()) return Status::InvalidArgument(number + " has no setting name before '='");
     const KnownSetting* known = FindSetting(name);
     if (known == nullptr) {
@@ -321,11 +312,11 @@ std::string Endpoint::Url() const {
 }
 
 bool IsRemoteLocation(std::string_view location) {
-  location = Trim(location);
+  location = port::TrimAsciiWhitespace(location);
   if (IsUrl(location)) return true;
   for (std::string_view segment : Segments(location)) {
     size_t eq = segment.find('=');
-    if (eq != std::string_view::npos && FindSetting(Trim(segment.substr(0, eq))) != nullptr) {
+    if (eq != std::string_view::npos && FindSetting(port::TrimAsciiWhitespace(segment.substr(0, eq))) != nullptr) {
       return true;
     }
   }
@@ -333,7 +324,7 @@ bool IsRemoteLocation(std::string_view location) {
 }
 
 Result<Endpoint> ParseLocation(std::string_view location) {
-  location = Trim(location);
+  location = port::TrimAsciiWhitespace(location);
   if (location.empty()) return Status::InvalidArgument("the location is empty");
   if (IsUrl(location)) return ParseSasUrl(location);
   if (IsRemoteLocation(location)) return ParseConnectionString(location);
@@ -346,11 +337,11 @@ std::string Redact(std::string_view location) {
   std::string out;
   for (std::string_view segment : Segments(location)) {
     size_t eq = segment.find('=');
-    std::string_view name = Trim(segment.substr(0, eq));
+    std::string_view name = port::TrimAsciiWhitespace(segment.substr(0, eq));
     if (eq != std::string_view::npos &&
         (EqualsIgnoreCase(name, "AccountKey") || EqualsIgnoreCase(name, "SharedAccessSignature"))) {
       out.append(segment.substr(0, eq + 1));
-      if (!Trim(segment.substr(eq + 1)).empty()) out.append(kRedacted);
+      if (!port::TrimAsciiWhitespace(segment.substr(eq + 1)).empty()) out.append(kRedacted);
     } else {
       out.append(RedactUrlSecrets(segment));
     }

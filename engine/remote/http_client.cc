@@ -28,6 +28,7 @@
 #include <mutex>
 #include <system_error>
 
+#include "engine/port/strings.h"
 #include "engine/remote/connection_string.h"
 
 namespace partkv::remote {
@@ -45,15 +46,6 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
     if (Lower(a[i]) != Lower(b[i])) return false;
   }
   return true;
-}
-
-std::string_view TrimSpace(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
 }
 
 // A method token: letters only (GET, MERGE, ...), so nothing can be smuggled into the request
@@ -211,14 +203,14 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   if (line.front() == ' ' || line.front() == '\t') {  // an obsolete folded continuation
     if (!headers.empty()) {
       headers.back().second.push_back(' ');
-      headers.back().second.append(TrimSpace(line));
+      headers.back().second.append(port::TrimAsciiWhitespace(line));
     }
     return length;
   }
   size_t colon = line.find(':');
   if (colon == std::string_view::npos) return length;
-  std::string_view name = TrimSpace(line.substr(0, colon));
-  std::string_view value = TrimSpace(line.substr(colon + 1));
+  std::string_view name = port::TrimAsciiWhitespace(line.substr(0, colon));
+  std::string_view value = port::TrimAsciiWhitespace(line.substr(colon + 1));
   headers.emplace_back(name, value);
   // No body follows a HEAD, a 204 or a 304 whatever Content-Length says.
   if (!c->head && c->block_status >= 200 && c->block_status != 204 && c->block_status != 304 &&

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/port/strings.h"
 #include "partkv/keys.h"
 
 namespace partkv {
@@ -20,14 +21,6 @@ constexpr std::string_view kAcceptedForms =
     "accepted forms: concat(FIELD,FIELD,...,sep=-) | random-suffix(FIELD,N) | "
     "hash-suffix(FIELD,SOURCE,N,hash=xxh3|md5|codepoint-product) | md5-bits(FIELD,K) | "
     "asc-ticks(FIELD) | desc-ticks(FIELD)";
-
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 struct Named {
   std::string_view key;
@@ -45,13 +38,13 @@ class Parser {
   explicit Parser(std::string_view text) : text_(text) {}
 
   Result<KeyStrategy> Run() {
-    std::string_view s = Trim(text_);
+    std::string_view s = port::TrimAsciiWhitespace(text_);
     if (s.empty()) return Error("empty text");
     const size_t open = s.find('(');
     if (open == std::string_view::npos || s.back() != ')') {
       return Error("expected NAME(ARGUMENTS)");
     }
-    const std::string_view name = Trim(s.substr(0, open));
+    const std::string_view name = port::TrimAsciiWhitespace(s.substr(0, open));
     PARTKV_ASSIGN_OR_RETURN(Args args, SplitArgs(s.substr(open + 1, s.size() - open - 2)));
 
     Result<KeyStrategy> strategy = Status::InvalidArgument("unreached");
@@ -86,7 +79,7 @@ class Parser {
     while (true) {
       const size_t comma = inner.find(',', start);
       const std::string_view arg =
-          Trim(inner.substr(start, comma == std::string_view::npos ? inner.npos : comma - start));
+          port::TrimAsciiWhitespace(inner.substr(start, comma == std::string_view::npos ? inner.npos : comma - start));
       if (arg.empty()) {
         return Error("argument " + std::to_string(args.positional.size() + args.named.size() + 1) +
                      " is empty");
@@ -98,7 +91,7 @@ class Parser {
         }
         args.positional.push_back(arg);
       } else {
-        args.named.push_back(Named{Trim(arg.substr(0, eq)), Trim(arg.substr(eq + 1))});
+        args.named.push_back(Named{port::TrimAsciiWhitespace(arg.substr(0, eq)), port::TrimAsciiWhitespace(arg.substr(eq + 1))});
       }
       if (comma == std::string_view::npos) break;
       start = comma + 1;

@@ -3,8 +3,9 @@
 Written from the SDK's documentation and source (azure.data.tables: TableServiceClient,
 TableClient, TableEntity, EntityProperty, EdmType, UpdateMode, TableItem, TableTransactionError,
 TableErrorCode; azure.core: ItemPaged / PageIterator and by_page(), MatchConditions and the
-HttpResponseError family) and from Azure Table's documented semantics
-(/work/shared/reference/azure-table-semantics.md). It is the reference the agreement test holds
+HttpResponseError family) and from Azure Table's documented semantics (the service's REST
+reference on learn.microsoft.com: "Understanding the Table service data model", "Querying tables
+and entities", "Table service error codes"). It is the reference the agreement test holds
 partkv's Python package against, so it imports nothing of partkv.
 
 What it does, as the SDK over the real service does:

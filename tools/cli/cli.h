@@ -7,7 +7,7 @@
 // status (exit_codes.h). Nothing here throws past main(): commands report every failure,
 // including bad input of any kind, as a Status.
 //
-// Output discipline (conventions.md point 13): data goes to stdout as JSON, one document or one
+// Output discipline: data goes to stdout as JSON, one document or one
 // JSON line per entity; progress goes to stderr and only when stderr is a terminal; errors are
 // one line on stderr. stdout is flushed before anything is written to stderr, so that a reader
 // of both sees them in the order they happened.

@@ -1,6 +1,6 @@
 // Progress: a one-line status on stderr, redrawn in place, shown only when stderr is a terminal
-// (conventions.md point 13: progress never goes to a pipe or a file, so logs stay clean and
-// scripts see only the final summary).
+// (progress never goes to a pipe or a file, so logs stay clean and scripts see only the final
+// summary).
 //
 //   Progress progress;
 //   while (...) {

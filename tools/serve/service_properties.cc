@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "engine/port/strings.h"
 #include "tools/serve/xml.h"
 
 namespace partkv::serve {
@@ -17,18 +18,6 @@ constexpr size_t kMaxPrefixedHeaders = 2;  // headers ending in '*'
 constexpr size_t kMaxCorsItemChars = 256;
 
 Status Invalid(std::string_view what) { return Status::InvalidArgument(std::string(what)); }
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' ||
-                        s.front() == '\r')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' ||
-                        s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
 
 // The child `name` of `parent`, which must be there.
 Result<const XmlElement*> Required(const XmlElement& parent, std::string_view name) {
@@ -41,14 +30,14 @@ Result<const XmlElement*> Required(const XmlElement& parent, std::string_view na
 
 // xs:boolean, as .NET reads it: true, false, 1 or 0.
 Result<bool> Boolean(const XmlElement& e) {
-  std::string_view v = Trim(e.text);
+  std::string_view v = port::TrimAsciiWhitespace(e.text);
   if (v == "true" || v == "1") return true;
   if (v == "false" || v == "0") return false;
   return Status::InvalidArgument(e.name + " must be true or false, not '" + std::string(v) + "'");
 }
 
 Result<int64_t> Integer(const XmlElement& e) {
-  std::string_view v = Trim(e.text);
+  std::string_view v = port::TrimAsciiWhitespace(e.text);
   int64_t n = 0;
   auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   if (v.empty() || ec != std::errc() || end != v.data() + v.size()) {
@@ -59,7 +48,7 @@ Result<int64_t> Integer(const XmlElement& e) {
 
 Status ReadVersion(const XmlElement& parent, std::string* version) {
   PARTKV_ASSIGN_OR_RETURN(const XmlElement* e, Required(parent, "Version"));
-  std::string_view v = Trim(e->text);
+  std::string_view v = port::TrimAsciiWhitespace(e->text);
   if (v != "1.0") {
     return Invalid(parent.name + " Version must be 1.0, not '" + std::string(v) + "'");
   }
@@ -118,7 +107,7 @@ std::vector<std::string> Items(std::string_view list) {
   std::vector<std::string> items;
   while (true) {
     size_t comma = list.find(',');
-    std::string_view item = Trim(list.substr(0, comma));
+    std::string_view item = port::TrimAsciiWhitespace(list.substr(0, comma));
     if (!item.empty()) items.emplace_back(item);
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);

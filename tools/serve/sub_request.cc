@@ -2,19 +2,12 @@
 
 #include "tools/serve/sub_request.h"
 
+#include "engine/port/strings.h"
 #include "engine/protocol/multipart.h"
 #include "tools/serve/uri.h"
 
 namespace partkv::serve {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
 
 }  // namespace
 
@@ -44,7 +37,7 @@ Result<HttpRequest> ParseSubRequest(std::string_view text) {
     PARTKV_ASSIGN_OR_RETURN(r.query, ParseQuery(target.substr(q + 1)));
   }
   for (auto& [name, value] : message.headers) r.headers.emplace(std::move(name), std::move(value));
-  r.body = std::string(Trim(message.body));
+  r.body = std::string(port::TrimAsciiWhitespace(message.body));
   while (!r.body.empty() && (r.body.front() == '\r' || r.body.front() == '\n')) r.body.erase(0, 1);
   while (!r.body.empty() && (r.body.back() == '\r' || r.body.back() == '\n')) r.body.pop_back();
   r.method = r.verb;

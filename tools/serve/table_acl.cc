@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "engine/port/strings.h"
 #include "tools/serve/xml.h"
 
 namespace partkv::serve {
@@ -13,20 +14,11 @@ namespace {
 
 constexpr size_t kMaxIdChars = 64;
 
-bool OnlySpace(std::string_view s) {
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && OnlySpace(s.substr(0, 1))) s.remove_prefix(1);
-  while (!s.empty() && OnlySpace(s.substr(s.size() - 1))) s.remove_suffix(1);
-  return s;
-}
+bool OnlySpace(std::string_view s) { return port::TrimAsciiWhitespace(s).empty(); }
 
 Result<std::optional<DateTime>> Time(const XmlElement* e, std::string_view id) {
   if (e == nullptr) return std::optional<DateTime>();
-  std::string_view text = Trim(e->text);
+  std::string_view text = port::TrimAsciiWhitespace(e->text);
   if (text.empty()) return std::optional<DateTime>();
   auto t = DateTime::Parse(text);
   if (!t.ok()) {
@@ -54,11 +46,11 @@ Result<std::vector<AccessPolicy>> ParseSignedIdentifiers(std::string_view xml) {
   }
   for (const XmlElement* si : identifiers) {
     const XmlElement* id = si->Child("Id");
-    if (id == nullptr || Trim(id->text).empty()) {
+    if (id == nullptr || port::TrimAsciiWhitespace(id->text).empty()) {
       return Status::InvalidArgument("a SignedIdentifier has no Id");
     }
     AccessPolicy p;
-    p.id = std::string(Trim(id->text));
+    p.id = std::string(port::TrimAsciiWhitespace(id->text));
     if (p.id.size() > kMaxIdChars) {
       return Status::InvalidArgument("SignedIdentifier Id '" + p.id + "' has " +
                                      std::to_string(p.id.size()) +
@@ -73,7 +65,7 @@ Result<std::vector<AccessPolicy>> ParseSignedIdentifiers(std::string_view xml) {
       PARTKV_ASSIGN_OR_RETURN(p.start, Time(policy->Child("Start"), p.id));
       PARTKV_ASSIGN_OR_RETURN(p.expiry, Time(policy->Child("Expiry"), p.id));
       if (const XmlElement* permission = policy->Child("Permission")) {
-        p.permission = std::string(Trim(permission->text));
+        p.permission = std::string(port::TrimAsciiWhitespace(permission->text));
       }
       for (size_t i = 0; i < p.permission.size(); ++i) {
         char c = p.permission[i];
