@@ -18,9 +18,12 @@
 
 #include "engine/local/catalog.h"
 #include "engine/local/shared_table.h"
+#include "tests/testing/status_matchers.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 KeyStrategy Strategy(std::string_view text) { return KeyStrategy::Parse(text).value(); }
 
@@ -462,17 +465,14 @@ TEST(AnalyzerTest, ReadFanoutIsTheShardCount) {
 
 TEST(AnalyzerTest, CreateRejectsBadStrategyAndPartitionCount) {
   Result<Analyzer> bad_n = Analyzer::Create(KeyStrategy::RandomSuffix("day", 0));
-  ASSERT_FALSE(bad_n.ok());
-  EXPECT_TRUE(bad_n.status().IsInvalidArgument());
+  ASSERT_THAT(bad_n, StatusIs(Status::Code::kInvalidArgument));
   for (uint32_t n : {0u, AnalyzerOptions::kMaxPhysicalPartitions + 1}) {
     Result<Analyzer> a = Analyzer::Create(Strategy("concat(a)"), {.physical_partitions = n});
-    ASSERT_FALSE(a.ok()) << n;
-    EXPECT_TRUE(a.status().IsInvalidArgument());
+    ASSERT_THAT(a, StatusIs(Status::Code::kInvalidArgument)) << n;
     EXPECT_NE(std::string(a.status().message()).find("physical_partitions"), std::string::npos);
   }
-  EXPECT_TRUE(Analyzer::Create(Strategy("concat(a)"),
-                               {.physical_partitions = AnalyzerOptions::kMaxPhysicalPartitions})
-                  .ok());
+  EXPECT_OK(Analyzer::Create(Strategy("concat(a)"),
+                             {.physical_partitions = AnalyzerOptions::kMaxPhysicalPartitions}));
 }
 
 TEST(AnalyzerTest, JsonCarriesTheReport) {

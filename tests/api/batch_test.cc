@@ -3,10 +3,13 @@
 
 #include "partkv/batch.h"
 
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 class BatchTest : public testing::StoreFixture {
  protected:
@@ -28,8 +31,8 @@ class BatchTest : public testing::StoreFixture {
 };
 
 TEST_F(BatchTest, AllOperationsApplyTogether) {
-  ASSERT_TRUE(table_->Insert(Make("p", RowKey(1), 1)).ok());
-  ASSERT_TRUE(table_->Insert(Make("p", RowKey(2), 2)).ok());
+  ASSERT_OK(table_->Insert(Make("p", RowKey(1), 1)));
+  ASSERT_OK(table_->Insert(Make("p", RowKey(2), 2)));
   std::string etag2 = EtagOf("p", RowKey(2));
   Batch b;
   b.Insert(Make("p", RowKey(0), 10))
@@ -37,7 +40,7 @@ TEST_F(BatchTest, AllOperationsApplyTogether) {
       .Delete("p", RowKey(2), IfMatch::ETag(etag2))
       .InsertOrMerge(Make("p", RowKey(3), 13));
   auto r = table_->Submit(b);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   ASSERT_EQ(r->size(), 4u);
   EXPECT_FALSE((*r)[0].etag.empty());
   EXPECT_TRUE((*r)[2].etag.empty());
@@ -46,12 +49,12 @@ TEST_F(BatchTest, AllOperationsApplyTogether) {
 }
 
 TEST_F(BatchTest, FailureAtOp57LeavesPartitionUntouchedAndReports57) {
-  ASSERT_TRUE(table_->Insert(Make("p", RowKey(57), -1)).ok());
+  ASSERT_OK(table_->Insert(Make("p", RowKey(57), -1)));
   std::string before = Rows("p", 100);
   Batch b;
   for (int i = 0; i < 100; ++i) b.Insert(Make("p", RowKey(i), i));
   auto r = table_->Submit(b);
-  EXPECT_TRUE(r.status().IsAlreadyExists()) << r.status().ToString();
+  EXPECT_THAT(r, StatusIs(Status::Code::kAlreadyExists));
   EXPECT_EQ(r.status().failed_op(), 57);
   // Named once, and a service's own "57:" before its message is left to failed_op().
   const std::string message(r.status().message());
@@ -62,29 +65,29 @@ TEST_F(BatchTest, FailureAtOp57LeavesPartitionUntouchedAndReports57) {
 }
 
 TEST_F(BatchTest, RowsInAnyOrderAreCheckedAgainstTheirOwnState) {
-  ASSERT_TRUE(table_->Insert(Make("p", RowKey(3), 3)).ok());
-  ASSERT_TRUE(table_->Insert(Make("p", RowKey(7), 7)).ok());
+  ASSERT_OK(table_->Insert(Make("p", RowKey(3), 3)));
+  ASSERT_OK(table_->Insert(Make("p", RowKey(7), 7)));
   Batch merge_existing;
   // Descending RowKeys: each operation must see its own row's state, not a neighbour's.
   merge_existing.Merge(Make("p", RowKey(7), 70), IfMatch::Any())
       .Insert(Make("p", RowKey(5), 5))
       .Replace(Make("p", RowKey(3), 30), IfMatch::Any());
-  ASSERT_TRUE(table_->Submit(merge_existing).ok());
+  ASSERT_OK(table_->Submit(merge_existing));
   EXPECT_EQ(Rows("p", 8), "r003=30;r005=5;r007=70;");
   Batch collide;
   collide.Insert(Make("p", RowKey(6), 6)).Insert(Make("p", RowKey(3), 0));
   auto r = table_->Submit(collide);
-  EXPECT_TRUE(r.status().IsAlreadyExists());
+  EXPECT_THAT(r, StatusIs(Status::Code::kAlreadyExists));
   EXPECT_EQ(r.status().failed_op(), 1);
   EXPECT_EQ(Rows("p", 8), "r003=30;r005=5;r007=70;");
 }
 
 TEST_F(BatchTest, StaleEtagInBatchFailsWholeBatch) {
-  ASSERT_TRUE(table_->Insert(Make("p", RowKey(1), 1)).ok());
+  ASSERT_OK(table_->Insert(Make("p", RowKey(1), 1)));
   Batch b;
   b.Insert(Make("p", RowKey(0), 0)).Merge(Make("p", RowKey(1), 5), IfMatch::ETag("W/\"0\""));
   auto r = table_->Submit(b);
-  EXPECT_TRUE(r.status().IsPreconditionFailed());
+  EXPECT_THAT(r, StatusIs(Status::Code::kPreconditionFailed));
   EXPECT_EQ(r.status().failed_op(), 1);
   EXPECT_EQ(Rows("p", 3), "r001=1;");
 }
@@ -95,17 +98,17 @@ TEST_F(BatchTest, MoreThan100OperationsRejected) {
   Batch over = b;
   over.Insert(Make("p", "r100", 100));
   auto r = table_->Submit(over);
-  EXPECT_TRUE(r.status().IsInvalidArgument());
+  EXPECT_THAT(r, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(r.status().failed_op(), 100);
   EXPECT_EQ(Rows("p", 100), "");
-  EXPECT_TRUE(table_->Submit(b).ok());  // exactly 100 is fine
+  EXPECT_OK(table_->Submit(b));  // exactly 100 is fine
 }
 
 TEST_F(BatchTest, MixedPartitionKeysRejected) {
   Batch b;
   b.Insert(Make("p", RowKey(0), 0)).Insert(Make("q", RowKey(1), 1));
   auto r = table_->Submit(b);
-  EXPECT_TRUE(r.status().IsInvalidArgument());
+  EXPECT_THAT(r, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(r.status().failed_op(), 1);
   EXPECT_EQ(Rows("p", 2), "");
   EXPECT_EQ(Rows("q", 2), "");
@@ -116,7 +119,7 @@ TEST_F(BatchTest, DuplicateRowsRejected) {
   b.Insert(Make("p", RowKey(0), 0)).Insert(Make("p", RowKey(1), 1)).InsertOrReplace(
       Make("p", RowKey(0), 2));
   auto r = table_->Submit(b);
-  EXPECT_TRUE(r.status().IsInvalidArgument());
+  EXPECT_THAT(r, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(r.status().failed_op(), 2);
   EXPECT_NE(r.status().message().find("already present"), std::string_view::npos);
   EXPECT_EQ(Rows("p", 2), "");
@@ -131,7 +134,7 @@ TEST_F(BatchTest, MoreThan4MibRejectedAtTheCrossingOperation) {
     b.Insert(std::move(e));
   }
   auto r = table_->Submit(b);
-  EXPECT_TRUE(r.status().IsInvalidArgument());
+  EXPECT_THAT(r, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(r.status().message().find("4 MiB"), std::string_view::npos) << r.status().ToString();
   EXPECT_EQ(r.status().failed_op(), 64);
   EXPECT_EQ(Rows("p", 70), "");
@@ -143,7 +146,7 @@ TEST_F(BatchTest, InvalidEntityNamesItsIndex) {
   bad.Set("bad-name", Value::Int32(1));
   b.Insert(Make("p", RowKey(0), 0)).Insert(bad);
   auto r = table_->Submit(b);
-  EXPECT_TRUE(r.status().IsInvalidArgument());
+  EXPECT_THAT(r, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(r.status().failed_op(), 1);
   EXPECT_EQ(Rows("p", 2), "");
 }

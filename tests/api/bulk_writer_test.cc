@@ -15,10 +15,15 @@
 #include "engine/local/bulk_stage.h"
 #include "engine/local/table_handle.h"
 #include "partkv/json.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::IsOk;
+using ::partkv::testing::StatusIs;
+using ::testing::Not;
 
 // "%06d": row keys whose byte order is their numeric order.
 std::string RowKey(int i) {
@@ -38,7 +43,7 @@ class BulkWriterTest : public testing::StoreFixture, public ::testing::WithParam
   }
   BulkWriter Writer(const BulkWriteOptions& o) {
     auto w = BulkWriter::Create(*table_, o);
-    EXPECT_TRUE(w.ok()) << w.status().ToString();
+    EXPECT_OK(w);
     return std::move(*w);
   }
   // Every entity of the table as "pk/rk=n;" in key order.
@@ -47,7 +52,7 @@ class BulkWriterTest : public testing::StoreFixture, public ::testing::WithParam
     Query q;
     for (;;) {
       auto page = table_->QueryEntities(q);
-      EXPECT_TRUE(page.ok()) << page.status().ToString();
+      EXPECT_OK(page);
       if (!page.ok()) return out;
       for (const Entity& e : page->entities) {
         out += e.partition_key() + "/" + e.row_key() + "=" +
@@ -82,10 +87,10 @@ TEST_P(BulkWriterTest, InterleavedPartitionKeysAreAllWrittenInGroupsOfManyKeys) 
   std::string expected;
   std::map<std::string, std::string> sorted;
   for (int i = 0; i < 100; ++i) {
-    ASSERT_TRUE(w.Add(Interleaved(i, 5)).ok());
+    ASSERT_OK(w.Add(Interleaved(i, 5)));
     sorted["d" + std::to_string(i % 5) + "/" + Rk(i)] = std::to_string(i);
   }
-  ASSERT_TRUE(w.Finish().ok()) << w.report().error.ToString();
+  ASSERT_OK(w.Finish()) << w.report().error.ToString();
   for (const auto& [key, n] : sorted) expected += key + "=" + n + ";";
   EXPECT_EQ(Contents(), expected);
   const BulkWriteReport& r = w.report();
@@ -95,15 +100,15 @@ TEST_P(BulkWriterTest, InterleavedPartitionKeysAreAllWrittenInGroupsOfManyKeys) 
   EXPECT_EQ(r.batches_written, 100u);  // no two consecutive rows share a PartitionKey
   EXPECT_EQ(groups, (std::vector<uint64_t>{16, 16, 16, 16, 16, 16, 4}));
   EXPECT_EQ(positions.size(), 100u);
-  EXPECT_TRUE(r.error.ok());
+  EXPECT_OK(r.error);
   EXPECT_FALSE(r.bad_row.has_value());
 }
 
 TEST_P(BulkWriterTest, RowsOfOnePartitionKeyFormBatchesOfAtMost100) {
   BulkWriter w = Writer(Options());
-  for (int i = 0; i < 250; ++i) ASSERT_TRUE(w.Add(Make("p", Rk(i), i)).ok());
-  ASSERT_TRUE(w.Add(Make("q", Rk(0), 0)).ok());
-  ASSERT_TRUE(w.Finish().ok());
+  for (int i = 0; i < 250; ++i) ASSERT_OK(w.Add(Make("p", Rk(i), i)));
+  ASSERT_OK(w.Add(Make("q", Rk(0), 0)));
+  ASSERT_OK(w.Finish());
   EXPECT_EQ(w.report().batches_written, 4u);  // 100, 100, 50 of p; 1 of q
   EXPECT_EQ(w.report().groups_written, 1u);
   EXPECT_EQ(Count(), 251u);
@@ -116,14 +121,14 @@ TEST_P(BulkWriterTest, EveryRowGetsItsOwnEtagAndTimestamp) {
     for (size_t i = 0; i < g.size(); ++i) results[g.row(i)] = g.result(i);
   };
   BulkWriter w = Writer(o);
-  for (int i = 0; i < 30; ++i) ASSERT_TRUE(w.Add(Interleaved(i, 3)).ok());
-  ASSERT_TRUE(w.Finish().ok());
+  for (int i = 0; i < 30; ++i) ASSERT_OK(w.Add(Interleaved(i, 3)));
+  ASSERT_OK(w.Finish());
   ASSERT_EQ(results.size(), 30u);
   std::set<std::string> etags;
   for (int i = 0; i < 30; ++i) {
     Entity e = Interleaved(i, 3);
     auto got = table_->Get(e.partition_key(), e.row_key());
-    ASSERT_TRUE(got.ok());
+    ASSERT_OK(got);
     EXPECT_EQ(got->etag(), results[i].etag) << i;
     EXPECT_EQ(got->timestamp().ticks, results[i].timestamp.ticks) << i;
     etags.insert(got->etag());
@@ -133,12 +138,12 @@ TEST_P(BulkWriterTest, EveryRowGetsItsOwnEtagAndTimestamp) {
 
 TEST_P(BulkWriterTest, AnInsertRepeatingAKeyInsideOneGroupFailsAtTheLaterRow) {
   BulkWriter w = Writer(Options());
-  ASSERT_TRUE(w.Add(Make("a", "1", 0)).ok());
-  ASSERT_TRUE(w.Add(Make("b", "1", 1)).ok());
-  ASSERT_TRUE(w.Add(Make("a", "1", 2)).ok());
-  ASSERT_TRUE(w.Add(Make("c", "1", 3)).ok());
+  ASSERT_OK(w.Add(Make("a", "1", 0)));
+  ASSERT_OK(w.Add(Make("b", "1", 1)));
+  ASSERT_OK(w.Add(Make("a", "1", 2)));
+  ASSERT_OK(w.Add(Make("c", "1", 3)));
   Status s = w.Finish();
-  EXPECT_TRUE(s.IsAlreadyExists());
+  EXPECT_THAT(s, StatusIs(Status::Code::kAlreadyExists));
   EXPECT_EQ(s.message(),
             "row 2: entity (PartitionKey 'a', RowKey '1') already exists: an earlier row of this "
             "bulk write inserts it");
@@ -156,7 +161,7 @@ TEST_P(BulkWriterTest, AnInsertRepeatingAKeyOfAnEarlierGroupFailsAtTheLaterRow) 
     if (!s.ok()) break;
   }
   Status s = w.Finish();
-  ASSERT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  ASSERT_THAT(s, StatusIs(Status::Code::kAlreadyExists));
   EXPECT_EQ(w.report().bad_row, 3u);
   EXPECT_EQ(w.report().rows_written, 3u);  // the batch of c (row 2) came before
   EXPECT_EQ(Contents(), "a/1=0;b/1=1;c/1=2;");
@@ -171,24 +176,24 @@ TEST_P(BulkWriterTest, UpsertsOfOneKeyKeepTheLaterRowInAGroupAndAcrossGroups) {
   BulkWriter w = Writer(o);
   // a/1 twice in the first group, then again in the second.
   for (auto [pk, n] : {std::pair{"a", 0}, {"b", 1}, {"a", 2}, {"c", 3}, {"a", 4}}) {
-    ASSERT_TRUE(w.Add(Make(pk, "1", n)).ok());
+    ASSERT_OK(w.Add(Make(pk, "1", n)));
   }
-  ASSERT_TRUE(w.Finish().ok()) << w.report().error.ToString();
+  ASSERT_OK(w.Finish()) << w.report().error.ToString();
   EXPECT_EQ(Contents(), "a/1=4;b/1=1;c/1=3;");
   EXPECT_EQ(w.report().rows_written, 5u);
 }
 
 TEST_P(BulkWriterTest, InsertOrMergeMergesRowsOfOneKeyInStreamOrder) {
-  ASSERT_TRUE(
-      table_->Insert(Entity("p", "r").Set("kept", Value::Int32(1)).Set("n", Value::Int32(0))).ok());
+  ASSERT_OK(
+      table_->Insert(Entity("p", "r").Set("kept", Value::Int32(1)).Set("n", Value::Int32(0))));
   BulkWriteOptions o = Options(/*group_rows=*/2);
   o.mode = OpType::kInsertOrMerge;
   BulkWriter w = Writer(o);
-  ASSERT_TRUE(w.Add(Entity("p", "r").Set("n", Value::Int32(1)).Set("x", Value::Int32(1))).ok());
-  ASSERT_TRUE(w.Add(Entity("p", "r").Set("n", Value::Int32(2))).ok());
-  ASSERT_TRUE(w.Add(Entity("p", "r").Set("y", Value::Int32(3))).ok());
-  ASSERT_TRUE(w.Add(Entity("p", "new").Set("n", Value::Int32(4))).ok());
-  ASSERT_TRUE(w.Finish().ok()) << w.report().error.ToString();
+  ASSERT_OK(w.Add(Entity("p", "r").Set("n", Value::Int32(1)).Set("x", Value::Int32(1))));
+  ASSERT_OK(w.Add(Entity("p", "r").Set("n", Value::Int32(2))));
+  ASSERT_OK(w.Add(Entity("p", "r").Set("y", Value::Int32(3))));
+  ASSERT_OK(w.Add(Entity("p", "new").Set("n", Value::Int32(4))));
+  ASSERT_OK(w.Finish()) << w.report().error.ToString();
   EXPECT_EQ(Get("p", "r"), "{kept=1,n=2,x=1,y=3}");
   EXPECT_EQ(Get("p", "new"), "{n=4}");
 }
@@ -203,7 +208,7 @@ TEST_P(BulkWriterTest, ABadRowStopsTheWriterAndNothingOfItsGroupIsWritten) {
     if (!s.ok()) break;
   }
   ASSERT_EQ(k, 25);
-  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(s.message(),
             "row 25: PartitionKey 'bad/key' contains the forbidden character '/' at byte 3 (not "
             "allowed: / \\ # ? and U+0000-U+001F, U+007F-U+009F)");
@@ -214,19 +219,19 @@ TEST_P(BulkWriterTest, ABadRowStopsTheWriterAndNothingOfItsGroupIsWritten) {
   // Validating first: nothing is.
   EXPECT_EQ(r.rows_written, GetParam() ? 0u : 20u);
   EXPECT_EQ(Count(), GetParam() ? 0u : 20u);
-  EXPECT_FALSE(table_->Get("p2", Rk(20)).ok());
+  EXPECT_THAT(table_->Get("p2", Rk(20)), Not(IsOk()));
   EXPECT_EQ(w.Add(Make("q", "r", 1)).message(), s.message());
   EXPECT_EQ(w.Finish().message(), s.message());
   EXPECT_EQ(Count(), GetParam() ? 0u : 20u);
 }
 
 TEST_P(BulkWriterTest, AnExistingRowFailsItsBatchAndTheBatchesBeforeItAreWritten) {
-  ASSERT_TRUE(table_->Insert(Make("q", Rk(49), -1)).ok());
+  ASSERT_OK(table_->Insert(Make("q", Rk(49), -1)));
   BulkWriter w = Writer(Options());
-  for (int i = 0; i < 100; ++i) ASSERT_TRUE(w.Add(Make("p", Rk(i), i)).ok());
-  for (int i = 0; i < 100; ++i) ASSERT_TRUE(w.Add(Make("q", Rk(i), 100 + i)).ok());
+  for (int i = 0; i < 100; ++i) ASSERT_OK(w.Add(Make("p", Rk(i), i)));
+  for (int i = 0; i < 100; ++i) ASSERT_OK(w.Add(Make("q", Rk(i), 100 + i)));
   Status s = w.Finish();
-  EXPECT_TRUE(s.IsAlreadyExists());
+  EXPECT_THAT(s, StatusIs(Status::Code::kAlreadyExists));
   EXPECT_EQ(s.message(), "row 149: entity (PartitionKey 'q', RowKey '000049') already exists");
   EXPECT_EQ(w.report().bad_row, 149u);
   EXPECT_EQ(w.report().rows_written, 100u);
@@ -240,12 +245,12 @@ TEST_P(BulkWriterTest, JsonLinesAreNumberedAcrossCallsAndABadLineNamesItsLine) {
   BulkWriteOptions o = Options();
   o.threads = 2;
   BulkWriter w = Writer(o);
-  ASSERT_TRUE(w.AddJsonLines("{\"PartitionKey\":\"p\",\"RowKey\":\"1\",\"n\":1}\n\n   \r\n").ok());
-  ASSERT_TRUE(w.AddJsonLines("{\"PartitionKey\":\"p\",\"RowKey\":\"2\",\"n\":2}\r\n"
-                             "{\"PartitionKey\":\"p\",\"RowKey\":\"3\",\"n\":3000000000}\n")
-                  .ok());
+  ASSERT_OK(w.AddJsonLines("{\"PartitionKey\":\"p\",\"RowKey\":\"1\",\"n\":1}\n\n   \r\n"));
+  ASSERT_OK(
+      w.AddJsonLines("{\"PartitionKey\":\"p\",\"RowKey\":\"2\",\"n\":2}\r\n"
+                     "{\"PartitionKey\":\"p\",\"RowKey\":\"3\",\"n\":3000000000}\n"));
   Status s = w.Finish();
-  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(s.message().substr(0, 22), "line 5: property 'n': ") << s.ToString();
   EXPECT_EQ(w.report().bad_row, 2u);  // blank lines are not rows
   EXPECT_EQ(w.report().bad_line, 5u);
@@ -258,42 +263,42 @@ TEST_P(BulkWriterTest, JsonLinesAreNumberedAcrossCallsAndABadLineNamesItsLine) {
 
 TEST_P(BulkWriterTest, JsonLinesOfATableWithoutSchemeNeedBothKeys) {
   BulkWriter w = Writer(Options());
-  ASSERT_TRUE(w.AddJsonLines("{\"RowKey\":\"r\"}").ok());
+  ASSERT_OK(w.AddJsonLines("{\"RowKey\":\"r\"}"));
   Status s = w.Flush();
-  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(s.message().rfind("line 1: property 'PartitionKey': missing", 0), 0u) << s.ToString();
 }
 
 TEST_P(BulkWriterTest, ATableKeySchemeComputesMissingKeys) {
   TableOptions scheme;
   scheme.partition_key_scheme = *KeyStrategy::Parse("hash-suffix(day,id,4)");
-  ASSERT_TRUE(store_->CreateTable("Events", scheme).ok());
+  ASSERT_OK(store_->CreateTable("Events", scheme));
   Table events = *store_->OpenTable("Events");
   auto w = BulkWriter::Create(events, Options());
-  ASSERT_TRUE(w.ok());
+  ASSERT_OK(w);
   std::string lines;
   for (int i = 0; i < 20; ++i) {
     lines += "{\"RowKey\":\"" + std::to_string(i) +
              "\",\"day\":\"2024-01-02\",\"id\":" + std::to_string(i) + "}\n";
   }
-  ASSERT_TRUE(w->AddJsonLines(lines).ok());
-  ASSERT_TRUE(w->Finish().ok()) << w->report().error.ToString();
+  ASSERT_OK(w->AddJsonLines(lines));
+  ASSERT_OK(w->Finish()) << w->report().error.ToString();
   EXPECT_EQ(w->report().rows_written, 20u);
   Query q;
   q.page_size = 1000;
   auto page = events.QueryShards("2024-01-02", q);
-  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_OK(page);
   EXPECT_EQ(page->entities.size(), 20u);
   Entity ask;
   ask.Set("day", Value::String("2024-01-02")).Set("id", Value::Int32(7));
   ask.set_row_key("7");
-  EXPECT_TRUE(events.GetByAttributes(ask).ok());
+  EXPECT_OK(events.GetByAttributes(ask));
 }
 
 TEST_P(BulkWriterTest, StatisticsCountEveryRowWrittenPerPartition) {
   BulkWriter w = Writer(Options(/*group_rows=*/7));
-  for (int i = 0; i < 60; ++i) ASSERT_TRUE(w.Add(Interleaved(i, 4)).ok());
-  ASSERT_TRUE(w.Finish().ok());
+  for (int i = 0; i < 60; ++i) ASSERT_OK(w.Add(Interleaved(i, 4)));
+  ASSERT_OK(w.Finish());
   TableStats stats = table_->Statistics(10);
   uint64_t writes = 0;
   for (const auto& p : stats.partitions) writes += p.writes;
@@ -305,12 +310,12 @@ TEST_P(BulkWriterTest, StatisticsCountEveryRowWrittenPerPartition) {
 
 TEST_P(BulkWriterTest, FlushWritesWhatWasAddedWhenStreaming) {
   BulkWriter w = Writer(Options());
-  ASSERT_TRUE(w.Add(Make("p", "1", 1)).ok());
-  ASSERT_TRUE(w.Flush().ok());
+  ASSERT_OK(w.Add(Make("p", "1", 1)));
+  ASSERT_OK(w.Flush());
   EXPECT_EQ(Count(), GetParam() ? 0u : 1u);
-  ASSERT_TRUE(w.Finish().ok());
+  ASSERT_OK(w.Finish());
   EXPECT_EQ(Count(), 1u);
-  EXPECT_TRUE(w.Add(Make("p", "2", 2)).IsInvalidArgument());  // finished
+  EXPECT_THAT(w.Add(Make("p", "2", 2)), StatusIs(Status::Code::kInvalidArgument));  // finished
 }
 
 TEST_P(BulkWriterTest, ARowInsertedByAnotherWriterMeanwhileFailsItsGroup) {
@@ -322,10 +327,10 @@ TEST_P(BulkWriterTest, ARowInsertedByAnotherWriterMeanwhileFailsItsGroup) {
   };
   BulkWriter w = Writer(o);
   // One PartitionKey: stream order is key order, so row 11 is in the last group either way.
-  for (int i = 0; i < 12; ++i) ASSERT_TRUE(w.Add(Make("a", Rk(i), i)).ok());
+  for (int i = 0; i < 12; ++i) ASSERT_OK(w.Add(Make("a", Rk(i), i)));
   Status s = w.Finish();
   ASSERT_TRUE(inserted);
-  ASSERT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  ASSERT_THAT(s, StatusIs(Status::Code::kAlreadyExists));
   EXPECT_EQ(s.message(), "row 11: entity (PartitionKey 'a', RowKey '000011') already exists");
   EXPECT_EQ(w.report().bad_row, 11u);
   EXPECT_EQ(w.report().rows_written, 8u);  // the last group (rows 8-11) is not written
@@ -339,11 +344,13 @@ class BulkTableTest : public testing::StoreFixture {};
 
 TEST_F(BulkTableTest, OnlyInsertsAndUpsertsAndRoomForARow) {
   for (OpType bad : {OpType::kReplace, OpType::kMerge, OpType::kDelete}) {
-    EXPECT_TRUE(BulkWriter::Create(*table_, {.mode = bad}).status().IsInvalidArgument());
+    EXPECT_THAT(BulkWriter::Create(*table_, {.mode = bad}),
+                StatusIs(Status::Code::kInvalidArgument));
   }
-  EXPECT_TRUE(BulkWriter::Create(*table_, {.max_group_rows = 0}).status().IsInvalidArgument());
-  ASSERT_TRUE(store_->DropTable("Items").ok());
-  EXPECT_TRUE(BulkWriter::Create(*table_).status().IsNotFound());
+  EXPECT_THAT(BulkWriter::Create(*table_, {.max_group_rows = 0}),
+              StatusIs(Status::Code::kInvalidArgument));
+  ASSERT_OK(store_->DropTable("Items"));
+  EXPECT_THAT(BulkWriter::Create(*table_), StatusIs(Status::Code::kNotFound));
 }
 
 class BulkWriterThrottleTest : public ::testing::TestWithParam<bool> {
@@ -353,9 +360,9 @@ class BulkWriterThrottleTest : public ::testing::TestWithParam<bool> {
     o.throttling = true;
     o.clock = clock_;
     auto s = Store::Open(dir_.Sub("store"), o);
-    ASSERT_TRUE(s.ok());
+    ASSERT_OK(s);
     store_.emplace(std::move(*s));
-    ASSERT_TRUE(store_->CreateTable("Items").ok());
+    ASSERT_OK(store_->CreateTable("Items"));
     table_.emplace(*store_->OpenTable("Items"));
   }
   // `rows` rows of one PartitionKey. Azure's budget is 2,000 entities a second per partition,
@@ -382,9 +389,9 @@ INSTANTIATE_TEST_SUITE_P(ValidateBeforeWriting, BulkWriterThrottleTest, ::testin
 
 TEST_P(BulkWriterThrottleTest, AGroupTakesAPartitionsBurstAtMostAndWaitsForTheRest) {
   auto w = BulkWriter::Create(*table_, Options(/*retry=*/true));
-  ASSERT_TRUE(w.ok());
-  ASSERT_TRUE(AddRows(*w, 5000).ok());
-  ASSERT_TRUE(w->Finish().ok()) << w->report().error.ToString();
+  ASSERT_OK(w);
+  ASSERT_OK(AddRows(*w, 5000));
+  ASSERT_OK(w->Finish()) << w->report().error.ToString();
   const BulkWriteReport& r = w->report();
   EXPECT_EQ(r.rows_written, 5000u);
   // Groups of 2,000, 2,000 and 1,000 rows: the first takes the full bucket, the second waits
@@ -397,21 +404,21 @@ TEST_P(BulkWriterThrottleTest, AGroupTakesAPartitionsBurstAtMostAndWaitsForTheRe
 
 TEST_P(BulkWriterThrottleTest, WithoutAPolicyThrottledTakesNothingAndTheSameCallResumes) {
   auto w = BulkWriter::Create(*table_, Options(/*retry=*/false));
-  ASSERT_TRUE(w.ok());
-  ASSERT_TRUE(AddRows(*w, 3000).ok());
+  ASSERT_OK(w);
+  ASSERT_OK(AddRows(*w, 3000));
   Status s = w->Finish();
-  ASSERT_TRUE(s.IsThrottled()) << s.ToString();
+  ASSERT_THAT(s, StatusIs(Status::Code::kThrottled));
   EXPECT_EQ(s.retry_after(), std::chrono::milliseconds(500));
   EXPECT_EQ(w->report().rows_written, 2000u);  // the second group waits
   EXPECT_EQ(w->report().throttled, 1u);
-  EXPECT_TRUE(w->report().error.ok());  // not a stop
+  EXPECT_OK(w->report().error);  // not a stop
   clock_->Advance(std::chrono::microseconds(s.retry_after()).count());
-  ASSERT_TRUE(w->Finish().ok()) << w->report().error.ToString();
+  ASSERT_OK(w->Finish()) << w->report().error.ToString();
   EXPECT_EQ(w->report().rows_written, 3000u);
   // Reads draw on the same budget: let it refill first.
   clock_->Advance(10'000'000);
-  EXPECT_TRUE(table_->Get("p", RowKey(2999)).ok());
-  EXPECT_TRUE(table_->Get("p", RowKey(0)).ok());
+  EXPECT_OK(table_->Get("p", RowKey(2999)));
+  EXPECT_OK(table_->Get("p", RowKey(0)));
 }
 
 // The stage itself: many small runs, merged a few at a time, read back in key order, each row
@@ -419,26 +426,26 @@ TEST_P(BulkWriterThrottleTest, WithoutAPolicyThrottledTakesNothingAndTheSameCall
 TEST_F(BulkTableTest, ManyStagedRunsMergeIntoOneKeyOrder) {
   engine::TableHandle& handle = FrontAccess::Of(*table_);
   auto sealer = handle.NewRowSealer(OpType::kInsertOrReplace);
-  ASSERT_TRUE(sealer.ok());
+  ASSERT_OK(sealer);
   auto stage = engine::BulkStage::Create(handle, *sealer, dir_.path(), /*run_bytes=*/2048,
                                          /*fan_in=*/3);
-  ASSERT_TRUE(stage.ok());
+  ASSERT_OK(stage);
   std::string sealed;
   for (int i = 0; i < 400; ++i) {
     sealed.clear();
     // Keys repeat (i % 350): repeated keys come back in stream order.
     Entity e("k" + std::to_string((i * 7) % 350), "r");
     e.Set("n", Value::Int32(i));
-    ASSERT_TRUE(sealer->Seal(e, &sealed).ok());
+    ASSERT_OK(sealer->Seal(e, &sealed));
     engine::SealedRow row;
     ASSERT_TRUE(*sealer->Parse(sealed, &row));
-    ASSERT_TRUE((*stage)->Add(row, i, 0).ok());
+    ASSERT_OK((*stage)->Add(row, i, 0));
   }
-  ASSERT_TRUE((*stage)->Close().ok());
+  ASSERT_OK((*stage)->Close());
   EXPECT_GT((*stage)->runs(), 3u);
   for (int pass = 0; pass < 2; ++pass) {
     auto reader = (*stage)->Read();
-    ASSERT_TRUE(reader.ok());
+    ASSERT_OK(reader);
     EXPECT_GT((*stage)->merges(), 0u);
     engine::StagedRow row;
     std::string previous_key;
@@ -446,7 +453,7 @@ TEST_F(BulkTableTest, ManyStagedRunsMergeIntoOneKeyOrder) {
     std::set<uint64_t> seen;
     while (true) {
       auto more = (*reader)->Next(&row);
-      ASSERT_TRUE(more.ok()) << more.status().ToString();
+      ASSERT_OK(more);
       if (!*more) break;
       std::string key(row.key);
       ASSERT_TRUE(previous_key < key || (previous_key == key && previous_position < row.position));

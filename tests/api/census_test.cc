@@ -13,10 +13,13 @@
 
 #include "partkv/census.h"
 #include "partkv/stored_entity.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 class CensusTest : public testing::StoreFixture {
  protected:
@@ -27,7 +30,7 @@ class CensusTest : public testing::StoreFixture {
 
   TableCensus Census(const CensusOptions& options = {}) {
     auto census = table_->Census(options);
-    EXPECT_TRUE(census.ok()) << census.status().ToString();
+    EXPECT_OK(census);
     return census.ok() ? *census : TableCensus();
   }
 
@@ -50,7 +53,7 @@ class CensusTest : public testing::StoreFixture {
       b.Insert(std::move(e));
     }
     auto w = table_->Submit(b);
-    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ASSERT_OK(w);
   }
 };
 
@@ -88,7 +91,7 @@ TEST_F(CensusTest, CountsWhatEachPhysicalPartitionStoresAsTheTableRoutesIt) {
       Entity e(pk, Rk(i));
       e.Set("n", Value::Int32(i));
       auto w = table_->Insert(e);
-      ASSERT_TRUE(w.ok()) << w.status().ToString();
+      ASSERT_OK(w);
       StoredEntity stored = EncodeStoredEntity(e, w->timestamp, w->timestamp.ticks);
       bytes[p] += stored.key.size() + stored.value.size();
     }
@@ -120,8 +123,8 @@ TEST_F(CensusTest, CountsWhatEachPhysicalPartitionStoresAsTheTableRoutesIt) {
 
 TEST_F(CensusTest, DeletedEntitiesAreNotCounted) {
   Fill("a", 5);
-  ASSERT_TRUE(table_->Delete("a", Rk(0), IfMatch::Any()).ok());
-  ASSERT_TRUE(table_->Delete("a", Rk(4), IfMatch::Any()).ok());
+  ASSERT_OK(table_->Delete("a", Rk(0), IfMatch::Any()));
+  ASSERT_OK(table_->Delete("a", Rk(4), IfMatch::Any()));
   TableCensus c = Census();
   EXPECT_EQ(c.entities, 3u);
   EXPECT_EQ(Largest(c), "a:3");
@@ -153,13 +156,13 @@ TEST_F(CensusTest, PartitionKeysWithZeroBytesAreOneLogicalPartitionEach) {
   TableOptions options;
   options.physical_partitions = 1;
   options.profile = "none";
-  ASSERT_TRUE(store_->CreateTable("Raw", options).ok());
+  ASSERT_OK(store_->CreateTable("Raw", options));
   Table raw = *store_->OpenTable("Raw");
   for (auto [pk, rows] : {std::pair{std::string("a\0b", 3), 2}, std::pair{std::string("a"), 3}}) {
-    for (int i = 0; i < rows; ++i) ASSERT_TRUE(raw.Insert(Entity(pk, Rk(i))).ok());
+    for (int i = 0; i < rows; ++i) ASSERT_OK(raw.Insert(Entity(pk, Rk(i))));
   }
   auto c = raw.Census();
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_OK(c);
   EXPECT_EQ(c->logical_partitions, 2u);
   ASSERT_EQ(c->largest.size(), 2u);
   EXPECT_EQ(c->largest[0].partition_key, "a");
@@ -193,7 +196,7 @@ TEST_F(CensusTest, OneSnapshotCoversEveryPartitionUnderConcurrentWrites) {
       for (const std::string* pk : {&first, &second}) {
         Entity e(*pk, Rk(i));
         e.Set("n", Value::Int32(i));
-        ASSERT_TRUE(table_->Insert(e).ok());
+        ASSERT_OK(table_->Insert(e));
       }
     }
   });
@@ -215,11 +218,11 @@ TEST_F(CensusTest, SstFiguresAppearOnceFlushedAndSettled) {
   EXPECT_EQ(before.sst_bytes, 0u);
   EXPECT_TRUE(before.sst_files_per_level.empty());
 
-  ASSERT_TRUE(store_->Flush().ok());
+  ASSERT_OK(store_->Flush());
   Status settled = store_->AwaitBackgroundWork(std::chrono::minutes(5));
-  ASSERT_TRUE(settled.ok()) << settled.ToString();
+  ASSERT_OK(settled);
   // Quiet now: waiting no time at all succeeds.
-  EXPECT_TRUE(store_->AwaitBackgroundWork(std::chrono::milliseconds(0)).ok());
+  EXPECT_OK(store_->AwaitBackgroundWork(std::chrono::milliseconds(0)));
   TableCensus after = Census();
   EXPECT_EQ(after.entities, before.entities);
   EXPECT_EQ(after.bytes, before.bytes);
@@ -240,9 +243,9 @@ TEST_F(CensusTest, SstFiguresAppearOnceFlushedAndSettled) {
 
 TEST_F(CensusTest, DroppedTableIsNotFound) {
   Fill("a", 2);
-  ASSERT_TRUE(store_->DropTable("Items").ok());
+  ASSERT_OK(store_->DropTable("Items"));
   auto c = table_->Census();
-  EXPECT_TRUE(c.status().IsNotFound()) << c.status().ToString();
+  EXPECT_THAT(c, StatusIs(Status::Code::kNotFound));
   EXPECT_NE(c.status().message().find("Items"), std::string_view::npos);
 }
 

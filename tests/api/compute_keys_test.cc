@@ -6,11 +6,13 @@
 #include <string>
 
 #include "partkv/keys.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 
 namespace partkv {
 namespace {
 
+using ::partkv::testing::StatusIs;
 using ::testing::HasSubstr;
 
 class ComputeKeysTest : public testing::StoreFixture {
@@ -20,9 +22,9 @@ class ComputeKeysTest : public testing::StoreFixture {
     if (!pk.empty()) o.partition_key_scheme = *KeyStrategy::Parse(pk);
     if (!rk.empty()) o.row_key_scheme = *KeyStrategy::Parse(rk);
     Status created = CreateTableAnywhere(name, o);
-    EXPECT_TRUE(created.ok()) << created.ToString();
+    EXPECT_OK(created);
     auto table = store_->OpenTable(name, schemes_);
-    EXPECT_TRUE(table.ok()) << table.status().ToString();
+    EXPECT_OK(table);
     return std::move(*table);
   }
   static Entity Order(const std::string& date, const std::string& id) {
@@ -49,7 +51,7 @@ TEST_F(ComputeKeysTest, TableInfoCarriesTheParsedSchemesBesideTheirText) {
 
   Reopen();
   auto tables = store_->ListTables();
-  ASSERT_TRUE(tables.ok());
+  ASSERT_OK(tables);
   ASSERT_EQ(tables->size(), 2u);
   EXPECT_EQ((*tables)[0].name, "Items");
   EXPECT_EQ(Schemes((*tables)[0]), "-|-");
@@ -62,7 +64,7 @@ TEST_F(ComputeKeysTest, MissingKeysAreComputedAndGivenKeysKept) {
   Table t = MakeTable("Orders", "hash-suffix(date,orderId,8)", "concat(orderId)");
   const Entity order = Order("2014-07-09", "ORD-1");
   auto keyed = t.ComputeKeys(order, OpType::kInsert);
-  ASSERT_TRUE(keyed.ok()) << keyed.status().ToString();
+  ASSERT_OK(keyed);
   EXPECT_EQ(keyed->partition_key(), *t.info().partition_key_strategy->Compute(order));
   EXPECT_EQ(keyed->row_key(), "ORD-1");
   EXPECT_EQ(keyed->Get("date")->as_string(), "2014-07-09");  // the properties stay
@@ -70,23 +72,23 @@ TEST_F(ComputeKeysTest, MissingKeysAreComputedAndGivenKeysKept) {
   Entity given = order;
   given.set_partition_key("chosen");
   auto kept = t.ComputeKeys(given, OpType::kReplace);
-  ASSERT_TRUE(kept.ok());
+  ASSERT_OK(kept);
   EXPECT_EQ(kept->partition_key(), "chosen");
   EXPECT_EQ(kept->row_key(), "ORD-1");
 
   // A write of the computed entity stores it under exactly those keys.
-  ASSERT_TRUE(t.Insert(*keyed).ok());
-  EXPECT_TRUE(t.Get(keyed->partition_key(), keyed->row_key()).ok());
+  ASSERT_OK(t.Insert(*keyed));
+  EXPECT_OK(t.Get(keyed->partition_key(), keyed->row_key()));
 }
 
 TEST_F(ComputeKeysTest, RandomSuffixIsDrawnOnceAndKeptByTheWrite) {
   Table t = MakeTable("Events", "random-suffix(date,50)", "concat(orderId)");
   auto keyed = t.ComputeKeys(Order("2014-07-09", "E-1"), OpType::kInsertOrReplace);
-  ASSERT_TRUE(keyed.ok()) << keyed.status().ToString();
+  ASSERT_OK(keyed);
   EXPECT_EQ(keyed->partition_key().rfind("2014-07-09.", 0), 0u) << keyed->partition_key();
-  ASSERT_TRUE(t.InsertOrReplace(*keyed).ok());
+  ASSERT_OK(t.InsertOrReplace(*keyed));
   auto stored = t.Get(keyed->partition_key(), "E-1");
-  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  ASSERT_OK(stored);
 }
 
 TEST_F(ComputeKeysTest, WhatCannotBeComputedIsInvalidArgumentNamingIt) {
@@ -94,7 +96,7 @@ TEST_F(ComputeKeysTest, WhatCannotBeComputedIsInvalidArgumentNamingIt) {
   Entity no_date;
   no_date.Set("orderId", Value::String("ORD-1"));
   auto missing = t.ComputeKeys(no_date, OpType::kInsert);
-  ASSERT_TRUE(missing.status().IsInvalidArgument()) << missing.status().ToString();
+  ASSERT_THAT(missing, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_THAT(std::string(missing.status().message()), HasSubstr("PartitionKey"));
   EXPECT_THAT(std::string(missing.status().message()), HasSubstr("'date'"));
 
@@ -104,7 +106,7 @@ TEST_F(ComputeKeysTest, WhatCannotBeComputedIsInvalidArgumentNamingIt) {
   e.set_row_key("r");
   for (OpType type : {OpType::kReplace, OpType::kMerge, OpType::kDelete}) {
     auto refused = events.ComputeKeys(e, type);
-    ASSERT_TRUE(refused.status().IsInvalidArgument()) << OpTypeName(type);
+    ASSERT_THAT(refused, StatusIs(Status::Code::kInvalidArgument)) << OpTypeName(type);
     EXPECT_THAT(std::string(refused.status().message()), HasSubstr("random suffix"));
   }
 }
@@ -113,7 +115,7 @@ TEST_F(ComputeKeysTest, TableWithoutSchemesReturnsTheEntityUnchanged) {
   Entity keyless;
   keyless.Set("n", Value::Int32(1));
   auto same = table_->ComputeKeys(keyless, OpType::kInsert);
-  ASSERT_TRUE(same.ok());
+  ASSERT_OK(same);
   EXPECT_EQ(same->DebugString(), keyless.DebugString());
   Entity keyed("p", "r");
   keyed.Set("n", Value::Int32(1));

@@ -11,11 +11,13 @@
 #include <thread>
 #include <vector>
 
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 
 namespace partkv {
 namespace {
 
+using ::partkv::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -41,7 +43,7 @@ TEST(FilterApiTest, EmptyFilterMatchesEverything) {
   EXPECT_EQ(none.Canonical(), "");
   EXPECT_TRUE(none.PropertyNames().empty());
   Result<Filter> blank = Filter::Parse("  \t ");
-  ASSERT_TRUE(blank.ok());
+  ASSERT_OK(blank);
   EXPECT_TRUE(blank->empty());
   EXPECT_TRUE(blank->Matches(Person()));
 }
@@ -62,36 +64,37 @@ TEST(FilterApiTest, MatchesWithAzureTableRules) {
 
 TEST(FilterApiTest, ParseErrorsAreInvalidArgumentWithTheirPosition) {
   Result<Filter> bad = Filter::Parse("Age eqq 3");
-  ASSERT_TRUE(bad.status().IsInvalidArgument()) << bad.status().ToString();
+  ASSERT_THAT(bad, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("filter: at position 4: "));
-  EXPECT_TRUE(Filter::Parse("Age eq null").status().IsInvalidArgument());
-  EXPECT_TRUE(Filter::Parse("'a' eq 'b'").status().IsInvalidArgument());
+  EXPECT_THAT(Filter::Parse("Age eq null"), StatusIs(Status::Code::kInvalidArgument));
+  EXPECT_THAT(Filter::Parse("'a' eq 'b'"), StatusIs(Status::Code::kInvalidArgument));
 
   std::string at_limit = "A eq 0";
   for (int i = 1; i < Filter::kMaxComparisons; ++i) at_limit += " or A eq " + std::to_string(i);
-  EXPECT_TRUE(Filter::Parse(at_limit).ok());
-  EXPECT_TRUE(Filter::Parse(at_limit + " or A eq 99").status().IsInvalidArgument());
+  EXPECT_OK(Filter::Parse(at_limit));
+  EXPECT_THAT(Filter::Parse(at_limit + " or A eq 99"), StatusIs(Status::Code::kInvalidArgument));
 
   auto nested = [](int depth) {
     return std::string(depth, '(') + "A eq 1" + std::string(depth, ')');
   };
-  EXPECT_TRUE(Filter::Parse(nested(Filter::kMaxNesting - 1)).ok());
-  EXPECT_TRUE(Filter::Parse(nested(Filter::kMaxNesting + 1)).status().IsInvalidArgument());
+  EXPECT_OK(Filter::Parse(nested(Filter::kMaxNesting - 1)));
+  EXPECT_THAT(Filter::Parse(nested(Filter::kMaxNesting + 1)),
+              StatusIs(Status::Code::kInvalidArgument));
 }
 
 TEST(FilterApiTest, CanonicalTextParsesBackToTheSameFilter) {
   Result<Filter> f = Filter::Parse("Age  gt 30 and not(PartitionKey eq 'a')");
-  ASSERT_TRUE(f.ok());
+  ASSERT_OK(f);
   EXPECT_EQ(f->Canonical(), "((Age gt 30) and (not (PartitionKey eq 'a')))");
   Result<Filter> again = Filter::Parse(f->Canonical());
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_EQ(again->Canonical(), f->Canonical());
   EXPECT_THAT(f->PropertyNames(), ElementsAre("Age", "PartitionKey"));
 }
 
 TEST(FilterApiTest, CopiesEvaluateAlikeFromManyThreads) {
   Result<Filter> parsed = Filter::Parse("Age ge 18");
-  ASSERT_TRUE(parsed.ok());
+  ASSERT_OK(parsed);
   const Filter adults = *parsed;  // a copy shares the parsed tree
   Filter moved = std::move(*parsed);
   EXPECT_EQ(moved.Canonical(), adults.Canonical());
@@ -121,15 +124,15 @@ TEST_F(FilterApiQueryTest, MatchesExactlyWhatAQueryWithTheSameFilterReturns) {
     Entity e("p" + std::to_string(i % 3), Rk(i));
     e.Set("n", Value::Int32(i));
     if (i % 4 != 0) e.Set("tag", Value::String(i % 2 == 0 ? "even" : "odd"));
-    ASSERT_TRUE(table_->Insert(e).ok());
+    ASSERT_OK(table_->Insert(e));
   }
   for (const char* text : {"n lt 20 or tag eq 'odd'", "PartitionKey eq 'p1' and not (n ge 30)",
                            "tag ne 'even'", "RowKey gt '000050'", "n eq 7L"}) {
     Result<Filter> filter = Filter::Parse(text);
-    ASSERT_TRUE(filter.ok()) << text;
+    ASSERT_OK(filter) << text;
     Query everything;
     Result<Page> all = table_->QueryEntities(everything);
-    ASSERT_TRUE(all.ok());
+    ASSERT_OK(all);
     ASSERT_EQ(all->entities.size(), 60u);
     std::vector<std::string> matched;
     for (const Entity& e : all->entities) {
@@ -138,7 +141,7 @@ TEST_F(FilterApiQueryTest, MatchesExactlyWhatAQueryWithTheSameFilterReturns) {
     Query query;
     query.filter = text;
     Result<Page> page = table_->QueryEntities(query);
-    ASSERT_TRUE(page.ok()) << text;
+    ASSERT_OK(page) << text;
     std::vector<std::string> returned;
     for (const Entity& e : page->entities) {
       returned.push_back(e.partition_key() + "/" + e.row_key());

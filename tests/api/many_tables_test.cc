@@ -22,10 +22,13 @@
 
 #include "gtest/gtest.h"
 #include "partkv/partkv.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 // `full`, or PARTKV_MANY_TABLES when that is smaller.
 int Scaled(int full) {
@@ -108,14 +111,14 @@ class ManyTablesTest : public ::testing::Test {
   void Reopen() {
     store_.reset();
     auto s = Store::Open(dir_.Sub("store"));
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_OK(s);
     store_.emplace(std::move(*s));
   }
 
   // A handle on `name`; a failed test when there is none.
   std::optional<Table> Open(const std::string& name) {
     auto t = store_->OpenTable(name);
-    EXPECT_TRUE(t.ok()) << name << ": " << t.status().ToString();
+    EXPECT_OK(t) << name;
     if (!t.ok()) return std::nullopt;
     return *t;
   }
@@ -123,7 +126,7 @@ class ManyTablesTest : public ::testing::Test {
   // The names ListTables returns, in its order.
   std::vector<std::string> Listed() {
     auto tables = store_->ListTables();
-    EXPECT_TRUE(tables.ok()) << tables.status().ToString();
+    EXPECT_OK(tables);
     std::vector<std::string> names;
     if (tables.ok()) {
       for (const TableInfo& t : *tables) names.push_back(t.name);
@@ -135,12 +138,12 @@ class ManyTablesTest : public ::testing::Test {
   void CreateAndWrite(const std::string& name, const std::vector<Entity>& rows,
                       const TableOptions& options = {}) {
     Status created = store_->CreateTable(name, options);
-    ASSERT_TRUE(created.ok()) << name << ": " << created.ToString();
+    ASSERT_OK(created) << name;
     std::optional<Table> table = Open(name);
     ASSERT_TRUE(table.has_value());
     for (const Entity& e : rows) {
       auto w = table->Insert(e);
-      ASSERT_TRUE(w.ok()) << name << " " << e.DebugString() << ": " << w.status().ToString();
+      ASSERT_OK(w) << name << " " << e.DebugString();
     }
   }
 
@@ -159,7 +162,7 @@ TEST_F(ManyTablesTest, ThousandsOfTablesEachKeepExactlyTheirOwnEntities) {
   for (int i = 0; i < tables; ++i) {
     names.push_back(TableName("Many", i));
     Status s = store_->CreateTable(names.back());
-    ASSERT_TRUE(s.ok()) << "table " << i << ": " << s.ToString();
+    ASSERT_OK(s) << "table " << i;
   }
   // Written only once every table exists, so a write that lands in another table (they all use
   // the same keys) overwrites or adds to that table's rows.
@@ -168,7 +171,7 @@ TEST_F(ManyTablesTest, ThousandsOfTablesEachKeepExactlyTheirOwnEntities) {
     ASSERT_TRUE(table.has_value());
     for (const Entity& e : SmallTableRows(name)) {
       auto w = table->Insert(e);
-      ASSERT_TRUE(w.ok()) << name << ": " << w.status().ToString();
+      ASSERT_OK(w) << name;
     }
   }
   for (const std::string& name : names) {
@@ -194,7 +197,7 @@ TEST_F(ManyTablesTest, EveryPhysicalPartitionCountReturnsExactlyWhatWasWritten) 
   for (uint32_t n = 1; n <= max_partitions; ++n) {
     std::string name = TableName("Parts", static_cast<int>(n));
     Status s = store_->CreateTable(name, {.physical_partitions = n});
-    ASSERT_TRUE(s.ok()) << n << " partitions: " << s.ToString();
+    ASSERT_OK(s) << n << " partitions";
   }
   for (uint32_t n = 1; n <= max_partitions; ++n) {
     std::string name = TableName("Parts", static_cast<int>(n));
@@ -208,7 +211,7 @@ TEST_F(ManyTablesTest, EveryPhysicalPartitionCountReturnsExactlyWhatWasWritten) 
       Batch batch;
       batch.Insert(rows[i]).Insert(rows[i + 1]);
       auto w = table->Submit(batch);
-      ASSERT_TRUE(w.ok()) << name << ": " << w.status().ToString();
+      ASSERT_OK(w) << name;
     }
   }
   for (uint32_t n = 1; n <= max_partitions; ++n) {
@@ -230,7 +233,7 @@ TEST_F(ManyTablesTest, CreatingAndDroppingTablesLosesNoConcurrentlyAcknowledgedW
   std::vector<std::string> writer_names;
   for (int w = 0; w < kWriters; ++w) {
     writer_names.push_back(TableName("Writer", w));
-    ASSERT_TRUE(store_->CreateTable(writer_names.back()).ok());
+    ASSERT_OK(store_->CreateTable(writer_names.back()));
   }
 
   // Each writer counts down once it has a write acknowledged (or has given up), so the churn
@@ -317,8 +320,8 @@ TEST_F(ManyTablesTest, CreatingAndDroppingTablesLosesNoConcurrentlyAcknowledgedW
     EXPECT_EQ(Contents(*table), Expected(SmallTableRows(name))) << name;
   }
   for (const std::string& name : dropped) {
-    ASSERT_TRUE(store_->OpenTable(name).status().IsNotFound()) << name;
-    ASSERT_TRUE(store_->CreateTable(name).ok()) << name;
+    ASSERT_THAT(store_->OpenTable(name), StatusIs(Status::Code::kNotFound)) << name;
+    ASSERT_OK(store_->CreateTable(name)) << name;
     std::optional<Table> table = Open(name);
     ASSERT_TRUE(table.has_value());
     EXPECT_EQ(Contents(*table), "") << name << " re-created holds the dropped table's entities";
@@ -348,12 +351,12 @@ TEST_F(ManyTablesTest, ThousandTablesAndTheirEntitiesSurviveReopen) {
   // A table created after the reopen starts empty (it shares nothing with an existing table) and
   // takes writes; the old tables are untouched by it, and it survives the next reopen.
   const std::string fresh = "AfterReopen";
-  ASSERT_TRUE(store_->CreateTable(fresh).ok());
+  ASSERT_OK(store_->CreateTable(fresh));
   {
     std::optional<Table> table = Open(fresh);
     ASSERT_TRUE(table.has_value());
     EXPECT_EQ(Contents(*table), "");
-    for (const Entity& e : SmallTableRows(fresh)) ASSERT_TRUE(table->Insert(e).ok());
+    for (const Entity& e : SmallTableRows(fresh)) ASSERT_OK(table->Insert(e));
   }
   ASSERT_NO_FATAL_FAILURE(Reopen());
   std::vector<std::string> want = names;
@@ -372,19 +375,19 @@ TEST_F(ManyTablesTest, DroppedTableHandleFailsWithNotFoundEvenAfterItsNameIsReus
   ASSERT_NO_FATAL_FAILURE(CreateAndWrite(name, SmallTableRows(name)));
   std::optional<Table> old = Open(name);
   ASSERT_TRUE(old.has_value());
-  ASSERT_TRUE(store_->DropTable(name).ok());
+  ASSERT_OK(store_->DropTable(name));
 
   Entity fresh = Row(name, 5, 5);
-  EXPECT_TRUE(old->Insert(fresh).status().IsNotFound());
-  EXPECT_TRUE(old->InsertOrReplace(fresh).status().IsNotFound());
-  EXPECT_TRUE(old->Submit(Batch().Insert(fresh)).status().IsNotFound());
-  EXPECT_TRUE(old->Get("p0", "r0").status().IsNotFound());
-  EXPECT_TRUE(old->QueryEntities(Query{}).status().IsNotFound());
+  EXPECT_THAT(old->Insert(fresh), StatusIs(Status::Code::kNotFound));
+  EXPECT_THAT(old->InsertOrReplace(fresh), StatusIs(Status::Code::kNotFound));
+  EXPECT_THAT(old->Submit(Batch().Insert(fresh)), StatusIs(Status::Code::kNotFound));
+  EXPECT_THAT(old->Get("p0", "r0"), StatusIs(Status::Code::kNotFound));
+  EXPECT_THAT(old->QueryEntities(Query{}), StatusIs(Status::Code::kNotFound));
 
   // The name now belongs to a new table; the old handle still reaches nothing.
-  ASSERT_TRUE(store_->CreateTable(name).ok());
-  EXPECT_TRUE(old->Insert(fresh).status().IsNotFound());
-  EXPECT_TRUE(old->Get("p0", "r0").status().IsNotFound());
+  ASSERT_OK(store_->CreateTable(name));
+  EXPECT_THAT(old->Insert(fresh), StatusIs(Status::Code::kNotFound));
+  EXPECT_THAT(old->Get("p0", "r0"), StatusIs(Status::Code::kNotFound));
   std::optional<Table> reused = Open(name);
   ASSERT_TRUE(reused.has_value());
   EXPECT_EQ(Contents(*reused), "");
@@ -400,12 +403,12 @@ TEST_F(ManyTablesTest, RecreatedTableNameStartsEmpty) {
   }
   ASSERT_NO_FATAL_FAILURE(CreateAndWrite(name, rows));
   ASSERT_NO_FATAL_FAILURE(CreateAndWrite(neighbour, SmallTableRows(neighbour)));
-  ASSERT_TRUE(store_->Flush().ok());
-  ASSERT_TRUE(store_->DropTable(name).ok());
-  EXPECT_TRUE(store_->OpenTable(name).status().IsNotFound());
+  ASSERT_OK(store_->Flush());
+  ASSERT_OK(store_->DropTable(name));
+  EXPECT_THAT(store_->OpenTable(name), StatusIs(Status::Code::kNotFound));
 
   // Re-created with another partition count: the keys route differently, and still find nothing.
-  ASSERT_TRUE(store_->CreateTable(name, {.physical_partitions = 3}).ok());
+  ASSERT_OK(store_->CreateTable(name, {.physical_partitions = 3}));
   {
     std::optional<Table> table = Open(name);
     ASSERT_TRUE(table.has_value());
@@ -413,7 +416,7 @@ TEST_F(ManyTablesTest, RecreatedTableNameStartsEmpty) {
     for (const Entity& e : rows) ASSERT_EQ(Get(*table, e), "NOT_FOUND");
     // An Insert, not an upsert: an old row still there would make it AlreadyExists.
     auto w = table->Insert(Row(name, 0, 0));
-    EXPECT_TRUE(w.ok()) << w.status().ToString();
+    EXPECT_OK(w);
   }
   ASSERT_NO_FATAL_FAILURE(Reopen());
   std::optional<Table> table = Open(name);

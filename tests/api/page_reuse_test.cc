@@ -10,10 +10,13 @@
 #include <vector>
 
 #include "partkv/query.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 class PageReuseTest : public testing::StoreFixture {
  protected:
@@ -56,9 +59,9 @@ class PageReuseTest : public testing::StoreFixture {
     Query fresh_q = q;
     for (int n = 0; n < 1000; ++n) {
       auto fresh = table_->QueryEntities(fresh_q);
-      ASSERT_TRUE(fresh.ok()) << what << ": " << fresh.status().ToString();
+      ASSERT_OK(fresh) << what;
       Status s = table_->QueryEntities(q, page);
-      ASSERT_TRUE(s.ok()) << what << ": " << s.ToString();
+      ASSERT_OK(s) << what;
       ASSERT_EQ(page->entities.size(), fresh->entities.size()) << what << ", page " << n;
       for (size_t i = 0; i < page->entities.size(); ++i) {
         const Entity& got = page->entities[i];
@@ -105,7 +108,7 @@ TEST_F(PageReuseTest, FilterAndSelectLeaveNoStaleRowsOrProperties) {
   Page page;
   Query all;
   all.partition_key = "p";
-  ASSERT_TRUE(table_->QueryEntities(all, &page).ok());
+  ASSERT_OK(table_->QueryEntities(all, &page));
   ASSERT_EQ(page.entities.size(), 600u);
   Query q;
   q.partition_key = "p";
@@ -118,7 +121,7 @@ TEST_F(PageReuseTest, FilterAndSelectLeaveNoStaleRowsOrProperties) {
   // A query that returns nothing empties the page.
   Query none;
   none.partition_key = "nobody";
-  ASSERT_TRUE(table_->QueryEntities(none, &page).ok());
+  ASSERT_OK(table_->QueryEntities(none, &page));
   EXPECT_TRUE(page.entities.empty());
   EXPECT_FALSE(page.has_more());
 }
@@ -129,33 +132,33 @@ TEST_F(PageReuseTest, AnErrorLeavesAPageThatCanBeReused) {
   Query q;
   q.partition_key = "p";
   q.page_size = 100;
-  ASSERT_TRUE(table_->QueryEntities(q, &page).ok());
+  ASSERT_OK(table_->QueryEntities(q, &page));
   Query bad = q;
   bad.filter = "a eq";
   Status s = table_->QueryEntities(bad, &page);
-  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   bad = q;
   bad.continuation = "not a token";
-  EXPECT_TRUE(table_->QueryEntities(bad, &page).IsInvalidArgument());
+  EXPECT_THAT(table_->QueryEntities(bad, &page), StatusIs(Status::Code::kInvalidArgument));
   ExpectSameAsFresh(q, &page, "after errors");
 }
 
 TEST_F(PageReuseTest, ShardedReadIntoAReusedPage) {
   auto strategy = KeyStrategy::Parse("hash-suffix(day,n,20)");
-  ASSERT_TRUE(strategy.ok()) << strategy.status().ToString();
+  ASSERT_OK(strategy);
   Batch b;
   for (int i = 0; i < 900; ++i) {
     Entity e = Varied("", i);
     e.Set("day", Value::String("d1")).Set("n", Value::String(Rk(i)));
     auto pk = strategy->Compute(e);
-    ASSERT_TRUE(pk.ok()) << pk.status().ToString();
+    ASSERT_OK(pk);
     e.set_partition_key(*pk);
-    ASSERT_TRUE(table_->Insert(e).ok());
+    ASSERT_OK(table_->Insert(e));
   }
   Page page;
   // Filled with other entities first.
   Query all;
-  ASSERT_TRUE(table_->QueryEntities(all, &page).ok());
+  ASSERT_OK(table_->QueryEntities(all, &page));
   for (bool descending : Orders()) {
     Query q;
     q.page_size = 128;
@@ -164,8 +167,8 @@ TEST_F(PageReuseTest, ShardedReadIntoAReusedPage) {
     std::vector<std::string> got;
     for (;;) {
       auto fresh = table_->QueryShards(*strategy, "d1", fresh_q);
-      ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
-      ASSERT_TRUE(table_->QueryShards(*strategy, "d1", q, &page).ok());
+      ASSERT_OK(fresh);
+      ASSERT_OK(table_->QueryShards(*strategy, "d1", q, &page));
       ASSERT_EQ(page.entities.size(), fresh->entities.size());
       for (size_t i = 0; i < page.entities.size(); ++i) {
         EXPECT_TRUE(page.entities[i].SameContent(fresh->entities[i]));
@@ -185,15 +188,15 @@ TEST_F(PageReuseTest, ShardedReadIntoAReusedPage) {
 // between; a write in between is seen, as with any token.
 TEST_F(PageReuseTest, ShardedPagesResumeExactlyAndSeeWritesMadeBetweenThem) {
   auto strategy = KeyStrategy::Parse("hash-suffix(day,n,50)");
-  ASSERT_TRUE(strategy.ok()) << strategy.status().ToString();
+  ASSERT_OK(strategy);
   auto insert = [&](const std::string& n) {
     Entity e("", "");
     e.Set("day", Value::String("d1")).Set("n", Value::String(n)).Set("v", Value::Int32(1));
     auto pk = strategy->Compute(e);
-    ASSERT_TRUE(pk.ok());
+    ASSERT_OK(pk);
     e.set_partition_key(*pk);
     e.set_row_key(n);
-    ASSERT_TRUE(table_->Insert(e).ok());
+    ASSERT_OK(table_->Insert(e));
   };
   std::vector<std::string> expected;
   for (int i = 0; i < 2000; i += 2) {
@@ -210,7 +213,7 @@ TEST_F(PageReuseTest, ShardedPagesResumeExactlyAndSeeWritesMadeBetweenThem) {
       int pages = 0;
       for (;;) {
         Status s = table_->QueryShards(*strategy, "d1", q, &page);
-        ASSERT_TRUE(s.ok()) << s.ToString();
+        ASSERT_OK(s);
         ++pages;
         for (const Entity& e : page.entities) got.push_back(e.row_key());
         if (!page.has_more()) break;
@@ -273,7 +276,7 @@ TEST_F(PageReuseTest, QueryPagesResumeExactlyAndSeeWritesMadeBetweenThem) {
         bool wrote = false;
         for (;;) {
           Status s = table_->QueryEntities(q, &page);
-          ASSERT_TRUE(s.ok()) << what << ": " << s.ToString();
+          ASSERT_OK(s) << what;
           ++pages;
           if (pages > 1 && !wrote) {
             EXPECT_EQ(page.examined, page.entities.size())
@@ -293,7 +296,7 @@ TEST_F(PageReuseTest, QueryPagesResumeExactlyAndSeeWritesMadeBetweenThem) {
               added = rk.back() == '+' ? rk.substr(0, rk.size() - 1) + "!"
                                        : Rk(std::stoi(rk) - 1);
             }
-            ASSERT_TRUE(table_->InsertOrReplace(Make(pk, added, 0)).ok());
+            ASSERT_OK(table_->InsertOrReplace(Make(pk, added, 0)));
             expected.emplace(pk, added);
           }
         }

@@ -27,10 +27,13 @@
 
 #include "gtest/gtest.h"
 #include "partkv/partkv.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 using Key = std::pair<std::string, std::string>;  // (PartitionKey, RowKey)
 // What the test wrote, in the order of an ascending table-wide query.
@@ -103,13 +106,13 @@ void WriteAll(Table& table, const std::vector<Entity>& entities) {
       b.Insert(*e);
       if (b.size() == 100) {
         auto r = table.Submit(b);
-        ASSERT_TRUE(r.ok()) << r.status().ToString();
+        ASSERT_OK(r);
         b.Clear();
       }
     }
     if (!b.empty()) {
       auto r = table.Submit(b);
-      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      ASSERT_OK(r);
     }
   }
 }
@@ -314,7 +317,7 @@ class ParallelScanTest : public ::testing::Test {
       for (uint32_t n : kPartitionCounts) {
         TableOptions options;
         options.physical_partitions = n;
-        ASSERT_TRUE(store->CreateTable(TableName(n), options).ok());
+        ASSERT_OK(store->CreateTable(TableName(n), options));
         std::optional<Table> table = OpenTable(*store, TableName(n));
         ASSERT_TRUE(table);
         ASSERT_NO_FATAL_FAILURE(WriteAll(*table, entities));
@@ -412,13 +415,13 @@ std::vector<Writes> PlanWrites(const Model& model, const Predicate& match, int r
 }
 
 void Apply(Table& table, const Writes& w) {
-  for (const Entity& e : w.inserts) ASSERT_TRUE(table.Insert(e).ok()) << e.DebugString();
+  for (const Entity& e : w.inserts) ASSERT_OK(table.Insert(e)) << e.DebugString();
   for (const Entity& e : w.updates) {
-    ASSERT_TRUE(table.Replace(e, IfMatch::Any()).ok()) << e.DebugString();
+    ASSERT_OK(table.Replace(e, IfMatch::Any())) << e.DebugString();
   }
   for (const Key& k : w.deletes) {
     Status s = table.Delete(k.first, k.second, IfMatch::Any());
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_OK(s);
   }
 }
 void Apply(Model& model, const Writes& w) {
@@ -529,7 +532,7 @@ std::vector<size_t> PagesByBytes(const std::vector<size_t>& sizes, size_t overhe
 TEST(ParallelShardsTest, ShardedPagesAreTheSameForEveryThreadCount) {
   testing::TempDir dir;
   auto strategy = KeyStrategy::Parse("hash-suffix(day,n,50)");
-  ASSERT_TRUE(strategy.ok()) << strategy.status().ToString();
+  ASSERT_OK(strategy);
   const std::map<std::string, int> bases = {{"big", 3000}, {"small", 7}};
   const uint32_t partition_counts[] = {16, 64};
   std::map<std::string, std::set<Key>> want;  // by base
@@ -546,7 +549,7 @@ TEST(ParallelShardsTest, ShardedPagesAreTheSameForEveryThreadCount) {
             .Set("n", Value::String(std::to_string(i)))
             .Set("Value", Value::Int32(i % 100));
         auto pk = strategy->Compute(e);
-        ASSERT_TRUE(pk.ok()) << pk.status().ToString();
+        ASSERT_OK(pk);
         e.set_partition_key(*pk);
         want[base].insert(KeyOf(e));
         entities.push_back(std::move(e));
@@ -584,7 +587,7 @@ TEST(ParallelShardsTest, ShardedPagesAreTheSameForEveryThreadCount) {
             Query next = q;
             do {
               auto page = tables[i].QueryShards(*strategy, base, next);
-              ASSERT_TRUE(page.ok()) << page.status().ToString();
+              ASSERT_OK(page);
               ASSERT_LE(page->entities.size(), page_size);
               next.continuation = page->continuation;
               pages.push_back(std::move(*page));
@@ -727,7 +730,7 @@ class TimeBudgetTest : public ::testing::Test {
     ASSERT_NO_FATAL_FAILURE(Reopen(8));
     TableOptions options;
     options.physical_partitions = 64;
-    ASSERT_TRUE(store_->CreateTable("Items", options).ok());
+    ASSERT_OK(store_->CreateTable("Items", options));
     table_ = OpenTable(*store_, "Items");
     ASSERT_TRUE(table_);
     std::vector<Entity> entities;
@@ -749,7 +752,7 @@ class TimeBudgetTest : public ::testing::Test {
     store_ = OpenStore(dir_.Sub("store"), scan_threads);
     ASSERT_TRUE(store_);
     auto tables = store_->ListTables();
-    ASSERT_TRUE(tables.ok()) << tables.status().ToString();
+    ASSERT_OK(tables);
     if (tables->empty()) return;
     table_ = OpenTable(*store_, "Items");
     ASSERT_TRUE(table_);
@@ -795,7 +798,7 @@ TEST_F(TimeBudgetTest, LargeTimeBudgetAnswersANoMatchScanInOnePage) {
   for (size_t threads : {size_t{8}, size_t{1}}) {
     ASSERT_NO_FATAL_FAILURE(Reopen(threads));
     auto page = table_->QueryEntities(NoMatchUnboundedByRows(std::chrono::seconds(600)));
-    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    ASSERT_OK(page);
     EXPECT_TRUE(page->entities.empty());
     EXPECT_FALSE(page->has_more())
         << threads << " scan threads: a token after " << page->examined << " rows";
@@ -807,7 +810,7 @@ TEST_F(TimeBudgetTest, TinyTimeBudgetEndsALongScanEarly) {
   const auto start = std::chrono::steady_clock::now();
   auto whole = table_->QueryEntities(NoMatchUnboundedByRows(std::chrono::milliseconds(0)));
   const auto took = std::chrono::steady_clock::now() - start;
-  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  ASSERT_OK(whole);
   ASSERT_FALSE(whole->has_more());
   // The budget is checked between runs of rows, so a page may overrun it by a run; a page's runs
   // start small and double. A scan that takes five times the budget must be cut before its end.
@@ -817,7 +820,7 @@ TEST_F(TimeBudgetTest, TinyTimeBudgetEndsALongScanEarly) {
   }
   RecordProperty("whole_scan_us", std::to_string(took_us));
   auto page = table_->QueryEntities(NoMatchUnboundedByRows(std::chrono::milliseconds(1)));
-  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_OK(page);
   EXPECT_TRUE(page->has_more()) << "one page read all " << page->examined << " rows";
   EXPECT_LT(page->examined, static_cast<uint64_t>(kEntities));
 }
@@ -833,10 +836,10 @@ TEST(TimeBudgetValidationTest, NegativeTimeBudgetIsInvalidArgument) {
     Query q;  // table-wide
     q.scan_time_budget = budget;
     auto wide = table->QueryEntities(q);
-    EXPECT_TRUE(wide.status().IsInvalidArgument()) << wide.status().ToString();
+    EXPECT_THAT(wide, StatusIs(Status::Code::kInvalidArgument));
     q.partition_key = "p1";
     auto one = table->QueryEntities(q);
-    EXPECT_TRUE(one.status().IsInvalidArgument()) << one.status().ToString();
+    EXPECT_THAT(one, StatusIs(Status::Code::kInvalidArgument));
   }
 }
 
@@ -879,7 +882,7 @@ class ScanPoolShutdownTest : public ::testing::Test {
       ASSERT_NO_FATAL_FAILURE(WriteAll(*table, entities));
       for (const Entity& e : entities) model_.emplace(KeyOf(e), e);
       auto page = table->QueryEntities(Query());
-      ASSERT_TRUE(page.ok()) << page.status().ToString();
+      ASSERT_OK(page);
     }
     baseline_threads_ = ThreadCount();
   }
@@ -890,11 +893,11 @@ class ScanPoolShutdownTest : public ::testing::Test {
   void ExpectClosed() {
     EXPECT_EQ(ThreadsSettledAt(baseline_threads_), baseline_threads_) << "threads left running";
     auto again = Store::Open(path());
-    EXPECT_TRUE(again.ok()) << "the store is still open: " << again.status().ToString();
+    EXPECT_OK(again) << "the store is still open";
   }
   void ExpectOpen() {
     auto again = Store::Open(path());
-    EXPECT_TRUE(again.status().IsBusy()) << again.status().ToString();
+    EXPECT_THAT(again, StatusIs(Status::Code::kBusy));
   }
 
   testing::TempDir dir_;
@@ -961,7 +964,7 @@ TEST_F(ScanPoolShutdownTest, StoreWithScanThreadsClosesWithoutAQuery) {
       ASSERT_TRUE(store);
       TableOptions options;
       options.physical_partitions = 64;
-      ASSERT_TRUE(store->CreateTable("Other" + std::to_string(round), options).ok());
+      ASSERT_OK(store->CreateTable("Other" + std::to_string(round), options));
     }
     ExpectClosed();
     if (HasFailure()) return;
@@ -973,17 +976,17 @@ TEST_F(ScanPoolShutdownTest, TablesOutliveTheStore) {
   ASSERT_TRUE(store);
   std::optional<Table> table = OpenTable(*store, "Items");
   ASSERT_TRUE(table);
-  ASSERT_TRUE(table->QueryEntities(Query()).ok());  // the pool is running
+  ASSERT_OK(table->QueryEntities(Query()));  // the pool is running
   store.reset();
   ExpectOpen();
   Query q;
   q.page_size = 100;
   EXPECT_EQ(ResultDiff(PageThrough(*table, q), Expected(model_, Everything, false)), "");
   Entity e("p1", "after_the_store");
-  ASSERT_TRUE(table->Insert(e).ok());
+  ASSERT_OK(table->Insert(e));
   q.filter = "RowKey eq 'after_the_store'";
   auto page = table->QueryEntities(q);
-  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_OK(page);
   EXPECT_EQ(page->entities.size(), 1u);
   table.reset();
   ExpectClosed();

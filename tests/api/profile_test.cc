@@ -6,14 +6,17 @@
 
 #include <algorithm>
 
-#include "engine/profile_spec.h"
 #include "engine/local/table_handle.h"
+#include "engine/profile_spec.h"
 #include "partkv/analyzer.h"
 #include "partkv/keys.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 class ProfileTest : public ::testing::Test {
  protected:
@@ -23,9 +26,9 @@ class ProfileTest : public ::testing::Test {
     o.throttling = throttling;
     o.clock = clock_;
     auto s = Store::Open(dir_.Sub("store"), o);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_OK(s);
     store_.emplace(std::move(*s));
-    ASSERT_TRUE(store_->CreateTable("Items").ok());
+    ASSERT_OK(store_->CreateTable("Items"));
     table_.emplace(*store_->OpenTable("Items"));
   }
   // An entity of about 1 KB under DynamoDB's item size: 1 WCU.
@@ -54,7 +57,7 @@ int Offer(Table& t, ManualClock& clock, int ms, int per_ms, KeyFn key, int* thro
       if (r.ok()) {
         ++ok;
       } else {
-        EXPECT_TRUE(r.status().IsThrottled()) << r.status().ToString();
+        EXPECT_THAT(r, StatusIs(Status::Code::kThrottled));
         EXPECT_GT(r.status().retry_after().count(), 0);
         ++*throttled;
       }
@@ -82,7 +85,7 @@ TEST_F(ProfileTest, DynamoDbHotPartitionIsHeldTo1000WcuPerSecondAfterItsBurst) {
 TEST_F(ProfileTest, DynamoDbBanksUnusedCapacityAsBurst) {
   Open("dynamodb", true);
   clock_->Advance(5'000'000);  // idle 5 s after the partition's first write
-  ASSERT_TRUE(table_->Insert(Item("hot", "first")).ok());
+  ASSERT_OK(table_->Insert(Item("hot", "first")));
   clock_->Advance(5'000'000);
   int written = 0;
   while (table_->Insert(Item("hot", "b" + std::to_string(written))).ok()) ++written;
@@ -133,32 +136,32 @@ TEST_F(ProfileTest, CosmosPhysicalPartitionIsHeldTo10000RuPerSecond) {
 TEST_F(ProfileTest, ThrottledWriteLeavesStoreUnchanged) {
   Open("azure-table", true);
   auto first = table_->Insert(Item("p", "keep"));
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   int n = 0;
   while (table_->InsertOrReplace(Item("p", "filler" + std::to_string(n))).ok()) ++n;
   EXPECT_EQ(n, 1999);  // 2,000 entities/s per partition, one already spent
   Entity changed("p", "keep");
   changed.Set("payload", Value::String("changed"));
-  EXPECT_TRUE(table_->Replace(changed, IfMatch::Any()).status().IsThrottled());
-  EXPECT_TRUE(table_->Delete("p", "keep", IfMatch::Any()).IsThrottled());
+  EXPECT_THAT(table_->Replace(changed, IfMatch::Any()), StatusIs(Status::Code::kThrottled));
+  EXPECT_THAT(table_->Delete("p", "keep", IfMatch::Any()), StatusIs(Status::Code::kThrottled));
   Batch b;
   b.Insert(Item("p", "new1")).Insert(Item("p", "new2"));
-  EXPECT_TRUE(table_->Submit(b).status().IsThrottled());
+  EXPECT_THAT(table_->Submit(b), StatusIs(Status::Code::kThrottled));
   clock_->Advance(2'000'000);  // reads share the budget under azure-table: let it refill
   auto e = table_->Get("p", "keep");
-  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  ASSERT_OK(e);
   EXPECT_EQ(e->etag(), first->etag);
   EXPECT_EQ(e->Get("payload")->as_string(), std::string(950, 'x'));
-  EXPECT_TRUE(table_->Get("p", "new1").status().IsNotFound());
+  EXPECT_THAT(table_->Get("p", "new1"), StatusIs(Status::Code::kNotFound));
 }
 
 TEST_F(ProfileTest, RetryThrottledWaitsTheRetryAfterOnTheClock) {
   Open("azure-table", true);
-  for (int i = 0; i < 2000; ++i) ASSERT_TRUE(table_->Insert(Item("p", "r" + std::to_string(i))).ok());
+  for (int i = 0; i < 2000; ++i) ASSERT_OK(table_->Insert(Item("p", "r" + std::to_string(i))));
   RetryStats stats;
   int64_t before = clock_->NowMicros();
   auto r = RetryThrottled([&] { return table_->Insert(Item("p", "late")); }, *clock_, {}, &stats);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   EXPECT_EQ(stats.attempts, 2);
   EXPECT_EQ(stats.throttled, 1);
   EXPECT_EQ(clock_->NowMicros() - before, stats.waited_micros);
@@ -166,9 +169,8 @@ TEST_F(ProfileTest, RetryThrottledWaitsTheRetryAfterOnTheClock) {
   RetryPolicy never;
   never.max_attempts = 1;
   for (int i = 0; i < 3000; ++i) (void)table_->Insert(Item("p", "x" + std::to_string(i)));
-  EXPECT_TRUE(RetryThrottled([&] { return table_->Insert(Item("p", "gives-up")); }, *clock_, never)
-                  .status()
-                  .IsThrottled());
+  EXPECT_THAT(RetryThrottled([&] { return table_->Insert(Item("p", "gives-up")); }, *clock_, never),
+              StatusIs(Status::Code::kThrottled));
 }
 
 // Azure's target is 2,000 entities/s a partition, read or written: a query is charged each entity
@@ -179,33 +181,33 @@ TEST_F(ProfileTest, AzureTableQueryIsChargedPerEntityExamined) {
     clock_->Advance(100'000);  // 200 units refilled: each batch of 100 is paid for
     Batch batch;
     for (int i = 0; i < 100; ++i) batch.Insert(Item("p", "r" + std::to_string(1000 + b * 100 + i)));
-    ASSERT_TRUE(table_->Submit(batch).ok());
+    ASSERT_OK(table_->Submit(batch));
   }
   clock_->Advance(10'000'000);  // the bucket full again: 2,000 units
   Query q;
   q.partition_key = "p";
   q.filter = "RowKey ge 'r1000'";
   auto first = table_->QueryEntities(q);
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_OK(first);
   ASSERT_EQ(first->entities.size(), 1000u);
   q.continuation = first->continuation;
   auto second = table_->QueryEntities(q);
-  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_OK(second);
   ASSERT_EQ(second->entities.size(), 500u);
   // 1,500 of the 2,000 spent: 500 point reads are left.
   int reads = 0;
   Status s;
   while ((s = table_->Get("p", "r1000").status()).ok() && reads < 2000) ++reads;
   EXPECT_EQ(reads, 500);
-  EXPECT_TRUE(s.IsThrottled()) << s.ToString();
+  EXPECT_THAT(s, StatusIs(Status::Code::kThrottled));
   // A query of the spent partition is refused up front, and reads nothing.
   q.continuation.clear();
-  EXPECT_TRUE(table_->QueryEntities(q).status().IsThrottled());
+  EXPECT_THAT(table_->QueryEntities(q), StatusIs(Status::Code::kThrottled));
 }
 
 TEST_F(ProfileTest, ThrottlingOffByDefault) {
   Open("dynamodb", false);
-  for (int i = 0; i < 3000; ++i) ASSERT_TRUE(table_->Insert(Item("hot", std::to_string(i))).ok());
+  for (int i = 0; i < 3000; ++i) ASSERT_OK(table_->Insert(Item("hot", std::to_string(i))));
   EXPECT_EQ(table_->Statistics().total.throttled, 0u);
   EXPECT_EQ(table_->Statistics().total.writes, 3000u);
 }
@@ -214,31 +216,33 @@ TEST_F(ProfileTest, ProfilesSetValidationLimits) {
   Open("azure-table", false);
   TableOptions dynamo;
   dynamo.profile = "dynamodb";
-  ASSERT_TRUE(store_->CreateTable("Dyn", dynamo).ok());
+  ASSERT_OK(store_->CreateTable("Dyn", dynamo));
   Table d = *store_->OpenTable("Dyn");
-  EXPECT_TRUE(d.Insert(Entity("a/b#c", "r")).ok());  // DynamoDB reserves no key characters
-  EXPECT_TRUE(table_->Insert(Entity("a/b#c", "r")).status().IsInvalidArgument());
+  EXPECT_OK(d.Insert(Entity("a/b#c", "r")));  // DynamoDB reserves no key characters
+  EXPECT_THAT(table_->Insert(Entity("a/b#c", "r")), StatusIs(Status::Code::kInvalidArgument));
   Status empty = d.Insert(Entity("", "r")).status();
-  EXPECT_TRUE(empty.IsInvalidArgument());
+  EXPECT_THAT(empty, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(empty.message().find("dynamodb"), std::string_view::npos) << empty.ToString();
-  EXPECT_TRUE(d.Insert(Entity(std::string(2048, 'k'), "r")).ok());
-  EXPECT_TRUE(d.Insert(Entity(std::string(2049, 'k'), "r")).status().IsInvalidArgument());
+  EXPECT_OK(d.Insert(Entity(std::string(2048, 'k'), "r")));
+  EXPECT_THAT(d.Insert(Entity(std::string(2049, 'k'), "r")),
+              StatusIs(Status::Code::kInvalidArgument));
   Entity big("p", "big");
   big.Set("s", Value::String(std::string(400 * 1024, 'x')));
-  EXPECT_TRUE(d.Insert(big).status().IsInvalidArgument());
+  EXPECT_THAT(d.Insert(big), StatusIs(Status::Code::kInvalidArgument));
 
   TableOptions cosmos;
   cosmos.profile = "cosmos";
-  ASSERT_TRUE(store_->CreateTable("Cos", cosmos).ok());
+  ASSERT_OK(store_->CreateTable("Cos", cosmos));
   Table c = *store_->OpenTable("Cos");
-  EXPECT_TRUE(c.Insert(Entity("p", std::string(255, 'r'))).ok());
-  EXPECT_TRUE(c.Insert(Entity("p", std::string(256, 'r'))).status().IsInvalidArgument());
-  EXPECT_TRUE(table_->Insert(Entity("p", std::string(256, 'r'))).ok());
+  EXPECT_OK(c.Insert(Entity("p", std::string(255, 'r'))));
+  EXPECT_THAT(c.Insert(Entity("p", std::string(256, 'r'))),
+              StatusIs(Status::Code::kInvalidArgument));
+  EXPECT_OK(table_->Insert(Entity("p", std::string(256, 'r'))));
 
   TableOptions bad;
   bad.profile = "bigtable";
   Status s = store_->CreateTable("Bad", bad);
-  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(s.message().find("azure-table, cosmos, dynamodb or none"), std::string_view::npos);
 }
 
@@ -247,11 +251,11 @@ TEST_F(ProfileTest, ProfileAndThrottlingSurviveReopen) {
   TableOptions o;
   o.profile = "dynamodb";
   o.throttling = true;
-  ASSERT_TRUE(store_->CreateTable("Dyn", o).ok());
+  ASSERT_OK(store_->CreateTable("Dyn", o));
   table_.reset();
   store_.reset();
   auto s = Store::Open(dir_.Sub("store"), StoreOptions{.clock = clock_});
-  ASSERT_TRUE(s.ok());
+  ASSERT_OK(s);
   auto tables = *s->ListTables();
   auto dyn = std::find_if(tables.begin(), tables.end(), [](auto& t) { return t.name == "Dyn"; });
   ASSERT_NE(dyn, tables.end());
@@ -266,12 +270,12 @@ TEST_F(ProfileTest, StatisticsFindTheHotPartitions) {
   Open("azure-table", false);
   for (int i = 0; i < 500; ++i) {
     std::string pk = i % 2 == 0 ? "hot" : i % 5 == 0 ? "warm" : "cold" + std::to_string(i);
-    ASSERT_TRUE(table_->Insert(Entity(pk, std::to_string(i))).ok());
+    ASSERT_OK(table_->Insert(Entity(pk, std::to_string(i))));
   }
-  ASSERT_TRUE(table_->Get("hot", "0").ok());
+  ASSERT_OK(table_->Get("hot", "0"));
   Query q;
   q.partition_key = "warm";
-  ASSERT_TRUE(table_->QueryEntities(q).ok());
+  ASSERT_OK(table_->QueryEntities(q));
   TableStats s = table_->Statistics(3);
   EXPECT_EQ(s.total.writes, 500u);
   ASSERT_EQ(s.hottest.size(), 3u);

@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <set>
 
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 class QueryTest : public testing::StoreFixture {
  protected:
@@ -29,7 +32,7 @@ class QueryTest : public testing::StoreFixture {
     Run run;
     for (int guard = 0; guard < 100000; ++guard) {
       auto page = table.QueryEntities(q);
-      EXPECT_TRUE(page.ok()) << page.status().ToString();
+      EXPECT_OK(page);
       if (!page.ok()) break;
       for (const auto& e : page->entities) run.keys.push_back(e.partition_key() + "/" + e.row_key());
       run.page_sizes.push_back(page->entities.size());
@@ -125,7 +128,7 @@ TEST_F(MergeTest, RowRangeAppliesInEveryPartitionOfAWideQuery) {
 
 TEST_F(QueryTest, RowPrefixAndBoundsSelectRows) {
   for (std::string rk : {"a", "ab", "abc", "abd", "b", "ba"}) {
-    ASSERT_TRUE(table_->Insert(Make("p", rk, 0)).ok());
+    ASSERT_OK(table_->Insert(Make("p", rk, 0)));
   }
   Query q;
   q.partition_key = "p";
@@ -177,12 +180,12 @@ TEST_F(QueryTest, SelectiveFilterPagesAreBoundedByScanBudget) {
     if (i % 9973 == 0) want.insert(pk + "/" + Rk(i));
     // Batches are per PartitionKey: flush when the key changes.
     if (!b.empty() && b.ops()[0].entity.partition_key() != pk) {
-      ASSERT_TRUE(table_->Submit(b).ok());
+      ASSERT_OK(table_->Submit(b));
       b.Clear();
     }
     b.Insert(std::move(e));
   }
-  ASSERT_TRUE(table_->Submit(b).ok());
+  ASSERT_OK(table_->Submit(b));
   Query q;
   q.filter = "rare eq true";
   q.scan_budget = 5000;
@@ -202,17 +205,17 @@ TEST_F(QueryTest, SelectiveFilterPagesAreBoundedByScanBudget) {
 TEST_F(QueryTest, SelectReturnsOnlyNamedProperties) {
   Entity e("p", "r");
   e.Set("a", Value::Int32(1)).Set("b", Value::String("x")).Set("c", Value::Boolean(true));
-  ASSERT_TRUE(table_->Insert(e).ok());
+  ASSERT_OK(table_->Insert(e));
   Query q;
   q.partition_key = "p";
   q.select = {"c", "a", "missing"};
   auto page = table_->QueryEntities(q);
-  ASSERT_TRUE(page.ok());
+  ASSERT_OK(page);
   ASSERT_EQ(page->entities.size(), 1u);
   EXPECT_EQ(page->entities[0].DebugString(), "(p,r){a=1,c=true}");
   EXPECT_FALSE(page->entities[0].etag().empty());
   q.select = {"bad-name"};
-  EXPECT_TRUE(table_->QueryEntities(q).status().IsInvalidArgument());
+  EXPECT_THAT(table_->QueryEntities(q), StatusIs(Status::Code::kInvalidArgument));
 }
 
 TEST_F(QueryTest, FilterSelectsAndBadFilterSaysWhere) {
@@ -222,23 +225,23 @@ TEST_F(QueryTest, FilterSelectsAndBadFilterSaysWhere) {
   EXPECT_EQ(All(q).keys, (std::vector<std::string>{"p/" + Rk(10), "p/" + Rk(11), "p/" + Rk(12)}));
   q.filter = "n ge 10 and";
   Status s = table_->QueryEntities(q).status();
-  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(s.message().find("position"), std::string_view::npos) << s.ToString();
 }
 
 TEST_F(QueryTest, BadPageSizeRejected) {
   Query q;
   q.page_size = 0;
-  EXPECT_TRUE(table_->QueryEntities(q).status().IsInvalidArgument());
+  EXPECT_THAT(table_->QueryEntities(q), StatusIs(Status::Code::kInvalidArgument));
   q.page_size = 1001;
-  EXPECT_TRUE(table_->QueryEntities(q).status().IsInvalidArgument());
+  EXPECT_THAT(table_->QueryEntities(q), StatusIs(Status::Code::kInvalidArgument));
 }
 
 class TokenTest : public QueryTest {
  protected:
   std::string FirstToken(Query q) {
     auto page = table_->QueryEntities(q);
-    EXPECT_TRUE(page.ok());
+    EXPECT_OK(page);
     EXPECT_TRUE(page->has_more());
     return page->continuation;
   }
@@ -254,18 +257,18 @@ TEST_F(TokenTest, TamperedAndTruncatedTokensRejected) {
   q.partition_key = "p";
   q.page_size = 10;
   std::string token = FirstToken(q);
-  EXPECT_TRUE(WithToken(q, token).ok());
+  EXPECT_OK(WithToken(q, token));
   for (size_t i = 0; i < token.size(); ++i) {
     std::string t = token;
     t[i] = t[i] == 'A' ? 'B' : 'A';
     Status s = WithToken(q, t);
-    EXPECT_TRUE(s.IsInvalidArgument()) << "flipped char " << i;
+    EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument)) << "flipped char " << i;
   }
   for (size_t n : {size_t{0} + 1, token.size() / 2, token.size() - 1}) {
-    EXPECT_TRUE(WithToken(q, token.substr(0, n)).IsInvalidArgument()) << n;
+    EXPECT_THAT(WithToken(q, token.substr(0, n)), StatusIs(Status::Code::kInvalidArgument)) << n;
   }
   Status s = WithToken(q, "not a token!");
-  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(s.message().find("continuation token"), std::string_view::npos);
 }
 
@@ -278,21 +281,21 @@ TEST_F(TokenTest, TokenFromOtherQueryRejected) {
   Query other = q;
   other.filter = "n gt 3";
   Status s = WithToken(other, token);
-  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(s.message().find("different query"), std::string_view::npos) << s.ToString();
   other = q;
   other.descending = true;
-  EXPECT_TRUE(WithToken(other, token).IsInvalidArgument());
+  EXPECT_THAT(WithToken(other, token), StatusIs(Status::Code::kInvalidArgument));
   other = q;
   other.select = {"n"};
-  EXPECT_TRUE(WithToken(other, token).IsInvalidArgument());
+  EXPECT_THAT(WithToken(other, token), StatusIs(Status::Code::kInvalidArgument));
   other = q;
   other.partition_key = "q";
-  EXPECT_TRUE(WithToken(other, token).IsInvalidArgument());
+  EXPECT_THAT(WithToken(other, token), StatusIs(Status::Code::kInvalidArgument));
   // A different page size is the same query: Azure lets $top change between pages.
   other = q;
   other.page_size = 5;
-  EXPECT_TRUE(WithToken(other, token).ok());
+  EXPECT_OK(WithToken(other, token));
 }
 
 TEST_F(TokenTest, TokenFromOtherStoreOrTableRejected) {
@@ -301,17 +304,17 @@ TEST_F(TokenTest, TokenFromOtherStoreOrTableRejected) {
   q.partition_key = "p";
   q.page_size = 10;
   std::string token = FirstToken(q);
-  ASSERT_TRUE(store_->CreateTable("Other").ok());
+  ASSERT_OK(store_->CreateTable("Other"));
   auto other_table = store_->OpenTable("Other");
   q.continuation = token;
-  EXPECT_TRUE(other_table->QueryEntities(q).status().IsInvalidArgument());
+  EXPECT_THAT(other_table->QueryEntities(q), StatusIs(Status::Code::kInvalidArgument));
 
   auto other_store = Store::Open(dir_.Sub("second-store"));
-  ASSERT_TRUE(other_store.ok());
-  ASSERT_TRUE(other_store->CreateTable("Items").ok());
+  ASSERT_OK(other_store);
+  ASSERT_OK(other_store->CreateTable("Items"));
   auto t = other_store->OpenTable("Items");
   Status s = t->QueryEntities(q).status();
-  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(s.message().find("another store"), std::string_view::npos) << s.ToString();
 }
 
@@ -324,7 +327,7 @@ TEST_F(TokenTest, TokenSurvivesReopen) {
   Reopen();
   OpenTable();
   auto page = table_->QueryEntities(q);
-  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_OK(page);
   ASSERT_EQ(page->entities.size(), 10u);
   EXPECT_EQ(page->entities[0].row_key(), Rk(10));
 }
@@ -344,15 +347,15 @@ TEST_F(TokenTest, WritesBetweenPagesNeverRepeatOrSkipSurvivors) {
     int round = 0;
     while (true) {
       auto page = table_->QueryEntities(q);
-      ASSERT_TRUE(page.ok());
+      ASSERT_OK(page);
       for (const auto& e : page->entities) seen.push_back(e.partition_key() + "/" + e.row_key());
       if (!page->has_more()) break;
       q.continuation = page->continuation;
       // Between pages: new rows everywhere, and deletions of rows not yet surviving the test.
       ++round;
       std::string pk = "k" + std::to_string(round % 20);
-      ASSERT_TRUE(table_->InsertOrReplace(Make(pk, Rk(1000 + round), 0)).ok());
-      ASSERT_TRUE(table_->InsertOrReplace(Make("k" + std::to_string(round % 7), "000000x", 0)).ok());
+      ASSERT_OK(table_->InsertOrReplace(Make(pk, Rk(1000 + round), 0)));
+      ASSERT_OK(table_->InsertOrReplace(Make("k" + std::to_string(round % 7), "000000x", 0)));
     }
     std::set<std::string> unique(seen.begin(), seen.end());
     EXPECT_EQ(unique.size(), seen.size()) << "an entity was returned twice";

@@ -5,10 +5,13 @@
 #include <set>
 
 #include "partkv/keys.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 class ShardedTest : public testing::StoreFixture {
  protected:
@@ -22,9 +25,9 @@ class ShardedTest : public testing::StoreFixture {
     o.partition_key_scheme = *KeyStrategy::Parse(pk);
     if (!rk.empty()) o.row_key_scheme = *KeyStrategy::Parse(rk);
     Status created = CreateTableAnywhere(name, o);
-    EXPECT_TRUE(created.ok()) << created.ToString();
+    EXPECT_OK(created);
     auto table = store_->OpenTable(name, schemes_);
-    EXPECT_TRUE(table.ok()) << table.status().ToString();
+    EXPECT_OK(table);
     return std::move(*table);
   }
   static std::string Id(int i) {
@@ -37,47 +40,47 @@ class ShardedTest : public testing::StoreFixture {
 TEST_F(ShardedTest, SchemeComputesMissingKeysAndKeepsSourceProperties) {
   Table t = MakeTable("Orders", "hash-suffix(date,orderId,200)", "concat(orderId)");
   auto w = t.Insert(Order("2014-07-09", "ORD-1", 1));
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   uint32_t suffix = Xxh3Suffix("ORD-1", 200);
   auto e = t.Get("2014-07-09." + std::to_string(suffix), "ORD-1");
-  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  ASSERT_OK(e);
   EXPECT_EQ(e->Get("date")->as_string(), "2014-07-09");
   EXPECT_EQ(e->Get("orderId")->as_string(), "ORD-1");
   // Explicit keys win over the scheme.
   Entity explicit_keys = Order("2014-07-09", "ORD-2", 2);
   explicit_keys.set_partition_key("manual");
   explicit_keys.set_row_key("r");
-  ASSERT_TRUE(t.Insert(explicit_keys).ok());
-  EXPECT_TRUE(t.Get("manual", "r").ok());
+  ASSERT_OK(t.Insert(explicit_keys));
+  EXPECT_OK(t.Get("manual", "r"));
 }
 
 TEST_F(ShardedTest, PointReadByNaturalAttributes) {
   Table t = MakeTable("Orders", "hash-suffix(date,orderId,200,hash=codepoint-product)",
                       "concat(orderId)");
-  ASSERT_TRUE(t.Insert(Order("2014-07-09", "ORD-7", 7)).ok());
+  ASSERT_OK(t.Insert(Order("2014-07-09", "ORD-7", 7)));
   Entity ask;
   ask.Set("date", Value::String("2014-07-09")).Set("orderId", Value::String("ORD-7"));
   auto e = t.GetByAttributes(ask);
-  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  ASSERT_OK(e);
   EXPECT_EQ(e->Get("n")->as_int32(), 7);
   ask.Set("orderId", Value::String("ORD-8"));
-  EXPECT_TRUE(t.GetByAttributes(ask).status().IsNotFound());
+  EXPECT_THAT(t.GetByAttributes(ask), StatusIs(Status::Code::kNotFound));
   Entity missing;
   missing.Set("orderId", Value::String("ORD-7"));
-  EXPECT_TRUE(t.GetByAttributes(missing).status().IsInvalidArgument());
+  EXPECT_THAT(t.GetByAttributes(missing), StatusIs(Status::Code::kInvalidArgument));
 
   Table r = MakeTable("Random", "random-suffix(date,50)", "concat(orderId)");
-  ASSERT_TRUE(r.Insert(Order("2014-07-09", "ORD-9", 9)).ok());
+  ASSERT_OK(r.Insert(Order("2014-07-09", "ORD-9", 9)));
   ask.Set("orderId", Value::String("ORD-9"));
   auto found = r.GetByAttributes(ask);
-  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  ASSERT_OK(found);
   EXPECT_EQ(found->Get("n")->as_int32(), 9);
 }
 
 TEST_F(ShardedTest, RandomSuffixCannotBeRecomputedForUpdates) {
   Table r = MakeTable("Random", "random-suffix(date,50)", "concat(orderId)");
   Status s = r.Replace(Order("2014-07-09", "ORD-1", 1), IfMatch::Any()).status();
-  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(s.message().find("random suffix"), std::string_view::npos) << s.ToString();
 }
 
@@ -86,23 +89,23 @@ TEST_F(ShardedTest, SchemeSurvivesReopen) {
   MakeTable("Orders", "hash-suffix(date,orderId,200)", "concat(orderId)");
   Reopen();
   auto tables = store_->ListTables();
-  ASSERT_TRUE(tables.ok());
+  ASSERT_OK(tables);
   auto it = std::find_if(tables->begin(), tables->end(), [](auto& t) { return t.name == "Orders"; });
   ASSERT_NE(it, tables->end());
   EXPECT_EQ(it->partition_key_scheme, "hash-suffix(date,orderId,200,hash=xxh3)");
   EXPECT_EQ(it->row_key_scheme, KeyStrategy::Parse("concat(orderId)")->ToString());
   auto t = store_->OpenTable("Orders");
-  ASSERT_TRUE(t->Insert(Order("2014-07-09", "ORD-3", 3)).ok());
-  EXPECT_TRUE(t->Get("2014-07-09." + std::to_string(Xxh3Suffix("ORD-3", 200)), "ORD-3").ok());
+  ASSERT_OK(t->Insert(Order("2014-07-09", "ORD-3", 3)));
+  EXPECT_OK(t->Get("2014-07-09." + std::to_string(Xxh3Suffix("ORD-3", 200)), "ORD-3"));
 }
 
 TEST_F(ShardedTest, ShardedReadOfOneDayAcross200SuffixesIsExactAndOrdered) {
   Table t = MakeTable("Orders", "random-suffix(date,200)", "concat(orderId)");
   std::vector<std::string> day;
   for (int i = 0; i < 3000; ++i) {
-    ASSERT_TRUE(t.Insert(Order("2014-07-09", Id(i), i)).ok());
+    ASSERT_OK(t.Insert(Order("2014-07-09", Id(i), i)));
     day.push_back(Id(i));
-    ASSERT_TRUE(t.Insert(Order(i % 2 ? "2014-07-08" : "2014-07-10", Id(i), i)).ok());
+    ASSERT_OK(t.Insert(Order(i % 2 ? "2014-07-08" : "2014-07-10", Id(i), i)));
   }
   for (bool descending : Orders()) {
     Query q;
@@ -114,7 +117,7 @@ TEST_F(ShardedTest, ShardedReadOfOneDayAcross200SuffixesIsExactAndOrdered) {
     int extra = 0;
     while (true) {
       auto page = t.QueryShards("2014-07-09", q);
-      ASSERT_TRUE(page.ok()) << page.status().ToString();
+      ASSERT_OK(page);
       ++pages;
       for (const auto& e : page->entities) {
         got.push_back(e.row_key());
@@ -127,8 +130,8 @@ TEST_F(ShardedTest, ShardedReadOfOneDayAcross200SuffixesIsExactAndOrdered) {
       // Named per pass: these rows stay, each under a random suffix, so a name reused by the
       // second pass would collide with the first pass's row 1 time in 200.
       const std::string pass = descending ? "d" : "a";
-      ASSERT_TRUE(t.Insert(Order("2014-07-10", "NEW-" + pass + std::to_string(pages), 0)).ok());
-      ASSERT_TRUE(t.Insert(Order("2014-07-09", "ZZZ-" + std::to_string(++extra), 0)).ok());
+      ASSERT_OK(t.Insert(Order("2014-07-10", "NEW-" + pass + std::to_string(pages), 0)));
+      ASSERT_OK(t.Insert(Order("2014-07-09", "ZZZ-" + std::to_string(++extra), 0)));
     }
     EXPECT_GE(pages, 12);
     std::vector<std::string> expected = day;
@@ -145,8 +148,8 @@ TEST_F(ShardedTest, ShardedReadOfOneDayAcross200SuffixesIsExactAndOrdered) {
       Entity ask;
       ask.Set("date", Value::String("2014-07-09")).Set("orderId", Value::String("ZZZ-" + std::to_string(i)));
       auto e = t.GetByAttributes(ask);
-      ASSERT_TRUE(e.ok());
-      ASSERT_TRUE(t.Delete(e->partition_key(), e->row_key(), IfMatch::Any()).ok());
+      ASSERT_OK(e);
+      ASSERT_OK(t.Delete(e->partition_key(), e->row_key(), IfMatch::Any()));
     }
   }
 }
@@ -171,7 +174,7 @@ TEST_F(ShardedTest, ShardedReadOfAKeyWithHotShardsIsExactPageAfterPage) {
       batch.Insert(std::move(e));
       if (batch.ops().size() == Batch::kMaxOperations || i + 1 == rows) {
         auto done = t.Submit(batch);
-        ASSERT_TRUE(done.ok()) << done.status().ToString();
+        ASSERT_OK(done);
         batch.Clear();
       }
     }
@@ -185,7 +188,7 @@ TEST_F(ShardedTest, ShardedReadOfAKeyWithHotShardsIsExactPageAfterPage) {
     int pages = 0;
     do {
       auto page = t.QueryShards("2014-07-09", q);
-      ASSERT_TRUE(page.ok()) << page.status().ToString();
+      ASSERT_OK(page);
       ++pages;
       ASSERT_LE(page->entities.size(), 1000u);
       if (page->has_more()) ASSERT_EQ(page->entities.size(), 1000u) << "page " << pages;
@@ -202,7 +205,7 @@ TEST_F(ShardedTest, ShardedReadOfAKeyWithHotShardsIsExactPageAfterPage) {
 
 TEST_F(ShardedTest, ShardedReadAppliesRowRangeFilterAndRejectsOtherQueriesTokens) {
   Table t = MakeTable("Orders", "hash-suffix(date,orderId,20)", "concat(orderId)");
-  for (int i = 0; i < 200; ++i) ASSERT_TRUE(t.Insert(Order("d1", Id(i), i)).ok());
+  for (int i = 0; i < 200; ++i) ASSERT_OK(t.Insert(Order("d1", Id(i), i)));
   Query q;
   q.row_lower = Bound::Inclusive(Id(50));
   q.row_upper = Bound::Exclusive(Id(150));
@@ -212,7 +215,7 @@ TEST_F(ShardedTest, ShardedReadAppliesRowRangeFilterAndRejectsOtherQueriesTokens
   std::string first_token;
   while (true) {
     auto page = t.QueryShards("d1", q);
-    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    ASSERT_OK(page);
     for (const auto& e : page->entities) got.push_back(e.row_key());
     if (!page->has_more()) break;
     if (first_token.empty()) first_token = page->continuation;
@@ -223,10 +226,10 @@ TEST_F(ShardedTest, ShardedReadAppliesRowRangeFilterAndRejectsOtherQueriesTokens
   EXPECT_EQ(got.back(), Id(149));
   Query other = q;
   other.continuation = first_token;
-  EXPECT_TRUE(t.QueryShards("d2", other).status().IsInvalidArgument());
+  EXPECT_THAT(t.QueryShards("d2", other), StatusIs(Status::Code::kInvalidArgument));
   Query plain;
   plain.continuation = first_token;
-  EXPECT_TRUE(t.QueryEntities(plain).status().IsInvalidArgument());
+  EXPECT_THAT(t.QueryEntities(plain), StatusIs(Status::Code::kInvalidArgument));
 }
 
 }  // namespace

@@ -8,16 +8,19 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/local/catalog.h"
 #include "engine/key_codec.h"
-#include "engine/local/store_state.h"
+#include "engine/local/catalog.h"
 #include "engine/local/shared_table.h"
+#include "engine/local/store_state.h"
 #include "engine/local/table_handle.h"
 #include "rocksdb/db.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 using StoreTest = testing::StoreFixture;
 
@@ -31,36 +34,39 @@ std::string Names(const std::vector<TableInfo>& tables, bool physical = true) {
 }
 
 TEST_F(StoreTest, TablesAreCreatedListedAndDropped) {
-  ASSERT_TRUE(CreateTableAnywhere("Orders", {.physical_partitions = 4}).ok());
-  EXPECT_TRUE(store_->CreateTable("orders").IsAlreadyExists());  // names compare case-insensitively
-  EXPECT_TRUE(store_->CreateTable("x").IsInvalidArgument());
-  EXPECT_TRUE(store_->CreateTable("Big", {.physical_partitions = 0}).IsInvalidArgument());
-  EXPECT_TRUE(store_->CreateTable("Big", {.physical_partitions = 1025}).IsInvalidArgument());
+  ASSERT_OK(CreateTableAnywhere("Orders", {.physical_partitions = 4}));
+  EXPECT_THAT(store_->CreateTable("orders"),
+              StatusIs(Status::Code::kAlreadyExists));  // names compare case-insensitively
+  EXPECT_THAT(store_->CreateTable("x"), StatusIs(Status::Code::kInvalidArgument));
+  EXPECT_THAT(store_->CreateTable("Big", {.physical_partitions = 0}),
+              StatusIs(Status::Code::kInvalidArgument));
+  EXPECT_THAT(store_->CreateTable("Big", {.physical_partitions = 1025}),
+              StatusIs(Status::Code::kInvalidArgument));
   const bool physical = store_->capabilities().physical_partitions;
   EXPECT_EQ(Names(*store_->ListTables(), physical), physical ? "Items/16 Orders/4 " : "Items Orders ");
-  EXPECT_TRUE(store_->OpenTable("ORDERS").ok());
-  ASSERT_TRUE(store_->DropTable("orders").ok());
-  EXPECT_TRUE(store_->DropTable("orders").IsNotFound());
+  EXPECT_OK(store_->OpenTable("ORDERS"));
+  ASSERT_OK(store_->DropTable("orders"));
+  EXPECT_THAT(store_->DropTable("orders"), StatusIs(Status::Code::kNotFound));
   EXPECT_EQ(Names(*store_->ListTables(), physical), physical ? "Items/16 " : "Items ");
   Reopen();
   EXPECT_EQ(Names(*store_->ListTables(), physical), physical ? "Items/16 " : "Items ");
 }
 
 TEST_F(StoreTest, DroppedTableDataIsGoneWhenRecreated) {
-  ASSERT_TRUE(table_->Insert(Make("p", "r", 1)).ok());
-  ASSERT_TRUE(store_->DropTable("Items").ok());
-  ASSERT_TRUE(store_->CreateTable("Items").ok());
+  ASSERT_OK(table_->Insert(Make("p", "r", 1)));
+  ASSERT_OK(store_->DropTable("Items"));
+  ASSERT_OK(store_->CreateTable("Items"));
   OpenTable();
   EXPECT_EQ(Get("p", "r"), "NOT_FOUND");
 }
 
 TEST_F(StoreTest, ReopenFindsEveryAcknowledgedEntity) {
   for (int i = 0; i < 2000; ++i) {
-    ASSERT_TRUE(table_->Insert(Make("p" + std::to_string(i % 37), "r" + std::to_string(i), i)).ok());
+    ASSERT_OK(table_->Insert(Make("p" + std::to_string(i % 37), "r" + std::to_string(i), i)));
   }
   Batch b;
   for (int i = 0; i < 100; ++i) b.Insert(Make("batch", "r" + std::to_string(i), i));
-  ASSERT_TRUE(table_->Submit(b, {.sync = true}).ok());
+  ASSERT_OK(table_->Submit(b, {.sync = true}));
   Reopen();
   OpenTable();
   for (int i = 0; i < 2000; ++i) {
@@ -95,8 +101,7 @@ TEST_F(StoreTest, UnknownFormatVersionIsRefused) {
     delete raw;
   }
   auto s = Store::Open(dir_.Sub("store"));
-  ASSERT_FALSE(s.ok());
-  EXPECT_TRUE(s.status().IsInvalidArgument());
+  ASSERT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(s.status().message().find("format version 3"), std::string_view::npos)
       << s.status().ToString();
   EXPECT_NE(s.status().message().find("reads format versions 1 (migrated on open) and 2"),
@@ -109,14 +114,15 @@ TEST_F(StoreTest, DirectoryThatIsNotAStoreIsRefusedAndUntouched) {
   std::filesystem::create_directories(dir);
   { std::ofstream(dir + "/cat.jpg") << "meow"; }
   auto s = Store::Open(dir);
-  EXPECT_TRUE(s.status().IsInvalidArgument()) << s.status().ToString();
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(s.status().message().find("not a partkv store"), std::string_view::npos);
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
 
   std::string file = dir_.Sub("plain-file");
   { std::ofstream(file) << "x"; }
-  EXPECT_TRUE(Store::Open(file).status().IsInvalidArgument());
-  EXPECT_TRUE(Store::Open(dir_.Sub("absent"), {.create_if_missing = false}).status().IsNotFound());
+  EXPECT_THAT(Store::Open(file), StatusIs(Status::Code::kInvalidArgument));
+  EXPECT_THAT(Store::Open(dir_.Sub("absent"), {.create_if_missing = false}),
+              StatusIs(Status::Code::kNotFound));
 }
 
 TEST_F(StoreTest, PlainRocksDbIsNotAStore) {
@@ -127,21 +133,21 @@ TEST_F(StoreTest, PlainRocksDbIsNotAStore) {
   ASSERT_TRUE(rocksdb::DB::Open(o, dir_.Sub("plain"), &raw).ok());
   delete raw;
   auto s = Store::Open(dir_.Sub("plain"));
-  EXPECT_TRUE(s.status().IsInvalidArgument());
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(s.status().message().find("not a partkv store"), std::string_view::npos);
 }
 
 TEST_F(StoreTest, SecondOpenOfAnOpenStoreIsBusy) {
   PARTKV_REQUIRE_LOCAL("tests a store's directory lock");
   auto second = Store::Open(dir_.Sub("store"));
-  EXPECT_TRUE(second.status().IsBusy()) << second.status().ToString();
+  EXPECT_THAT(second, StatusIs(Status::Code::kBusy));
   EXPECT_EQ(Get("p", "r"), "NOT_FOUND");  // the first handle keeps working
 }
 
 TEST_F(StoreTest, TinyMemoryBudgetRejected) {
   PARTKV_REQUIRE_LOCAL("tests the local engine's memory budget");
   auto s = Store::Open(dir_.Sub("tiny"), {.memory_budget_bytes = 1024});
-  EXPECT_TRUE(s.status().IsInvalidArgument());
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(s.status().message().find("memory_budget_bytes"), std::string_view::npos);
 }
 
@@ -149,7 +155,7 @@ TEST_F(StoreTest, TableHandleKeepsEngineAliveAfterStoreIsDestroyed) {
   Table t = *table_;
   table_.reset();
   store_.reset();
-  ASSERT_TRUE(t.Insert(Make("p", "r", 3)).ok());
+  ASSERT_OK(t.Insert(Make("p", "r", 3)));
   EXPECT_EQ(t.Get("p", "r")->Get("n")->as_int32(), 3);
 }
 
@@ -173,18 +179,18 @@ std::vector<int> NiceOfThreads(const std::string& name) {
 TEST_F(StoreTest, LowPriorityCompactionsRunAtTheLowestCpuPriority) {
   PARTKV_REQUIRE_LOCAL("tests the local engine's compaction threads");
   auto store = Store::Open(dir_.Sub("low"), {.low_priority_compactions = true});
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  ASSERT_TRUE(store->CreateTable("Logs", {.physical_partitions = 1}).ok());
+  ASSERT_OK(store);
+  ASSERT_OK(store->CreateTable("Logs", {.physical_partitions = 1}));
   auto logs = store->OpenTable("Logs");
-  ASSERT_TRUE(logs.ok());
+  ASSERT_OK(logs);
   // Five flushed files of one column family: past RocksDB's trigger of four, a compaction runs.
   for (int file = 0; file < 5; ++file) {
     for (int i = 0; i < 100; ++i) {
-      ASSERT_TRUE(logs->Insert(Make("p", std::to_string(file * 1000 + i), i)).ok());
+      ASSERT_OK(logs->Insert(Make("p", std::to_string(file * 1000 + i), i)));
     }
-    ASSERT_TRUE(store->Flush().ok());
+    ASSERT_OK(store->Flush());
   }
-  ASSERT_TRUE(store->AwaitBackgroundWork(std::chrono::minutes(5)).ok());
+  ASSERT_OK(store->AwaitBackgroundWork(std::chrono::minutes(5)));
   rocksdb::DB* db = FrontAccess::Of(*store).db();
   const engine::SharedTable& data = FrontAccess::Of(*logs).data();
   std::string files;
@@ -218,7 +224,7 @@ TEST(PhysicalPartitions, EvenSplitOwnsContiguousHashRanges) {
 TEST_F(StoreTest, EntitiesSpreadOverEveryPhysicalPartition) {
   PARTKV_REQUIRE_LOCAL("tests the local engine's physical partitions");
   for (int i = 0; i < 800; ++i) {
-    ASSERT_TRUE(table_->Insert(Make("device-" + std::to_string(i), "r", i)).ok());
+    ASSERT_OK(table_->Insert(Make("device-" + std::to_string(i), "r", i)));
   }
   engine::SharedTable& data = FrontAccess::Of(*table_).data();
   rocksdb::DB* db = FrontAccess::Of(*store_).db();
@@ -231,7 +237,7 @@ TEST_F(StoreTest, EntitiesSpreadOverEveryPhysicalPartition) {
     size_t n = 0;
     for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
       std::string pk, rk;
-      ASSERT_TRUE(engine::DecodeEntityKey(it->key().ToStringView().substr(prefix.size()), &pk, &rk).ok());
+      ASSERT_OK(engine::DecodeEntityKey(it->key().ToStringView().substr(prefix.size()), &pk, &rk));
       EXPECT_EQ(data.PartitionIndexOf(pk), p) << pk << " stored in the wrong physical partition";
       ++n;
     }

@@ -11,19 +11,22 @@
 #include <vector>
 
 #include "engine/local/store_state.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 
 namespace partkv {
 namespace {
 
+using ::partkv::testing::StatusIs;
+
 using TableTest = testing::StoreFixture;
 
 TEST_F(TableTest, InsertThenGetReturnsEntityWithSystemProperties) {
   auto w = table_->Insert(Make("p", "r", 5));
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   EXPECT_EQ(Get("p", "r"), "{n=5}");
   auto e = table_->Get("p", "r");
-  ASSERT_TRUE(e.ok());
+  ASSERT_OK(e);
   EXPECT_EQ(e->etag(), w->etag);
   EXPECT_EQ(e->timestamp(), w->timestamp);
   EXPECT_GT(e->timestamp().ticks, DateTime::kUnixEpochTicks);
@@ -31,9 +34,9 @@ TEST_F(TableTest, InsertThenGetReturnsEntityWithSystemProperties) {
 }
 
 TEST_F(TableTest, InsertOfExistingKeyFailsAndKeepsOriginal) {
-  ASSERT_TRUE(table_->Insert(Make("p", "r", 1)).ok());
+  ASSERT_OK(table_->Insert(Make("p", "r", 1)));
   auto again = table_->Insert(Make("p", "r", 2));
-  EXPECT_TRUE(again.status().IsAlreadyExists()) << again.status().ToString();
+  EXPECT_THAT(again, StatusIs(Status::Code::kAlreadyExists));
   EXPECT_EQ(Get("p", "r"), "{n=1}");
 }
 
@@ -67,21 +70,23 @@ TEST_F(TableTest, InsertIsUniqueUnderRace) {
 
 TEST_F(TableTest, StaleEtagReplaceMergeDeleteChangeNothing) {
   auto first = table_->Insert(Make("p", "r", 1));
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   auto second = table_->Replace(Make("p", "r", 2), IfMatch::ETag(first->etag));
-  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_OK(second);
   EXPECT_NE(second->etag, first->etag);
 
   const IfMatch stale = IfMatch::ETag(first->etag);
-  EXPECT_TRUE(table_->Replace(Make("p", "r", 3), stale).status().IsPreconditionFailed());
+  EXPECT_THAT(table_->Replace(Make("p", "r", 3), stale),
+              StatusIs(Status::Code::kPreconditionFailed));
   Entity m("p", "r");
   m.Set("extra", Value::Boolean(true));
-  EXPECT_TRUE(table_->Merge(m, stale).status().IsPreconditionFailed());
-  EXPECT_TRUE(table_->Delete("p", "r", stale).IsPreconditionFailed());
+  EXPECT_THAT(table_->Merge(m, stale), StatusIs(Status::Code::kPreconditionFailed));
+  EXPECT_THAT(table_->Delete("p", "r", stale), StatusIs(Status::Code::kPreconditionFailed));
   // A malformed ETag matches nothing locally; Azure refuses it as 400 InvalidInput, which a
   // remote store reports as InvalidArgument. Either way nothing changes.
   Status garbage = table_->Delete("p", "r", IfMatch::ETag("garbage"));
-  EXPECT_TRUE(remote() ? garbage.IsInvalidArgument() : garbage.IsPreconditionFailed())
+  EXPECT_THAT(garbage, StatusIs(remote() ? Status::Code::kInvalidArgument
+                                         : Status::Code::kPreconditionFailed))
       << garbage.ToString();
 
   EXPECT_EQ(Get("p", "r"), "{n=2}");
@@ -89,45 +94,46 @@ TEST_F(TableTest, StaleEtagReplaceMergeDeleteChangeNothing) {
 }
 
 TEST_F(TableTest, ConditionalWritesOnMissingEntityAreNotFound) {
-  EXPECT_TRUE(table_->Replace(Make("p", "r", 1), IfMatch::Any()).status().IsNotFound());
-  EXPECT_TRUE(table_->Merge(Make("p", "r", 1), IfMatch::Any()).status().IsNotFound());
-  EXPECT_TRUE(table_->Delete("p", "r", IfMatch::Any()).IsNotFound());
+  EXPECT_THAT(table_->Replace(Make("p", "r", 1), IfMatch::Any()),
+              StatusIs(Status::Code::kNotFound));
+  EXPECT_THAT(table_->Merge(Make("p", "r", 1), IfMatch::Any()), StatusIs(Status::Code::kNotFound));
+  EXPECT_THAT(table_->Delete("p", "r", IfMatch::Any()), StatusIs(Status::Code::kNotFound));
   EXPECT_EQ(Get("p", "r"), "NOT_FOUND");
 }
 
 TEST_F(TableTest, ReplaceDropsAbsentPropertiesMergeKeepsThem) {
   Entity e("p", "r");
   e.Set("a", Value::Int32(1)).Set("b", Value::String("x"));
-  ASSERT_TRUE(table_->Insert(e).ok());
+  ASSERT_OK(table_->Insert(e));
   Entity patch("p", "r");
   patch.Set("b", Value::Int64(7)).Set("c", Value::Boolean(false));
-  ASSERT_TRUE(table_->Merge(patch, IfMatch::Any()).ok());
+  ASSERT_OK(table_->Merge(patch, IfMatch::Any()));
   EXPECT_EQ(Get("p", "r"), "{a=1,b=7L,c=false}");
   Entity replacement("p", "r");
   replacement.Set("z", Value::Double(0.5));
-  ASSERT_TRUE(table_->Replace(replacement, IfMatch::Any()).ok());
+  ASSERT_OK(table_->Replace(replacement, IfMatch::Any()));
   EXPECT_EQ(Get("p", "r"), "{z=0.5}");
 }
 
 TEST_F(TableTest, UpsertsNeverFailOnExistence) {
-  ASSERT_TRUE(table_->InsertOrReplace(Make("p", "r", 1)).ok());
+  ASSERT_OK(table_->InsertOrReplace(Make("p", "r", 1)));
   EXPECT_EQ(Get("p", "r"), "{n=1}");
-  ASSERT_TRUE(table_->InsertOrReplace(Make("p", "r", 2)).ok());
+  ASSERT_OK(table_->InsertOrReplace(Make("p", "r", 2)));
   EXPECT_EQ(Get("p", "r"), "{n=2}");
   Entity extra("p", "r");
   extra.Set("m", Value::Int32(9));
-  ASSERT_TRUE(table_->InsertOrMerge(extra).ok());
+  ASSERT_OK(table_->InsertOrMerge(extra));
   EXPECT_EQ(Get("p", "r"), "{m=9,n=2}");
-  ASSERT_TRUE(table_->InsertOrMerge(Make("q", "r", 3)).ok());
+  ASSERT_OK(table_->InsertOrMerge(Make("q", "r", 3)));
   EXPECT_EQ(Get("q", "r"), "{n=3}");
 }
 
 TEST_F(TableTest, DeleteWithCurrentEtagRemoves) {
   auto w = table_->Insert(Make("p", "r", 1));
-  ASSERT_TRUE(w.ok());
-  ASSERT_TRUE(table_->Delete("p", "r", IfMatch::ETag(w->etag)).ok());
+  ASSERT_OK(w);
+  ASSERT_OK(table_->Delete("p", "r", IfMatch::ETag(w->etag)));
   EXPECT_EQ(Get("p", "r"), "NOT_FOUND");
-  ASSERT_TRUE(table_->Insert(Make("p", "r", 2)).ok());  // the key is free again
+  ASSERT_OK(table_->Insert(Make("p", "r", 2)));  // the key is free again
   EXPECT_EQ(Get("p", "r"), "{n=2}");
 }
 
@@ -138,14 +144,14 @@ TEST_F(TableTest, EtagsNeverRepeatForAKeyAcrossRestartsAndClockSteps) {
   auto write_some = [&] {
     for (int i = 0; i < 50; ++i) {
       auto w = table_->InsertOrReplace(Make("p", "r", i));
-      ASSERT_TRUE(w.ok());
+      ASSERT_OK(w);
       EXPECT_TRUE(seen.insert(w->etag).second) << "repeated ETag " << w->etag;
     }
   };
   FrontAccess::Of(*store_).SetClockForTesting([&] { return fake_now; });
   write_some();
   auto before = table_->Get("p", "r");
-  ASSERT_TRUE(before.ok());
+  ASSERT_OK(before);
   for (int restart = 0; restart < 3; ++restart) {
     Reopen();
     OpenTable();
@@ -154,7 +160,7 @@ TEST_F(TableTest, EtagsNeverRepeatForAKeyAcrossRestartsAndClockSteps) {
     write_some();
   }
   auto after = table_->Get("p", "r");
-  ASSERT_TRUE(after.ok());
+  ASSERT_OK(after);
   // The Timestamp of one entity never goes backwards, even though the clock did.
   EXPECT_GT(after->timestamp().ticks, before->timestamp().ticks);
   EXPECT_EQ(seen.size(), 200u);
@@ -163,21 +169,21 @@ TEST_F(TableTest, EtagsNeverRepeatForAKeyAcrossRestartsAndClockSteps) {
 TEST_F(TableTest, InvalidEntityIsRejectedAndNothingWritten) {
   Entity bad("p", "r/1");
   Status s = table_->Insert(bad).status();
-  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(s.message().find("RowKey"), std::string_view::npos) << s.ToString();
   EXPECT_EQ(Get("p", "r/1"), "NOT_FOUND");
   Entity too_big("p", "r");
   too_big.Set("s", Value::String(std::string(40000, 'x')));
-  EXPECT_TRUE(table_->Insert(too_big).status().IsInvalidArgument());
+  EXPECT_THAT(table_->Insert(too_big), StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(Get("p", "r"), "NOT_FOUND");
 }
 
 TEST_F(TableTest, DroppedTableHandleReportsNotFound) {
-  ASSERT_TRUE(table_->Insert(Make("p", "r", 1)).ok());
-  ASSERT_TRUE(store_->DropTable("Items").ok());
-  EXPECT_TRUE(table_->Get("p", "r").status().IsNotFound());
-  EXPECT_TRUE(table_->Insert(Make("p", "s", 1)).status().IsNotFound());
-  EXPECT_TRUE(store_->OpenTable("Items").status().IsNotFound());
+  ASSERT_OK(table_->Insert(Make("p", "r", 1)));
+  ASSERT_OK(store_->DropTable("Items"));
+  EXPECT_THAT(table_->Get("p", "r"), StatusIs(Status::Code::kNotFound));
+  EXPECT_THAT(table_->Insert(Make("p", "s", 1)), StatusIs(Status::Code::kNotFound));
+  EXPECT_THAT(store_->OpenTable("Items"), StatusIs(Status::Code::kNotFound));
 }
 
 }  // namespace

@@ -46,16 +46,19 @@
 #include <utility>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "engine/local/store_creation.h"
+#include "gtest/gtest.h"
 #include "partkv/partkv.h"
 #include "tests/crash/crash_model.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
 extern char** environ;
 
 namespace partkv::crash {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 using Key = std::pair<std::string, std::string>;
 
@@ -408,14 +411,14 @@ class CrashHarness {
 
   void VerifyAndExercise(uint64_t cycle) {
     auto store = Store::Open(store_dir(), CrashStoreOptions());
-    ASSERT_TRUE(store.ok()) << "reopen after kill: " << store.status().ToString();
+    ASSERT_OK(store) << "reopen after kill";
     auto table = store->OpenTable(kTableName);
     if (table.status().IsNotFound()) {
       // Killed before the first CreateTable committed: nothing can have been acknowledged.
       ASSERT_TRUE(rows_.empty() && side_.empty() && !pending_);
       return;
     }
-    ASSERT_TRUE(table.ok()) << table.status().ToString();
+    ASSERT_OK(table);
     ASSERT_NO_FATAL_FAILURE(VerifySideTables(*store, cycle));
 
     std::map<Key, Entity> actual;
@@ -483,12 +486,12 @@ class CrashHarness {
     if (!rows_.empty()) {
       const auto& [key, any] = *rows_.begin();
       auto again = table->Insert(any.content, wo);
-      EXPECT_TRUE(again.status().IsAlreadyExists()) << again.status().ToString();
+      EXPECT_THAT(again, StatusIs(Status::Code::kAlreadyExists));
     }
     std::string pk = "parent", rk = "c" + std::to_string(cycle % 8);
     int64_t gen = static_cast<int64_t>((cycle + 1) * 10'000'000 - 1);
     auto written = table->InsertOrReplace(Content(pk, rk, gen), wo);
-    ASSERT_TRUE(written.ok()) << written.status().ToString();
+    ASSERT_OK(written);
     std::string bad = Record({pk, rk}, Content(pk, rk, gen), written->etag);
     ASSERT_TRUE(bad.empty()) << bad;
     std::map<Key, Entity> paged;
@@ -500,7 +503,7 @@ class CrashHarness {
   // (if any) resolved as wholly applied or wholly absent; then a write into each that exists.
   void VerifySideTables(Store& store, uint64_t cycle) {
     auto listed = store.ListTables();
-    ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+    ASSERT_OK(listed);
     std::set<std::string> names;
     for (const TableInfo& info : *listed) {
       if (info.name != kTableName) names.insert(info.name);
@@ -513,7 +516,7 @@ class CrashHarness {
         ASSERT_EQ(names.count(name), 0u) << name << " is listed but does not open (half there)";
         continue;
       }
-      ASSERT_TRUE(table.ok()) << name << ": " << table.status().ToString();
+      ASSERT_OK(table) << name;
       ASSERT_EQ(names.erase(name), 1u) << name << " opens but is not listed (half there)";
       ASSERT_NO_FATAL_FAILURE(ScanAll(*table, 1 + rng_() % 7, &actual[name]));
     }
@@ -585,10 +588,10 @@ class CrashHarness {
     int64_t gen = static_cast<int64_t>((cycle + 1) * 10'000'000 - 2);
     for (auto& [name, rows] : side_) {
       auto table = store.OpenTable(name);
-      ASSERT_TRUE(table.ok()) << name << ": " << table.status().ToString();
+      ASSERT_OK(table) << name;
       Key key{"parent", "c" + std::to_string(cycle % 8)};
       auto written = table->InsertOrReplace(Content(key.first, key.second, gen), {.sync = sync_});
-      ASSERT_TRUE(written.ok()) << name << ": " << written.status().ToString();
+      ASSERT_OK(written) << name;
       rows[key] = Stored{Content(key.first, key.second, gen), written->etag};
     }
   }
@@ -599,7 +602,7 @@ class CrashHarness {
     q.page_size = page_size;
     for (;;) {
       auto page = table.QueryEntities(q);
-      ASSERT_TRUE(page.ok()) << page.status().ToString();
+      ASSERT_OK(page);
       for (auto& e : page->entities) {
         Key key{e.partition_key(), e.row_key()};
         ASSERT_TRUE(out->emplace(key, std::move(e)).second)
@@ -690,17 +693,17 @@ bool KilledBySigkill(int status) { return WIFSIGNALED(status) && WTERMSIG(status
 void ExpectWorkingStore(const std::string& path) {
   {
     auto store = Store::Open(path, CrashStoreOptions());
-    ASSERT_TRUE(store.ok()) << "open after the kill: " << store.status().ToString();
+    ASSERT_OK(store) << "open after the kill";
     EXPECT_FALSE(std::filesystem::exists(path + "/" + engine::kCreationMarker));
-    ASSERT_TRUE(store->CreateTable(kTableName).ok());
+    ASSERT_OK(store->CreateTable(kTableName));
     auto table = store->OpenTable(kTableName);
-    ASSERT_TRUE(table.ok());
-    ASSERT_TRUE(table->Insert(Content("p", "r", 1), {.sync = true}).ok());
+    ASSERT_OK(table);
+    ASSERT_OK(table->Insert(Content("p", "r", 1), {.sync = true}));
   }
   auto store = Store::Open(path, CrashStoreOptions());
-  ASSERT_TRUE(store.ok()) << "second open: " << store.status().ToString();
+  ASSERT_OK(store) << "second open";
   auto got = store->OpenTable(kTableName)->Get("p", "r");
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_OK(got);
   EXPECT_TRUE(got->SameContent(Content("p", "r", 1)));
 }
 

@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "partkv/value.h"
+#include "tests/testing/status_matchers.h"
 
 namespace partkv::engine {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 TEST(Etag, FormatIsAzuresDatetimeFormOfTheTicks) {
   // 2021-04-06T21:03:31.9231271Z, the form Azure's own responses carry.
   auto t = DateTime::Parse("2021-04-06T21:03:31.9231271Z");
-  ASSERT_TRUE(t.ok());
+  ASSERT_OK(t);
   EXPECT_EQ(FormatEtag(static_cast<uint64_t>(t->ticks)),
             "W/\"datetime'2021-04-06T21%3A03%3A31.9231271Z'\"");
   EXPECT_EQ(FormatEtag(0), "W/\"datetime'0001-01-01T00%3A00%3A00.0000000Z'\"");

@@ -15,10 +15,12 @@
 
 #include "engine/key_codec.h"
 #include "engine/value_codec.h"
+#include "tests/testing/status_matchers.h"
 
 namespace partkv::engine {
 namespace {
 
+using ::partkv::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -84,7 +86,7 @@ std::string Eval(std::string_view text, const Entity& entity = Sample()) {
 std::string ParseError(std::string_view text) {
   Result<Filter> filter = Filter::Parse(text);
   if (filter.ok()) return "OK";
-  EXPECT_TRUE(filter.status().IsInvalidArgument()) << filter.status().ToString();
+  EXPECT_THAT(filter, StatusIs(Status::Code::kInvalidArgument));
   return std::string(filter.status().message());
 }
 
@@ -273,7 +275,7 @@ TEST(FilterTest, EmptyFilterMatchesEverything) {
   EXPECT_TRUE(Filter().Matches(Entity("a", "b")));
   for (const char* text : {"", "   ", " \t\r\n "}) {
     Result<Filter> f = Filter::Parse(text);
-    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    ASSERT_OK(f);
     EXPECT_TRUE(f->empty());
     EXPECT_TRUE(f->Matches(Sample()));
     EXPECT_EQ(f->Canonical(), "");
@@ -512,7 +514,7 @@ TEST(FilterTest, CanonicalParsesBackToItself) {
 TEST(FilterTest, PropertyNamesListsEachPropertyOnce) {
   Result<Filter> f =
       Filter::Parse("Age gt 1 and (Name eq 'x' or not Age lt 5) and PartitionKey eq 'p'");
-  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_OK(f);
   EXPECT_THAT(f->PropertyNames(), ElementsAre("Age", "Name", "PartitionKey"));
 }
 
@@ -536,7 +538,7 @@ TEST(FilterTest, CopiesAndMovesAreIndependent) {
 // wrong with it: never a silent "no match".
 TEST(FilterTest, RowsThatCannotBeReadInPlaceAreUndecided) {
   auto f = Filter::Parse("Name eq 'Alice' or PartitionKey eq 'pk1'");
-  ASSERT_TRUE(f.ok());
+  ASSERT_OK(f);
   Stored good(Sample());
   EncodedRow row = good.Row();
   EXPECT_EQ(f->Matches(row), Filter::RowMatch::kYes);
@@ -559,13 +561,13 @@ TEST(FilterTest, RowsThatCannotBeReadInPlaceAreUndecided) {
   EXPECT_EQ(f->Matches(bad_version), Filter::RowMatch::kUndecided);
   // A PartitionKey with 0x00 bytes is escaped in the key: compared only once decoded.
   auto pk_filter = Filter::Parse("PartitionKey eq 'a'");
-  ASSERT_TRUE(pk_filter.ok());
+  ASSERT_OK(pk_filter);
   Stored zero(Entity(std::string("a\0b", 3), "r"));
   EncodedRow escaped = zero.Row();
   EXPECT_EQ(pk_filter->Matches(escaped), Filter::RowMatch::kUndecided);
   // Bytes after the last property, when the filter reads past every property.
   auto absent = Filter::Parse("Zzz eq 1");
-  ASSERT_TRUE(absent.ok());
+  ASSERT_OK(absent);
   Stored trailing(one);
   trailing.value += "x";
   EncodedRow extra = trailing.Row();

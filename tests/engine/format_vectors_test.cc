@@ -10,6 +10,7 @@
 #include "engine/value_codec.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/testing/status_matchers.h"
 
 namespace partkv::engine {
 namespace {
@@ -86,7 +87,7 @@ TEST(FormatVectors, KeyEncodingMatchesDocument) {
     std::string rk = nlohmann::json::parse(row[1]).get<std::string>();
     EXPECT_EQ(Hex(EntityKey(pk, rk)), row[2]) << row[0] << " " << row[1];
     std::string dpk, drk;
-    ASSERT_TRUE(DecodeEntityKey(Unhex(row[2]), &dpk, &drk).ok());
+    ASSERT_OK(DecodeEntityKey(Unhex(row[2]), &dpk, &drk));
     EXPECT_EQ(dpk, pk);
     EXPECT_EQ(drk, rk);
   }
@@ -108,7 +109,7 @@ TEST(FormatVectors, ValueEncodingMatchesDocument) {
 
     Entity back;
     ValueHeader hb;
-    ASSERT_TRUE(DecodeValue(Unhex(row[3]), &hb, &back).ok());
+    ASSERT_OK(DecodeValue(Unhex(row[3]), &hb, &back));
     EXPECT_EQ(hb.timestamp_ticks, h.timestamp_ticks);
     EXPECT_EQ(hb.etag_version, h.etag_version);
     EXPECT_TRUE(back.SameContent(e)) << back.DebugString();

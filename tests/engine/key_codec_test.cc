@@ -6,9 +6,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
 
 namespace partkv::engine {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 std::string RandomKey(std::mt19937_64& rng) {
   // A small alphabet with 0x00 and 0xFF-adjacent bytes makes prefix and escape cases common.
@@ -40,7 +43,7 @@ TEST(KeyCodec, DecodeInvertsEncode) {
   for (int i = 0; i < 2000; ++i) {
     std::string pk = RandomKey(rng), rk = RandomKey(rng);
     std::string dpk, drk;
-    ASSERT_TRUE(DecodeEntityKey(EntityKey(pk, rk), &dpk, &drk).ok());
+    ASSERT_OK(DecodeEntityKey(EntityKey(pk, rk), &dpk, &drk));
     EXPECT_EQ(dpk, pk);
     EXPECT_EQ(drk, rk);
   }
@@ -63,8 +66,9 @@ TEST(KeyCodec, PartitionRangeHoldsExactlyItsKeys) {
 
 TEST(KeyCodec, KeyWithoutTerminatorIsCorruption) {
   std::string pk, rk;
-  EXPECT_TRUE(DecodeEntityKey("abc", &pk, &rk).IsCorruption());
-  EXPECT_TRUE(DecodeEntityKey(std::string("a\0\xff", 3), &pk, &rk).IsCorruption());
+  EXPECT_THAT(DecodeEntityKey("abc", &pk, &rk), StatusIs(Status::Code::kCorruption));
+  EXPECT_THAT(DecodeEntityKey(std::string("a\0\xff", 3), &pk, &rk),
+              StatusIs(Status::Code::kCorruption));
 }
 
 }  // namespace

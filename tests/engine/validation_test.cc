@@ -6,9 +6,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
 
 namespace partkv::engine {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 const Limits kAzure = Limits::AzureTable();
 
@@ -21,20 +24,20 @@ Entity WithProperty(std::string name, Value v) {
 }
 
 void ExpectRejected(const Status& s, std::string_view mention) {
-  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(s.message().find(mention), std::string_view::npos)
       << "message should mention '" << mention << "': " << s.ToString();
 }
 
 TEST(Validation, KeyOfOneKibAcceptedOneCharMoreRejected) {
   // 1 KiB in UTF-16 is 512 BMP characters.
-  EXPECT_TRUE(ValidateKey(std::string(512, 'k'), "RowKey", kAzure).ok());
+  EXPECT_OK(ValidateKey(std::string(512, 'k'), "RowKey", kAzure));
   ExpectRejected(ValidateKey(std::string(513, 'k'), "RowKey", kAzure), "limit is 1024");
   // A character outside the BMP takes two UTF-16 units.
   std::string astral = "\xF0\x9F\x98\x80";  // U+1F600
   std::string at_limit, over;
   for (int i = 0; i < 256; ++i) at_limit += astral;
-  EXPECT_TRUE(ValidateKey(at_limit, "PartitionKey", kAzure).ok());
+  EXPECT_OK(ValidateKey(at_limit, "PartitionKey", kAzure));
   ExpectRejected(ValidateKey(at_limit + "x", "PartitionKey", kAzure), "PartitionKey");
 }
 
@@ -44,7 +47,7 @@ TEST(Validation, ForbiddenKeyCharactersRejected) {
     ExpectRejected(ValidateKey(bad, "RowKey", kAzure), "forbidden character");
   }
   for (std::string good : {"", "a b", "O'Brien", "100%", "Zürich", "东京", "a\xc2\xa0"}) {
-    EXPECT_TRUE(ValidateKey(good, "RowKey", kAzure).ok()) << good;
+    EXPECT_OK(ValidateKey(good, "RowKey", kAzure)) << good;
   }
 }
 
@@ -57,16 +60,16 @@ TEST(Validation, InvalidUtf8KeysRejected) {
 TEST(Validation, PropertyCountLimitIs252) {
   Entity e("p", "r");
   for (int i = 0; i < 252; ++i) e.Set("p" + std::to_string(i), Value::Int32(i));
-  EXPECT_TRUE(CheckEntity(e).ok());
+  EXPECT_OK(CheckEntity(e));
   e.Set("one_more", Value::Int32(0));
   ExpectRejected(CheckEntity(e), "limit is 252");
 }
 
 TEST(Validation, PropertyNamesFollowIdentifierRules) {
-  EXPECT_TRUE(CheckEntity(WithProperty(std::string(255, 'n'), Value::Int32(1))).ok());
+  EXPECT_OK(CheckEntity(WithProperty(std::string(255, 'n'), Value::Int32(1))));
   ExpectRejected(CheckEntity(WithProperty(std::string(256, 'n'), Value::Int32(1))), "limit is 255");
   for (std::string good : {"a", "_x", "Name1", "größe"}) {
-    EXPECT_TRUE(CheckEntity(WithProperty(good, Value::Int32(1))).ok()) << good;
+    EXPECT_OK(CheckEntity(WithProperty(good, Value::Int32(1)))) << good;
   }
   for (std::string bad : {"1abc", "with-dash", "has space", "dot.ted", "a@odata"}) {
     ExpectRejected(CheckEntity(WithProperty(bad, Value::Int32(1))), "property name");
@@ -77,14 +80,14 @@ TEST(Validation, PropertyNamesFollowIdentifierRules) {
 }
 
 TEST(Validation, StringOf64KibAcceptedOneCharMoreRejected) {
-  EXPECT_TRUE(CheckEntity(WithProperty("s", Value::String(std::string(32768, 'x')))).ok());
+  EXPECT_OK(CheckEntity(WithProperty("s", Value::String(std::string(32768, 'x')))));
   ExpectRejected(CheckEntity(WithProperty("s", Value::String(std::string(32769, 'x')))),
                  "limit is 65536");
   ExpectRejected(CheckEntity(WithProperty("s", Value::String("\xff"))), "UTF-8");
 }
 
 TEST(Validation, BinaryOf64KibAcceptedOneByteMoreRejected) {
-  EXPECT_TRUE(CheckEntity(WithProperty("b", Value::Binary(std::string(65536, 'x')))).ok());
+  EXPECT_OK(CheckEntity(WithProperty("b", Value::Binary(std::string(65536, 'x')))));
   ExpectRejected(CheckEntity(WithProperty("b", Value::Binary(std::string(65537, 'x')))),
                  "limit is 65536");
 }
@@ -102,7 +105,7 @@ TEST(Validation, EntityOfOneMibAcceptedOneByteMoreRejected) {
   size_t room = kLimit - EstimateEntitySize(e);
   e.Set(last, Value::Binary(std::string(room, 'y')));
   ASSERT_EQ(EstimateEntitySize(e), kLimit);
-  EXPECT_TRUE(CheckEntity(e).ok());
+  EXPECT_OK(CheckEntity(e));
   e.Set(last, Value::Binary(std::string(room + 1, 'y')));
   ExpectRejected(CheckEntity(e), "limit is 1048576");
 }
@@ -120,7 +123,7 @@ TEST(Validation, EntitySizeFollowsAzureFormula) {
 
 TEST(Validation, TableNamesFollowAzureRule) {
   for (std::string good : std::vector<std::string>{"abc", "Orders", "T123", std::string(63, 'a')}) {
-    EXPECT_TRUE(ValidateTableName(good).ok()) << good;
+    EXPECT_OK(ValidateTableName(good)) << good;
   }
   for (std::string bad : std::vector<std::string>{"ab", "1abc", "with-dash", "has_underscore", std::string(64, 'a'), ""}) {
     ExpectRejected(ValidateTableName(bad), "table name");

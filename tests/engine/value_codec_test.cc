@@ -4,9 +4,12 @@
 #include <random>
 
 #include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
 
 namespace partkv::engine {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 Entity EveryType() {
   Entity e("pk", "rk");
@@ -38,7 +41,7 @@ TEST(ValueCodec, EveryTypeRoundTrips) {
   std::string bytes = Encode(e, {DateTime::kMaxTicks, std::numeric_limits<uint64_t>::max()});
   Entity back;
   ValueHeader h;
-  ASSERT_TRUE(DecodeValue(bytes, &h, &back).ok());
+  ASSERT_OK(DecodeValue(bytes, &h, &back));
   EXPECT_EQ(h.timestamp_ticks, DateTime::kMaxTicks);
   EXPECT_EQ(h.etag_version, std::numeric_limits<uint64_t>::max());
   ASSERT_EQ(back.property_count(), e.property_count());
@@ -50,7 +53,7 @@ TEST(ValueCodec, EveryTypeRoundTrips) {
 
 TEST(ValueCodec, HeaderDecodesWithoutProperties) {
   ValueHeader h;
-  ASSERT_TRUE(DecodeValueHeader(Encode(EveryType(), {77, 300}), &h).ok());
+  ASSERT_OK(DecodeValueHeader(Encode(EveryType(), {77, 300}), &h));
   EXPECT_EQ(h.timestamp_ticks, 77);
   EXPECT_EQ(h.etag_version, 300u);
 }
@@ -61,7 +64,7 @@ TEST(ValueCodec, EveryTruncationIsCorruption) {
     Entity e;
     ValueHeader h;
     Status s = DecodeValue(std::string_view(bytes).substr(0, n), &h, &e);
-    EXPECT_TRUE(s.IsCorruption()) << "prefix of " << n << " bytes: " << s.ToString();
+    EXPECT_THAT(s, StatusIs(Status::Code::kCorruption)) << "prefix of " << n << " bytes";
   }
 }
 
@@ -69,7 +72,7 @@ TEST(ValueCodec, TrailingBytesAreCorruption) {
   std::string bytes = Encode(EveryType()) + "x";
   Entity e;
   ValueHeader h;
-  EXPECT_TRUE(DecodeValue(bytes, &h, &e).IsCorruption());
+  EXPECT_THAT(DecodeValue(bytes, &h, &e), StatusIs(Status::Code::kCorruption));
 }
 
 TEST(ValueCodec, UnknownVersionAndTagAreCorruption) {
@@ -81,12 +84,12 @@ TEST(ValueCodec, UnknownVersionAndTagAreCorruption) {
   std::string v2 = bytes;
   v2[0] = 2;
   Status s = DecodeValue(v2, &h, &e);
-  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_THAT(s, StatusIs(Status::Code::kCorruption));
   EXPECT_NE(s.message().find("version 2"), std::string_view::npos) << s.ToString();
   std::string bad_tag = bytes;
   bad_tag[bytes.size() - 5] = 9;  // the type tag precedes the 4-byte Int32 payload
   s = DecodeValue(bad_tag, &h, &e);
-  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_THAT(s, StatusIs(Status::Code::kCorruption));
   EXPECT_NE(s.message().find("type tag 9"), std::string_view::npos) << s.ToString();
 }
 
@@ -97,7 +100,7 @@ TEST(ValueCodec, BadBooleanAndUnsortedNamesAreCorruption) {
   bytes.back() = 2;
   Entity e;
   ValueHeader h;
-  EXPECT_TRUE(DecodeValue(bytes, &h, &e).IsCorruption());
+  EXPECT_THAT(DecodeValue(bytes, &h, &e), StatusIs(Status::Code::kCorruption));
 
   Entity two;
   two.Set("a", Value::Boolean(true)).Set("b", Value::Boolean(true));
@@ -105,7 +108,7 @@ TEST(ValueCodec, BadBooleanAndUnsortedNamesAreCorruption) {
   // Swap the two names: "a" and "b" become "b" then "a".
   size_t first = sorted.find('a'), second = sorted.find('b');
   std::swap(sorted[first], sorted[second]);
-  EXPECT_TRUE(DecodeValue(sorted, &h, &e).IsCorruption());
+  EXPECT_THAT(DecodeValue(sorted, &h, &e), StatusIs(Status::Code::kCorruption));
 }
 
 TEST(ValueCodec, RandomCorruptionNeverCrashes) {
@@ -121,7 +124,7 @@ TEST(ValueCodec, RandomCorruptionNeverCrashes) {
     ValueHeader h;
     Status s = DecodeValue(bytes, &h, &e);
     if (!s.ok()) {
-      EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+      EXPECT_THAT(s, StatusIs(Status::Code::kCorruption));
       ++corrupt;
     }
   }
@@ -133,7 +136,7 @@ TEST(ValueCodec, HugeCountIsRejectedBeforeAllocating) {
   std::string bytes = std::string("\x01", 1) + std::string(8, '\0') + "\x01" + "\x80\x80\x80\x80\x80\x01";
   Entity e;
   ValueHeader h;
-  EXPECT_TRUE(DecodeValue(bytes, &h, &e).IsCorruption());
+  EXPECT_THAT(DecodeValue(bytes, &h, &e), StatusIs(Status::Code::kCorruption));
 }
 
 
@@ -147,7 +150,7 @@ TEST(ValueCodec, DecodingIntoAUsedEntityGivesExactlyTheEncodedOne) {
   few.Set("d", Value::String("a string longer than the inline buffer")).Set("i32", Value::Int32(5));
   const Entity every = EveryType();
   for (const Entity& want : {every, few, every, Entity(), few}) {
-    ASSERT_TRUE(DecodeValue(Encode(want), &h, &slot).ok());
+    ASSERT_OK(DecodeValue(Encode(want), &h, &slot));
     ASSERT_EQ(slot.property_count(), want.property_count());
     for (const auto& [name, value] : want) {
       const Value* got = slot.Get(name);
@@ -161,27 +164,27 @@ TEST(ValueCodec, DecodingIntoAUsedEntityGivesExactlyTheEncodedOne) {
   Entity two;
   two.Set("a", Value::Boolean(true)).Set("b", Value::Boolean(true));
   const std::string sorted = Encode(two);
-  ASSERT_TRUE(DecodeValue(sorted, &h, &slot).ok());
+  ASSERT_OK(DecodeValue(sorted, &h, &slot));
   std::string swapped = sorted;
   size_t first = swapped.find('a'), second = swapped.find('b');
   std::swap(swapped[first], swapped[second]);
-  EXPECT_TRUE(DecodeValue(swapped, &h, &slot).IsCorruption());
+  EXPECT_THAT(DecodeValue(swapped, &h, &slot), StatusIs(Status::Code::kCorruption));
   // A failed decode leaves no half-decoded names behind. Slots a, b; a decode of {c: bad
   // Boolean} fails after naming slot 0 "c"; were "c", "b" left in the slots, the corrupt names
   // "c" then "b" would match them one by one and pass unchecked.
-  ASSERT_TRUE(DecodeValue(sorted, &h, &slot).ok());
+  ASSERT_OK(DecodeValue(sorted, &h, &slot));
   Entity c;
   c.Set("c", Value::Boolean(true));
   std::string bad_c = Encode(c);
   bad_c.back() = 7;
-  EXPECT_TRUE(DecodeValue(bad_c, &h, &slot).IsCorruption());
+  EXPECT_THAT(DecodeValue(bad_c, &h, &slot), StatusIs(Status::Code::kCorruption));
   Entity bc;
   bc.Set("b", Value::Boolean(true)).Set("c", Value::Boolean(true));
   std::string cb = Encode(bc);
   size_t b_at = cb.find('b'), c_at = cb.find('c');
   std::swap(cb[b_at], cb[c_at]);
-  EXPECT_TRUE(DecodeValue(cb, &h, &slot).IsCorruption());
-  ASSERT_TRUE(DecodeValue(sorted, &h, &slot).ok());
+  EXPECT_THAT(DecodeValue(cb, &h, &slot), StatusIs(Status::Code::kCorruption));
+  ASSERT_OK(DecodeValue(sorted, &h, &slot));
   EXPECT_TRUE(slot.SameContent(two));
 }
 
@@ -199,8 +202,8 @@ TEST(ValueCodec, ReusedSlotsTellApartNamesOfTheSameLength) {
       Entity first, second;
       first.Set(base, Value::Int32(1));
       second.Set(other, Value::Int32(2));
-      ASSERT_TRUE(DecodeValue(Encode(first), &h, &slot).ok());
-      ASSERT_TRUE(DecodeValue(Encode(second), &h, &slot).ok());
+      ASSERT_OK(DecodeValue(Encode(first), &h, &slot));
+      ASSERT_OK(DecodeValue(Encode(second), &h, &slot));
       ASSERT_TRUE(slot.SameContent(second)) << "length " << len << ", differing at " << at << ": "
                                             << slot.DebugString();
     }

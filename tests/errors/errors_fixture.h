@@ -17,13 +17,14 @@
 #include <vector>
 
 #include "api/front/front_access.h"
-#include "engine/local/catalog.h"
 #include "engine/key_codec.h"
+#include "engine/local/catalog.h"
 #include "engine/local/shared_table.h"
 #include "engine/local/table_handle.h"
 #include "gtest/gtest.h"
 #include "partkv/partkv.h"
 #include "rocksdb/db.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
 namespace partkv::errors {
@@ -82,7 +83,7 @@ class ErrorsTest : public ::testing::TestWithParam<Case> {
     q.page_size = 2;
     q.filter = filter;
     auto page = table_->QueryEntities(q);
-    EXPECT_TRUE(page.ok() && page->has_more());
+    EXPECT_THAT(page, ::partkv::testing::IsOkAndHolds(::testing::Property(&Page::has_more, true)));
     return page.ok() ? page->continuation : "";
   }
   Status QueryWithToken(const std::string& token, const std::string& filter = "") {
@@ -126,8 +127,8 @@ class ErrorsTest : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
     auto s = Store::Open(store_path());
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    ASSERT_TRUE(s->CreateTable("Items").ok());
+    ASSERT_OK(s);
+    ASSERT_OK(s->CreateTable("Items"));
     store_.emplace(std::move(*s));
     table_.emplace(*store_->OpenTable("Items"));
     WriteOptions sync{.sync = true};
@@ -137,17 +138,17 @@ class ErrorsTest : public ::testing::TestWithParam<Case> {
         .Set("Ratio", Value::Double(2.5)).Set("Id", Value::Guid(*Guid::Parse(
                                                         "c9da6455-213d-42c9-9a79-3e9149a57833")))
         .Set("Small", Value::Int32(-7)).Set("Big", Value::Int64(9007199254740993LL));
-    ASSERT_TRUE(table_->Insert(a, sync).ok());
+    ASSERT_OK(table_->Insert(a, sync));
     Entity b("alpha", "2");
     b.Set("Name", Value::String("second"));
-    ASSERT_TRUE(table_->Insert(b, sync).ok());
+    ASSERT_OK(table_->Insert(b, sync));
     Batch batch;
     for (int i = 0; i < 5; ++i) {
       Entity e("beta", "row" + std::to_string(i));
       e.Set("i", Value::Int32(i));
       batch.Insert(std::move(e));
     }
-    ASSERT_TRUE(table_->Submit(batch, sync).ok());
+    ASSERT_OK(table_->Submit(batch, sync));
     snapshot_ = Snapshot();
     ASSERT_NE(snapshot_.find("(beta,row4)"), std::string::npos) << snapshot_;
   }

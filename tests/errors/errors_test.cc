@@ -14,9 +14,12 @@
 #include <string>
 
 #include "tests/errors/errors_fixture.h"
+#include "tests/testing/status_matchers.h"
 
 namespace partkv::errors {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 TEST_P(ErrorsTest, FailsClearlyAndLosesNothing) {
   const Case& c = GetParam();
@@ -25,11 +28,11 @@ TEST_P(ErrorsTest, FailsClearlyAndLosesNothing) {
   // The whole message, for docs/errors.md (and the XML report).
   std::printf("[errors] %s %s\n", c.id, s.ToString().substr(0, 300).c_str());
   RecordProperty("error", s.ToString().substr(0, 300));
-  EXPECT_EQ(Status::CodeName(s.code()), Status::CodeName(c.code)) << s.ToString();
+  EXPECT_THAT(s, StatusIs(c.code));
   EXPECT_NE(s.ToString().find(c.fragment), std::string::npos)
       << "fragment '" << c.fragment << "' not in: " << s.ToString();
   // Nothing already stored was lost: reopen, compare with the snapshot.
-  ASSERT_TRUE(Open().ok());
+  ASSERT_OK(Open());
   EXPECT_EQ(Snapshot(), snapshot_);
 }
 

@@ -26,6 +26,7 @@
 
 #include "gtest/gtest.h"
 #include "partkv/partkv.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
 namespace partkv {
@@ -57,14 +58,14 @@ class StressTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto s = Store::Open(dir_.Sub("store"));
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_OK(s);
     store_.emplace(std::move(*s));
-    ASSERT_TRUE(store_->CreateTable("Stress", {.physical_partitions = 3}).ok());
+    ASSERT_OK(store_->CreateTable("Stress", {.physical_partitions = 3}));
     table_.emplace(*store_->OpenTable("Stress"));
     for (int c = 0; c < kCounters; ++c) {
       Entity e(Pk(c), CounterRk(c));
       e.Set("n", Value::Int64(0));
-      ASSERT_TRUE(table_->Insert(e).ok());
+      ASSERT_OK(table_->Insert(e));
     }
   }
 
@@ -72,7 +73,7 @@ class StressTest : public ::testing::Test {
     table_.reset();
     store_.reset();
     auto s = Store::Open(dir_.Sub("store"));
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_OK(s);
     store_.emplace(std::move(*s));
     table_.emplace(*store_->OpenTable("Stress"));
   }
@@ -91,7 +92,7 @@ class StressTest : public ::testing::Test {
     std::map<std::pair<std::string, int>, int> rows;
     for (;;) {
       auto page = table_->QueryEntities(q);
-      EXPECT_TRUE(page.ok()) << page.status().ToString();
+      EXPECT_OK(page);
       if (!page.ok()) return -1;
       for (const auto& e : page->entities) {
         auto g = std::make_pair(e.partition_key(), GroupOf(e.row_key()));
@@ -329,7 +330,7 @@ TEST_F(StressTest, MixedWorkloadKeepsEveryInvariant) {
   for (int r = 0; r < kRaceRounds; ++r) {
     ASSERT_EQ(winners[r].load(), 1) << "round " << r;
     auto e = table.Get(Pk(r), RaceRk(r));
-    ASSERT_TRUE(e.ok());
+    ASSERT_OK(e);
     EXPECT_EQ(e->Get("thread")->as_int32(), winner_id[r].load()) << "round " << r;
   }
 

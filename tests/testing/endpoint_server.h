@@ -3,7 +3,7 @@
 // stopped when the object is destroyed.
 //
 //   auto server = PartkvServe::Start(PARTKV_CLI_PATH);
-//   ASSERT_TRUE(server.ok()) << server.status().ToString();
+//   ASSERT_OK(server);  // tests/testing/status_matchers.h
 //   auto store = Store::Open((*server)->connection_string());
 //
 // Start returns once the server has printed the line saying it listens (no sleeping), or fails

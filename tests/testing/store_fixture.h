@@ -23,6 +23,7 @@
 
 #include "gtest/gtest.h"
 #include "partkv/partkv.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
 namespace partkv::testing {
@@ -68,13 +69,13 @@ class StoreFixture : public ::testing::Test {
     if (remote()) {
       // A clean slate on the shared server.
       auto tables = store_->ListTables();
-      ASSERT_TRUE(tables.ok()) << tables.status().ToString();
+      ASSERT_OK(tables);
       for (const TableInfo& t : *tables) {
         Status s = store_->DropTable(t.name);
-        ASSERT_TRUE(s.ok()) << s.ToString();
+        ASSERT_OK(s);
       }
     }
-    ASSERT_TRUE(CreateTableAnywhere("Items", table_options_).ok());
+    ASSERT_OK(CreateTableAnywhere("Items", table_options_));
     OpenTable();
   }
 
@@ -93,17 +94,17 @@ class StoreFixture : public ::testing::Test {
     StoreOptions opened = options;
     if (remote()) {
       auto endpoint = TestEndpoint();
-      ASSERT_TRUE(endpoint.ok()) << endpoint.status().ToString();
+      ASSERT_OK(endpoint);
       location = endpoint->connection_string;
       opened.remote.ca_file = endpoint->ca_file;
     }
     auto s = Store::Open(location, opened);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_OK(s);
     store_.emplace(std::move(*s));
   }
   void OpenTable(const std::string& name = "Items") {
     auto t = store_->OpenTable(name, schemes_);
-    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    ASSERT_OK(t);
     table_.emplace(*t);
   }
   // CreateTable with `options`; on a store without a key-scheme catalog the schemes are kept
@@ -142,11 +143,11 @@ class StoreFixture : public ::testing::Test {
     for (int i = start; i < start + n; ++i) {
       b.Insert(make(i));
       if (b.size() == 100) {
-        ASSERT_TRUE(table_->Submit(b).ok());
+        ASSERT_OK(table_->Submit(b));
         b.Clear();
       }
     }
-    if (!b.empty()) ASSERT_TRUE(table_->Submit(b).ok());
+    if (!b.empty()) ASSERT_OK(table_->Submit(b));
   }
 
   // "NOT_FOUND", or the properties as {name=value,...}.

@@ -11,6 +11,7 @@
 
 #include "engine/local/cursor.h"
 #include "partkv/keys.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 
 namespace partkv {
@@ -35,11 +36,11 @@ class ShardStreamTest : public testing::StoreFixture {
         b.Insert(std::move(e));
         want.emplace_back(rk, pk);
         if (b.size() == 100) {
-          EXPECT_TRUE(table_->Submit(b).ok());
+          EXPECT_OK(table_->Submit(b));
           b.Clear();
         }
       }
-      if (!b.empty()) EXPECT_TRUE(table_->Submit(b).ok());
+      if (!b.empty()) EXPECT_OK(table_->Submit(b));
     }
     std::sort(want.begin(), want.end());
     return want;
@@ -51,7 +52,7 @@ class ShardStreamTest : public testing::StoreFixture {
     std::vector<std::pair<std::string, std::string>> got;
     for (int guard = 0; guard < 10000; ++guard) {
       auto page = table_->QueryShards(s, "d", q);
-      EXPECT_TRUE(page.ok()) << page.status().ToString();
+      EXPECT_OK(page);
       if (!page.ok()) break;
       if (pages) ++*pages;
       for (const Entity& e : page->entities) got.emplace_back(e.row_key(), e.partition_key());
@@ -65,7 +66,7 @@ class ShardStreamTest : public testing::StoreFixture {
 TEST_F(ShardStreamTest, UnevenShardsMergeExactlyAtEveryPageSizeAndOrder) {
   table_options_.physical_partitions = 3;  // several shards share each partition's iterator
   Reopen();
-  ASSERT_TRUE(store_->CreateTable("Uneven", table_options_).ok());
+  ASSERT_OK(store_->CreateTable("Uneven", table_options_));
   OpenTable("Uneven");
   auto want = Fill();
   ASSERT_EQ(want.size(), 400u + 5 * 3);
@@ -84,7 +85,7 @@ TEST_F(ShardStreamTest, UnevenShardsMergeExactlyAtEveryPageSizeAndOrder) {
 TEST_F(ShardStreamTest, RowRangeFilterAndScanBudgetKeepTheStreamExact) {
   table_options_.physical_partitions = 2;
   Reopen();
-  ASSERT_TRUE(store_->CreateTable("Uneven", table_options_).ok());
+  ASSERT_OK(store_->CreateTable("Uneven", table_options_));
   OpenTable("Uneven");
   auto all = Fill();
   // RowKeys in [r00100, r00600), rows of the odd shards only, at most 9 rows examined a page.

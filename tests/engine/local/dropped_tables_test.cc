@@ -10,16 +10,19 @@
 
 #include "engine/local/catalog.h"
 #include "engine/local/cursor.h"
-#include "engine/local/store_state.h"
 #include "engine/local/shared_table.h"
+#include "engine/local/store_state.h"
 #include "engine/local/table_handle.h"
 #include "gtest/gtest.h"
 #include "partkv/partkv.h"
 #include "rocksdb/db.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
 namespace partkv::engine {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 // Keys stored under table `id`'s prefix in every data column family, and range tombstones seen.
 struct Census {
@@ -49,29 +52,29 @@ void Fill(Table& t, int n) {
   for (int i = 0; i < n; ++i) {
     Entity e("pk-" + std::to_string(i % 37), "rk-" + std::to_string(i));
     e.Set("v", Value::Int32(i)).Set("s", Value::String(std::string(100, 'x')));
-    ASSERT_TRUE(t.InsertOrReplace(e).ok());
+    ASSERT_OK(t.InsertOrReplace(e));
   }
 }
 
 TEST(DroppedTablesTest, KeysOfADroppedTableLeaveWithoutTombstonesAndOthersStay) {
   testing::TempDir dir;
   auto store = Store::Open(dir.Sub("s"));
-  ASSERT_TRUE(store.ok());
-  ASSERT_TRUE(store->CreateTable("Gone").ok());
-  ASSERT_TRUE(store->CreateTable("Kept").ok());
+  ASSERT_OK(store);
+  ASSERT_OK(store->CreateTable("Gone"));
+  ASSERT_OK(store->CreateTable("Kept"));
   auto gone = *store->OpenTable("Gone");
   auto kept = *store->OpenTable("Kept");
   Fill(gone, 3000);
-  ASSERT_TRUE(store->Flush().ok());  // some of it in SST files,
+  ASSERT_OK(store->Flush());         // some of it in SST files,
   Fill(gone, 500);                   // some (rewritten) still in memtables
   Fill(kept, 2000);
   const uint32_t gone_id = gone.info().id, kept_id = kept.info().id;
   ASSERT_EQ(CensusOf(*store, gone_id).keys, 3000u);  // 500 overwrote nothing: same keys
 
-  ASSERT_TRUE(store->DropTable("Gone").ok());
+  ASSERT_OK(store->DropTable("Gone"));
   EXPECT_EQ(CensusOf(*store, gone_id).range_deletions, 0u);
   // Flushes and a full compaction leave the dropped table's keys out.
-  ASSERT_TRUE(store->Flush().ok());
+  ASSERT_OK(store->Flush());
   for (auto* cf : FrontAccess::Of(*store).data_column_families()) {
     ASSERT_TRUE(FrontAccess::Of(*store).db()->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr,
                                                   nullptr).ok());
@@ -79,9 +82,9 @@ TEST(DroppedTablesTest, KeysOfADroppedTableLeaveWithoutTombstonesAndOthersStay) 
   EXPECT_EQ(CensusOf(*store, gone_id).keys, 0u);
   EXPECT_EQ(CensusOf(*store, kept_id).keys, 2000u);
   // A table of the same name is a new id: empty.
-  ASSERT_TRUE(store->CreateTable("Gone").ok());
+  ASSERT_OK(store->CreateTable("Gone"));
   Page page;
-  ASSERT_TRUE(store->OpenTable("Gone")->QueryEntities(Query{}, &page).ok());
+  ASSERT_OK(store->OpenTable("Gone")->QueryEntities(Query{}, &page));
   EXPECT_TRUE(page.entities.empty());
 }
 
@@ -90,17 +93,17 @@ TEST(DroppedTablesTest, DroppedIdsSurviveReopenAndStillFilter) {
   uint32_t id = 0;
   {
     auto store = Store::Open(dir.Sub("s"));
-    ASSERT_TRUE(store.ok());
-    ASSERT_TRUE(store->CreateTable("Gone").ok());
+    ASSERT_OK(store);
+    ASSERT_OK(store->CreateTable("Gone"));
     auto gone = *store->OpenTable("Gone");
     id = gone.info().id;
     Fill(gone, 1000);
-    ASSERT_TRUE(store->DropTable("Gone").ok());
+    ASSERT_OK(store->DropTable("Gone"));
   }  // closed before any flush ran the filter: the keys are in the log and memtables
   auto store = Store::Open(dir.Sub("s"));
-  ASSERT_TRUE(store.ok());
-  EXPECT_TRUE(store->OpenTable("Gone").status().IsNotFound());
-  ASSERT_TRUE(store->Flush().ok());
+  ASSERT_OK(store);
+  EXPECT_THAT(store->OpenTable("Gone"), StatusIs(Status::Code::kNotFound));
+  ASSERT_OK(store->Flush());
   for (auto* cf : FrontAccess::Of(*store).data_column_families()) {
     ASSERT_TRUE(FrontAccess::Of(*store).db()->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr,
                                                   nullptr).ok());

@@ -10,17 +10,20 @@
 #include <string>
 #include <vector>
 
-#include "engine/local/catalog.h"
 #include "engine/etag.h"
+#include "engine/local/catalog.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "partkv/json.h"
 #include "partkv/partkv.h"
 #include "rocksdb/db.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 const std::string kFixture = std::string(PARTKV_SOURCE_DIR) + "/tests/engine/local/data/format1";
 
@@ -36,10 +39,10 @@ std::map<std::pair<std::string, std::string>, Expected> ExportOf(const std::stri
   std::string line;
   while (std::getline(in, line)) {
     auto e = EntityFromJson(line);
-    EXPECT_TRUE(e.ok()) << e.status().ToString();
+    EXPECT_OK(e);
     if (!e.ok()) continue;
     auto ts = DateTime::Parse(nlohmann::json::parse(line)["Timestamp"].get<std::string>());
-    EXPECT_TRUE(ts.ok());
+    EXPECT_OK(ts);
     out[{e->partition_key(), e->row_key()}] = Expected{*e, ts->ticks};
   }
   return out;
@@ -70,21 +73,21 @@ class MigrationTest : public ::testing::Test {
 
 TEST_F(MigrationTest, Format1StoreOpensWithEveryTableAndEntityKept) {
   auto store = Store::Open(path_);
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_OK(store);
   auto tables = store->ListTables();
-  ASSERT_TRUE(tables.ok());
+  ASSERT_OK(tables);
   std::vector<std::string> names;
   for (const auto& t : *tables) names.push_back(t.name);
   EXPECT_EQ(names, (std::vector<std::string>{"Devices", "Orders", "Orders2", "Single"}));
   for (const auto& info : *tables) {
     auto expected = ExportOf(info.name);
     auto table = store->OpenTable(info.name);
-    ASSERT_TRUE(table.ok());
+    ASSERT_OK(table);
     Query q;
     Page page;
     size_t seen = 0;
     do {
-      ASSERT_TRUE(table->QueryEntities(q, &page).ok());
+      ASSERT_OK(table->QueryEntities(q, &page));
       for (const Entity& e : page.entities) {
         auto it = expected.find({e.partition_key(), e.row_key()});
         ASSERT_NE(it, expected.end()) << info.name << ": unexpected " << e.DebugString();
@@ -101,7 +104,7 @@ TEST_F(MigrationTest, Format1StoreOpensWithEveryTableAndEntityKept) {
   }
   // Key schemes and partition counts survive.
   auto devices = store->OpenTable("Devices");
-  ASSERT_TRUE(devices.ok());
+  ASSERT_OK(devices);
   EXPECT_EQ(devices->info().physical_partitions, 16u);
   EXPECT_EQ(devices->info().partition_key_scheme, "hash-suffix(PartitionKey,deviceId,8,hash=xxh3)");
   EXPECT_EQ(store->OpenTable("Single")->info().physical_partitions, 1u);
@@ -109,39 +112,40 @@ TEST_F(MigrationTest, Format1StoreOpensWithEveryTableAndEntityKept) {
 
 TEST_F(MigrationTest, WritesAfterMigrationHaveLaterTimestampsAndMigratedETagsMatch) {
   auto store = Store::Open(path_);
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_OK(store);
   auto orders = store->OpenTable("Orders");
-  ASSERT_TRUE(orders.ok());
+  ASSERT_OK(orders);
   int64_t newest = 0;
   for (const auto& [key, e] : ExportOf("Orders")) newest = std::max(newest, e.timestamp_ticks);
   auto current = orders->Get("cust-1", "o1");
-  ASSERT_TRUE(current.ok());
+  ASSERT_OK(current);
   Entity e("cust-1", "o1");
   e.Set("Item", Value::String("mouse"));
   // A format-1 ETag names no version any more.
-  EXPECT_TRUE(orders->Replace(e, IfMatch::ETag("W/\"1\"")).status().IsPreconditionFailed());
+  EXPECT_THAT(orders->Replace(e, IfMatch::ETag("W/\"1\"")),
+              StatusIs(Status::Code::kPreconditionFailed));
   auto written = orders->Replace(e, IfMatch::ETag(current->etag()));
-  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  ASSERT_OK(written);
   EXPECT_GT(written->timestamp.ticks, newest);
   EXPECT_NE(written->etag, current->etag());
   // A table of format 2 sits beside the migrated ones.
-  ASSERT_TRUE(store->CreateTable("Fresh").ok());
-  ASSERT_TRUE(store->OpenTable("Fresh")->Insert(Entity("p", "r")).ok());
-  EXPECT_TRUE(store->OpenTable("Dropped").status().IsNotFound());
+  ASSERT_OK(store->CreateTable("Fresh"));
+  ASSERT_OK(store->OpenTable("Fresh")->Insert(Entity("p", "r")));
+  EXPECT_THAT(store->OpenTable("Dropped"), StatusIs(Status::Code::kNotFound));
 }
 
 TEST_F(MigrationTest, MigratedStoreHasNoFormat1ColumnFamiliesAndReopensAsFormat2) {
-  { ASSERT_TRUE(Store::Open(path_).ok()); }
+  { ASSERT_OK(Store::Open(path_)); }
   for (const auto& n : ColumnFamilies(path_)) {
     uint32_t id, index;
     EXPECT_FALSE(engine::ParsePartitionColumnFamilyName(n, &id, &index)) << n;
   }
   auto again = Store::Open(path_);
-  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ASSERT_OK(again);
   auto single = again->OpenTable("Single");
-  ASSERT_TRUE(single.ok());
+  ASSERT_OK(single);
   Page page;
-  ASSERT_TRUE(single->QueryEntities(Query{}, &page).ok());
+  ASSERT_OK(single->QueryEntities(Query{}, &page));
   EXPECT_EQ(page.entities.size(), ExportOf("Single").size());
 }
 

@@ -8,22 +8,24 @@
 
 #include "gtest/gtest.h"
 #include "partkv/store.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 
 namespace partkv::engine {
 namespace {
 
+using ::partkv::testing::StatusIs;
 using std::chrono::milliseconds;
 
 TEST(RecoveryWatch, WritableUntilABackgroundErrorAndAfterItsRecovery) {
   RecoveryWatch watch;
-  EXPECT_TRUE(watch.AwaitWritable(milliseconds(0)).ok());
+  EXPECT_OK(watch.AwaitWritable(milliseconds(0)));
 
   rocksdb::Status error = rocksdb::Status::NoSpace("While appending to file: 000012.log");
   watch.OnBackgroundError(rocksdb::BackgroundErrorReason::kWriteCallback, &error);
   EXPECT_TRUE(error.IsNoSpace()) << "the listener must not change the error it is told of";
   Status stopped = watch.AwaitWritable(milliseconds(0));
-  EXPECT_TRUE(stopped.IsIOError()) << stopped.ToString();
+  EXPECT_THAT(stopped, StatusIs(Status::Code::kIOError));
   EXPECT_NE(stopped.message().find("000012.log"), std::string::npos) << stopped.ToString();
 
   // A recovery attempt that ends in another error leaves the store stopped.
@@ -38,7 +40,7 @@ TEST(RecoveryWatch, WritableUntilABackgroundErrorAndAfterItsRecovery) {
   rocksdb::BackgroundErrorRecoveryInfo recovered;
   recovered.old_bg_error = failed.new_bg_error;
   std::thread recovery([&] { watch.OnErrorRecoveryEnd(recovered); });
-  EXPECT_TRUE(watch.AwaitWritable(std::chrono::minutes(5)).ok());
+  EXPECT_OK(watch.AwaitWritable(std::chrono::minutes(5)));
   recovery.join();
 }
 
@@ -46,13 +48,13 @@ TEST(RecoveryWatch, AnOkErrorReportIsNotAStop) {
   RecoveryWatch watch;
   rocksdb::Status none;
   watch.OnBackgroundError(rocksdb::BackgroundErrorReason::kCompaction, &none);
-  EXPECT_TRUE(watch.AwaitWritable(milliseconds(0)).ok());
+  EXPECT_OK(watch.AwaitWritable(milliseconds(0)));
 }
 
 using AwaitWritableTest = testing::StoreFixture;
 
 TEST_F(AwaitWritableTest, AHealthyStoreIsWritableAtOnce) {
-  EXPECT_TRUE(store_->AwaitWritable(milliseconds(0)).ok());
+  EXPECT_OK(store_->AwaitWritable(milliseconds(0)));
 }
 
 }  // namespace

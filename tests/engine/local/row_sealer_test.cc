@@ -10,10 +10,16 @@
 
 #include "engine/local/table_handle.h"
 #include "engine/value_codec.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 
 namespace partkv::engine {
 namespace {
+
+using ::partkv::testing::IsOk;
+using ::partkv::testing::IsOkAndHolds;
+using ::partkv::testing::StatusIs;
+using ::testing::Not;
 
 class RowSealerTest : public testing::StoreFixture {
  protected:
@@ -21,7 +27,7 @@ class RowSealerTest : public testing::StoreFixture {
 
   RowSealer Sealer(OpType type = OpType::kInsert) {
     auto sealer = state().NewRowSealer(type);
-    EXPECT_TRUE(sealer.ok()) << sealer.status().ToString();
+    EXPECT_OK(sealer);
     return *sealer;
   }
 
@@ -32,7 +38,7 @@ class RowSealerTest : public testing::StoreFixture {
     for (const Entity& e : entities) {
       std::string row;
       Status s = sealer.Seal(e, &row);
-      EXPECT_TRUE(s.ok()) << s.ToString();
+      EXPECT_OK(s);
       rows.push_back(std::move(row));
     }
     return rows;
@@ -44,7 +50,7 @@ class RowSealerTest : public testing::StoreFixture {
     std::vector<SealedRow> sealed(rows.size());
     for (size_t i = 0; i < rows.size(); ++i) {
       auto whole = (reader != nullptr ? *reader : sealer).Parse(rows[i], &sealed[i]);
-      EXPECT_TRUE(whole.ok() && *whole) << i << ": " << whole.status().ToString();
+      EXPECT_THAT(whole, IsOkAndHolds(true)) << i;
       if (!whole.ok() || !*whole) return Status::Corruption("unreadable test row");
     }
     return state().SubmitSealed(sealer, sealed, {});
@@ -84,14 +90,14 @@ TEST_F(RowSealerTest, HeaderAndBodyMakeTheValueEncoding) {
 
 TEST_F(RowSealerTest, SealedRowsWriteWhatSubmitWrites) {
   RowSealer sealer = Sealer();
-  ASSERT_TRUE(Submit(sealer, Seal(sealer, {Rich("p", "a"), Rich("p", "b")})).ok());
+  ASSERT_OK(Submit(sealer, Seal(sealer, {Rich("p", "a"), Rich("p", "b")})));
   Batch batch;
   batch.Insert(Rich("q", "a"));
-  ASSERT_TRUE(table_->Submit(batch).ok());
+  ASSERT_OK(table_->Submit(batch));
   auto sealed = table_->Get("p", "a");
   auto submitted = table_->Get("q", "a");
-  ASSERT_TRUE(sealed.ok()) << sealed.status().ToString();
-  ASSERT_TRUE(submitted.ok());
+  ASSERT_OK(sealed);
+  ASSERT_OK(submitted);
   EXPECT_EQ(Get("p", "a"), Get("q", "a"));
   EXPECT_EQ(Get("p", "b"), Get("q", "a"));
   EXPECT_FALSE(sealed->etag().empty());
@@ -108,18 +114,19 @@ TEST_F(RowSealerTest, SealRefusesWhatSubmitRefusesWithItsMessage) {
   Batch batch;
   batch.Insert(bad);
   auto submitted = table_->Submit(batch);
-  ASSERT_TRUE(sealed.IsInvalidArgument()) << sealed.ToString();
-  ASSERT_FALSE(submitted.ok());
+  ASSERT_THAT(sealed, StatusIs(Status::Code::kInvalidArgument));
+  ASSERT_THAT(submitted, Not(IsOk()));
   // Submit prefixes the operation's index; the reason is the same.
   EXPECT_EQ("operation 0: " + std::string(sealed.message()), submitted.status().message());
   EXPECT_EQ(out, "kept");
-  EXPECT_TRUE(sealer.Seal(Entity("p/q", "r"), &out).IsInvalidArgument());  // key characters
+  EXPECT_THAT(sealer.Seal(Entity("p/q", "r"), &out),
+              StatusIs(Status::Code::kInvalidArgument));  // key characters
 }
 
 TEST_F(RowSealerTest, OnlyWholeEntityWritesCanBeSealed) {
-  EXPECT_TRUE(state().NewRowSealer(OpType::kInsertOrReplace).ok());
+  EXPECT_OK(state().NewRowSealer(OpType::kInsertOrReplace));
   for (OpType t : {OpType::kMerge, OpType::kReplace, OpType::kInsertOrMerge, OpType::kDelete}) {
-    EXPECT_TRUE(state().NewRowSealer(t).status().IsInvalidArgument()) << OpTypeName(t);
+    EXPECT_THAT(state().NewRowSealer(t), StatusIs(Status::Code::kInvalidArgument)) << OpTypeName(t);
   }
 }
 
@@ -129,17 +136,17 @@ TEST_F(RowSealerTest, ParseReadsConcatenatedRowsAndAsksForMore) {
   std::string both = rows[0] + rows[1];
   SealedRow row;
   auto r = sealer.Parse(both, &row);
-  ASSERT_TRUE(r.ok() && *r) << r.status().ToString();
+  ASSERT_THAT(r, IsOkAndHolds(true));
   EXPECT_EQ(row.partition_key(), "p");
   EXPECT_EQ(row.row_key(), "a");
   EXPECT_EQ(row.bytes().size(), rows[0].size());
   EXPECT_GT(row.size(), 0u);
   r = sealer.Parse(std::string_view(both).substr(rows[0].size()), &row);
-  ASSERT_TRUE(r.ok() && *r);
+  ASSERT_THAT(r, IsOkAndHolds(true));
   EXPECT_EQ(row.row_key(), "bb");
   for (size_t cut = 0; cut < rows[1].size(); ++cut) {
     r = sealer.Parse(std::string_view(rows[1]).substr(0, cut), &row);
-    ASSERT_TRUE(r.ok()) << cut << ": " << r.status().ToString();
+    ASSERT_OK(r) << cut;
     EXPECT_FALSE(*r) << cut;
   }
 }
@@ -154,8 +161,8 @@ TEST_F(RowSealerTest, ADamagedRowIsNeverReadAsARow) {
       SealedRow read;
       auto r = sealer.Parse(damaged, &read);
       // Corruption, or a length field now pointing past the end ("read more"); never a row.
-      EXPECT_TRUE(!r.ok() || !*r) << "byte " << i << " bit " << bit;
-      if (!r.ok()) EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+      EXPECT_THAT(r, Not(IsOkAndHolds(true))) << "byte " << i << " bit " << bit;
+      if (!r.ok()) EXPECT_THAT(r, StatusIs(Status::Code::kCorruption));
     }
   }
 }
@@ -166,47 +173,48 @@ TEST_F(RowSealerTest, RowsOfAnotherSealerOrTableAreRefused) {
   std::vector<std::string> rows = Seal(other, {Make("p", "a", 1)});
   SealedRow read;
   auto r = mine.Parse(rows[0], &read);
-  EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+  EXPECT_THAT(r, StatusIs(Status::Code::kCorruption));
   // Read by `other`, submitted with `mine`.
   Status s = Submit(mine, rows, &other);
-  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(s.failed_op(), 0);
   // A default SealedRow was read by no sealer.
-  EXPECT_TRUE(state().SubmitSealed(mine, {SealedRow()}, {}).IsInvalidArgument());
+  EXPECT_THAT(state().SubmitSealed(mine, {SealedRow()}, {}),
+              StatusIs(Status::Code::kInvalidArgument));
 
-  ASSERT_TRUE(store_->CreateTable("Others").ok());
+  ASSERT_OK(store_->CreateTable("Others"));
   auto others = store_->OpenTable("Others");
-  ASSERT_TRUE(others.ok());
+  ASSERT_OK(others);
   auto foreign = FrontAccess::Of(*others).NewRowSealer(OpType::kInsert);
-  ASSERT_TRUE(foreign.ok());
+  ASSERT_OK(foreign);
   rows = Seal(*foreign, {Make("p", "a", 1)});
   s = Submit(*foreign, rows);
-  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(s.message().find("sealed for table 'Others'"), std::string_view::npos) << s.ToString();
   EXPECT_EQ(Get("p", "a"), "NOT_FOUND");
 
   // The same table through another handle is the same table.
   auto again = store_->OpenTable("Items");
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   rows = Seal(other, {Make("p", "a", 1)});
   std::vector<SealedRow> sealed(1);
-  ASSERT_TRUE(other.Parse(rows[0], &sealed[0]).ok());
-  EXPECT_TRUE(FrontAccess::Of(*again).SubmitSealed(other, sealed, {}).ok());
+  ASSERT_OK(other.Parse(rows[0], &sealed[0]));
+  EXPECT_OK(FrontAccess::Of(*again).SubmitSealed(other, sealed, {}));
   EXPECT_EQ(Get("p", "a"), "{n=1}");
 }
 
 TEST_F(RowSealerTest, BatchRulesHoldForSealedRows) {
   RowSealer sealer = Sealer();
   Status s = Submit(sealer, Seal(sealer, {Make("p", "a", 1), Make("q", "b", 2)}));
-  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(s.failed_op(), 1);
   s = Submit(sealer, Seal(sealer, {Make("p", "a", 1), Make("p", "b", 2), Make("p", "a", 3)}));
-  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(s.failed_op(), 2);
   EXPECT_NE(s.message().find("RowKey 'a' is already present"), std::string_view::npos);
   std::vector<Entity> many;
   for (int i = 0; i < 101; ++i) many.push_back(Make("p", "r" + std::to_string(i), i));
-  EXPECT_TRUE(Submit(sealer, Seal(sealer, many)).IsInvalidArgument());
+  EXPECT_THAT(Submit(sealer, Seal(sealer, many)), StatusIs(Status::Code::kInvalidArgument));
   // 20 entities of about 240 KB by Azure's formula: each within 1 MiB, together over 4 MiB.
   std::vector<Entity> large;
   for (int i = 0; i < 20; ++i) {
@@ -217,30 +225,30 @@ TEST_F(RowSealerTest, BatchRulesHoldForSealedRows) {
     large.push_back(std::move(e));
   }
   s = Submit(sealer, Seal(sealer, large));
-  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_NE(s.message().find("4 MiB"), std::string_view::npos) << s.ToString();
   EXPECT_EQ(Get("p", "a"), "NOT_FOUND");
   EXPECT_EQ(Get("p", "r0"), "NOT_FOUND");
 }
 
 TEST_F(RowSealerTest, InsertOfAnExistingRowFailsTheBatchAndNamesIt) {
-  ASSERT_TRUE(table_->Insert(Make("p", "c", 0)).ok());
+  ASSERT_OK(table_->Insert(Make("p", "c", 0)));
   RowSealer sealer = Sealer();
   Status s =
       Submit(sealer, Seal(sealer, {Make("p", "a", 1), Make("p", "b", 2), Make("p", "c", 3)}));
-  EXPECT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  EXPECT_THAT(s, StatusIs(Status::Code::kAlreadyExists));
   EXPECT_EQ(s.failed_op(), 2);
   EXPECT_EQ(Get("p", "a"), "NOT_FOUND");
   EXPECT_EQ(Get("p", "c"), "{n=0}");
 
   auto before = table_->Get("p", "c");
-  ASSERT_TRUE(before.ok());
+  ASSERT_OK(before);
   RowSealer upsert = Sealer(OpType::kInsertOrReplace);
-  ASSERT_TRUE(Submit(upsert, Seal(upsert, {Make("p", "a", 1), Make("p", "c", 3)})).ok());
+  ASSERT_OK(Submit(upsert, Seal(upsert, {Make("p", "a", 1), Make("p", "c", 3)})));
   EXPECT_EQ(Get("p", "a"), "{n=1}");
   EXPECT_EQ(Get("p", "c"), "{n=3}");
   auto after = table_->Get("p", "c");
-  ASSERT_TRUE(after.ok());
+  ASSERT_OK(after);
   EXPECT_NE(after->etag(), before->etag());
   EXPECT_GT(after->timestamp().ticks, before->timestamp().ticks);
 }
@@ -253,7 +261,7 @@ class RowSealerThrottleTest : public RowSealerTest {
     Reopen(options);
     table_options_.profile = "dynamodb";
     table_options_.throttling = true;
-    ASSERT_TRUE(store_->CreateTable("Items", table_options_).ok());
+    ASSERT_OK(store_->CreateTable("Items", table_options_));
     OpenTable();
   }
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(1'000'000);
@@ -275,7 +283,7 @@ TEST_F(RowSealerThrottleTest, SealedRowsAreChargedTheirWriteCost) {
     s = Submit(sealer, Seal(sealer, entities));
     if (!s.ok()) break;
   }
-  EXPECT_TRUE(s.IsThrottled()) << s.ToString();
+  EXPECT_THAT(s, StatusIs(Status::Code::kThrottled));
   EXPECT_EQ(batch, 3);
   EXPECT_EQ(Get("hot", "r300"), "NOT_FOUND");
 }
@@ -294,11 +302,11 @@ TEST_F(RowSealerSchemeTest, TheTablesKeySchemeComputesMissingKeys) {
   e.Set("Device", Value::String("d1")).Set("Day", Value::String("2024-01-02"));
   std::vector<std::string> rows = Seal(sealer, {e});
   SealedRow row;
-  ASSERT_TRUE(sealer.Parse(rows[0], &row).ok());
+  ASSERT_OK(sealer.Parse(rows[0], &row));
   EXPECT_FALSE(row.partition_key().empty());
-  ASSERT_TRUE(Submit(sealer, rows).ok());
+  ASSERT_OK(Submit(sealer, rows));
   auto back = table_->GetByAttributes(e);
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_OK(back);
   EXPECT_EQ(back->partition_key(), row.partition_key());
 }
 

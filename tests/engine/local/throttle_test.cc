@@ -1,9 +1,12 @@
 #include "engine/local/throttle.h"
 
 #include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
 
 namespace partkv::engine {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 TEST(TokenBucket, StartsWithOneSecondAndBanksUpToCapacity) {
   TokenBucket b;
@@ -30,24 +33,24 @@ TEST(Throttler, RetryAfterIsTheRefillTime) {
   auto clock = std::make_shared<ManualClock>();
   ThroughputModel m{ThroughputModel::Scope::kLogicalPartition, 100, 0, 1, "entities", "entities", "503"};
   Throttler t(m, 4, clock);
-  for (int i = 0; i < 100; ++i) ASSERT_TRUE(t.Charge(true, "p", 0, 1).ok()) << i;
+  for (int i = 0; i < 100; ++i) ASSERT_OK(t.Charge(true, "p", 0, 1)) << i;
   Status s = t.Charge(true, "p", 0, 1);
-  ASSERT_TRUE(s.IsThrottled());
+  ASSERT_THAT(s, StatusIs(Status::Code::kThrottled));
   EXPECT_EQ(s.retry_after().count(), 10);  // 1 unit at 100/s
   EXPECT_NE(s.message().find("partition 'p'"), std::string_view::npos) << s.ToString();
-  EXPECT_TRUE(t.Charge(true, "q", 0, 1).ok());  // another logical partition has its own budget
+  EXPECT_OK(t.Charge(true, "q", 0, 1));  // another logical partition has its own budget
   clock->Advance(10'000);
-  EXPECT_TRUE(t.Charge(true, "p", 0, 1).ok());
+  EXPECT_OK(t.Charge(true, "p", 0, 1));
 }
 
 TEST(Throttler, ReadsHaveTheirOwnBucketWhenTheProfileSaysSo) {
   auto clock = std::make_shared<ManualClock>();
   ThroughputModel m{ThroughputModel::Scope::kLogicalPartition, 10, 30, 1, "WCU", "RCU", "400"};
   Throttler t(m, 1, clock);
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(t.Charge(true, "p", 0, 1).ok());
-  EXPECT_TRUE(t.Charge(true, "p", 0, 1).IsThrottled());
-  for (int i = 0; i < 30; ++i) ASSERT_TRUE(t.Charge(false, "p", 0, 1).ok()) << i;
-  EXPECT_TRUE(t.Charge(false, "p", 0, 1).IsThrottled());
+  for (int i = 0; i < 10; ++i) ASSERT_OK(t.Charge(true, "p", 0, 1));
+  EXPECT_THAT(t.Charge(true, "p", 0, 1), StatusIs(Status::Code::kThrottled));
+  for (int i = 0; i < 30; ++i) ASSERT_OK(t.Charge(false, "p", 0, 1)) << i;
+  EXPECT_THAT(t.Charge(false, "p", 0, 1), StatusIs(Status::Code::kThrottled));
 }
 
 }  // namespace

@@ -11,10 +11,13 @@
 #include "gtest/gtest.h"
 #include "partkv/partkv.h"
 #include "rocksdb/db.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 TEST(WriteStallTest, AStallBeyondTheBoundFailsWithBusyAndWritesNothing) {
   testing::TempDir dir;
@@ -22,8 +25,8 @@ TEST(WriteStallTest, AStallBeyondTheBoundFailsWithBusyAndWritesNothing) {
   options.memory_budget_bytes = 4u << 20;  // 1 MiB memtables: three fill quickly
   options.write_stall_timeout = std::chrono::milliseconds(300);
   auto store = Store::Open(dir.Sub("s"), options);
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  ASSERT_TRUE(store->CreateTable("Stalled", {.physical_partitions = 1}).ok());
+  ASSERT_OK(store);
+  ASSERT_OK(store->CreateTable("Stalled", {.physical_partitions = 1}));
   auto table = *store->OpenTable("Stalled");
   ASSERT_TRUE(FrontAccess::Of(*store).db()->PauseBackgroundWork().ok());
 
@@ -40,19 +43,18 @@ TEST(WriteStallTest, AStallBeyondTheBoundFailsWithBusyAndWritesNothing) {
       failed = w.status();
     }
   }
-  ASSERT_FALSE(failed.ok()) << "no stall after " << written << " writes";
-  EXPECT_TRUE(failed.IsBusy()) << failed.ToString();
+  ASSERT_THAT(failed, StatusIs(Status::Code::kBusy)) << "no stall after " << written << " writes";
   EXPECT_NE(failed.message().find("write_stall_timeout"), std::string_view::npos)
       << failed.ToString();
   // The refused write left nothing behind.
-  EXPECT_TRUE(table.Get("p", "r" + std::to_string(written)).status().IsNotFound());
+  EXPECT_THAT(table.Get("p", "r" + std::to_string(written)), StatusIs(Status::Code::kNotFound));
 
   ASSERT_TRUE(FrontAccess::Of(*store).db()->ContinueBackgroundWork().ok());
   Entity again("p", "r" + std::to_string(written));
   again.Set("payload", Value::String(payload));
   auto w = table.Insert(again);
-  EXPECT_TRUE(w.ok()) << w.status().ToString();
-  EXPECT_TRUE(table.Get("p", "r0").ok());
+  EXPECT_OK(w);
+  EXPECT_OK(table.Get("p", "r0"));
 }
 
 }  // namespace

@@ -17,10 +17,12 @@
 #include "engine/protocol/multipart.h"
 #include "engine/protocol/shared_key.h"
 #include "partkv/base64.h"
+#include "tests/testing/status_matchers.h"
 
 namespace partkv::protocol {
 namespace {
 
+using ::partkv::testing::StatusIs;
 using std::chrono::system_clock;
 using ::testing::HasSubstr;
 
@@ -30,9 +32,9 @@ constexpr char kDevKey[] =
 
 HmacSha256 Signer(std::string_view base64_key) {
   auto key = Base64Decode(base64_key);
-  EXPECT_TRUE(key.ok());
+  EXPECT_OK(key);
   auto signer = HmacSha256::Create(*key);
-  EXPECT_TRUE(signer.ok()) << signer.status().ToString();
+  EXPECT_OK(signer);
   return std::move(*signer);
 }
 
@@ -111,8 +113,7 @@ TEST(SharedKeyTest, SharedKeyLiteHeaderIsTheAzureSdks) {
 
 TEST(SharedKeyTest, EmptyKeyIsRefused) {
   auto signer = HmacSha256::Create("");
-  ASSERT_FALSE(signer.ok());
-  EXPECT_TRUE(signer.status().IsInvalidArgument()) << signer.status().ToString();
+  ASSERT_THAT(signer, StatusIs(Status::Code::kInvalidArgument));
 }
 
 TEST(SharedKeyTest, OneSignerSignsFromManyThreadsAtOnce) {
@@ -175,7 +176,7 @@ TEST(HttpDateTest, FormatAgreesWithStrftimeAndParsesBack) {
     const std::string text = FormatHttpDate(when);
     ASSERT_EQ(text, expected) << "time_t " << t;
     auto parsed = ParseHttpDate(text);
-    ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status().ToString();
+    ASSERT_OK(parsed) << text;
     ASSERT_EQ(*parsed, when) << text;
   }
 }
@@ -183,8 +184,8 @@ TEST(HttpDateTest, FormatAgreesWithStrftimeAndParsesBack) {
 TEST(HttpDateTest, LeapSecondIsReadAsTheNextSecond) {
   auto leap = ParseHttpDate("Thu, 31 Dec 2026 23:59:60 GMT");
   auto next = ParseHttpDate("Fri, 01 Jan 2027 00:00:00 GMT");
-  ASSERT_TRUE(leap.ok()) << leap.status().ToString();
-  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  ASSERT_OK(leap);
+  ASSERT_OK(next);
   EXPECT_EQ(*leap, *next);
 }
 
@@ -215,8 +216,7 @@ TEST(HttpDateTest, OtherFormsAreRejectedNamingWhatIsWrong) {
   };
   for (const auto& [text, why] : cases) {
     auto parsed = ParseHttpDate(text);
-    ASSERT_FALSE(parsed.ok()) << "'" << text << "' was accepted";
-    EXPECT_TRUE(parsed.status().IsInvalidArgument()) << parsed.status().ToString();
+    ASSERT_THAT(parsed, StatusIs(Status::Code::kInvalidArgument)) << "'" << text << "'";
     EXPECT_THAT(std::string(parsed.status().message()), HasSubstr(why)) << "'" << text << "'";
   }
 }
@@ -340,13 +340,13 @@ TEST(BatchRequestTest, BodySplitsBackIntoItsOperations) {
   const std::vector<BatchSubRequest> ops = SdkOperations();
   const std::string body = BatchRequestBody("batch_B", "changeset_C", ops);
   auto batch = SplitMultipart(body, BoundaryOf("multipart/mixed; boundary=batch_B"));
-  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  ASSERT_OK(batch);
   ASSERT_EQ(batch->size(), 1u);
   const std::string* changeset_type = (*batch)[0].Header("Content-Type");
   ASSERT_NE(changeset_type, nullptr);
   EXPECT_EQ(*changeset_type, "multipart/mixed; boundary=changeset_C");
   auto parts = SplitMultipart((*batch)[0].body, BoundaryOf(*changeset_type));
-  ASSERT_TRUE(parts.ok()) << parts.status().ToString();
+  ASSERT_OK(parts);
   ASSERT_EQ(parts->size(), ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     const MimePart& part = (*parts)[i];
@@ -355,7 +355,7 @@ TEST(BatchRequestTest, BodySplitsBackIntoItsOperations) {
     ASSERT_NE(part.Header("Content-Transfer-Encoding"), nullptr);
     EXPECT_EQ(*part.Header("Content-Transfer-Encoding"), "binary");
     auto message = SplitHttpMessage(part.body);
-    ASSERT_TRUE(message.ok()) << message.status().ToString();
+    ASSERT_OK(message);
     EXPECT_EQ(message->start_line, ops[i].method + " " + ops[i].url + " HTTP/1.1");
     EXPECT_EQ(message->headers, ops[i].headers);
     // The SDK's extra blank line comes back as a line break at the start of the body.
@@ -369,9 +369,9 @@ TEST(BatchRequestTest, ContentIdIsAPartHeader) {
   ops[2].content_id = "op-2";
   const std::string body = BatchRequestBody("batch_B", "changeset_C", ops);
   auto batch = SplitMultipart(body, "batch_B");
-  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  ASSERT_OK(batch);
   auto parts = SplitMultipart((*batch)[0].body, "changeset_C");
-  ASSERT_TRUE(parts.ok()) << parts.status().ToString();
+  ASSERT_OK(parts);
   ASSERT_EQ(parts->size(), 3u);
   ASSERT_NE((*parts)[0].Header("Content-ID"), nullptr);
   EXPECT_EQ(*(*parts)[0].Header("Content-ID"), "op-0");
@@ -563,7 +563,7 @@ std::string HeaderOr(const BatchSubResponse& r, std::string_view name) {
 
 TEST(BatchResponseTest, ServeSuccessHasOneResponsePerOperation) {
   auto parsed = ParseBatchResponse(kServeSuccess, kServeSuccessType);
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_OK(parsed);
   EXPECT_FALSE(parsed->failed);
   EXPECT_EQ(parsed->failed_index, std::nullopt);
   EXPECT_EQ(Statuses(*parsed), "204 No Content 204 No Content 204 No Content");
@@ -578,7 +578,7 @@ TEST(BatchResponseTest, ServeSuccessHasOneResponsePerOperation) {
 
 TEST(BatchResponseTest, ServeFailureNamesTheFailedOperation) {
   auto parsed = ParseBatchResponse(kServeFailure, kServeFailureType);
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_OK(parsed);
   EXPECT_TRUE(parsed->failed);
   EXPECT_EQ(parsed->failed_index, 1u);
   EXPECT_EQ(Statuses(*parsed), "409 Conflict");
@@ -589,7 +589,7 @@ TEST(BatchResponseTest, ServeFailureNamesTheFailedOperation) {
 
 TEST(BatchResponseTest, AzuriteSuccessHasOneResponsePerOperation) {
   auto parsed = ParseBatchResponse(kAzuriteSuccess, kAzuriteSuccessType);
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_OK(parsed);
   EXPECT_FALSE(parsed->failed);
   EXPECT_EQ(Statuses(*parsed), "204 No Content 204 No Content 204 No Content");
   EXPECT_EQ(HeaderOr(parsed->responses[0], "ETag"),
@@ -603,7 +603,7 @@ TEST(BatchResponseTest, AzuriteFailureIsNamedByItsMessageNotItsOwnContentId) {
        {std::vector<std::string>{}, std::vector<std::string>{"0", "1"},
         std::vector<std::string>{"op-a", "op-b"}}) {
     auto parsed = ParseBatchResponse(kAzuriteFailure, kAzuriteFailureType, ids);
-    ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+    ASSERT_OK(parsed);
     EXPECT_TRUE(parsed->failed);
     EXPECT_EQ(parsed->failed_index, 1u) << ids.size();
     EXPECT_EQ(Statuses(*parsed), "409 Conflict");
@@ -622,17 +622,17 @@ TEST(BatchResponseTest, ContentIdNamesTheOperationWhenTheMessageCannot) {
   body.insert(body.find(after) + after.size(), "Content-ID: op-b\r\n");
   const std::vector<std::string> ids = {"op-a", "op-b"};
   auto parsed = ParseBatchResponse(body, kServeFailureType, ids);
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_OK(parsed);
   EXPECT_TRUE(parsed->failed);
   EXPECT_EQ(parsed->failed_index, 1u);
   // Without the request's Content-IDs, or with others, nothing tells.
   auto alone = ParseBatchResponse(body, kServeFailureType);
-  ASSERT_TRUE(alone.ok()) << alone.status().ToString();
+  ASSERT_OK(alone);
   EXPECT_TRUE(alone->failed);
   EXPECT_EQ(alone->failed_index, std::nullopt);
   const std::vector<std::string> others = {"1", "2"};
   auto unknown = ParseBatchResponse(body, kServeFailureType, others);
-  ASSERT_TRUE(unknown.ok()) << unknown.status().ToString();
+  ASSERT_OK(unknown);
   EXPECT_EQ(unknown->failed_index, std::nullopt);
 }
 
@@ -660,7 +660,7 @@ TEST(BatchResponseTest, XmlErrorMessageNamesTheFailedOperation) {
       "--changesetresponse_y--\r\n"
       "--batchresponse_x--\r\n";
   auto parsed = ParseBatchResponse(body, "multipart/mixed; boundary=batchresponse_x");
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_OK(parsed);
   EXPECT_TRUE(parsed->failed);
   EXPECT_EQ(parsed->failed_index, 3u);
   EXPECT_EQ(Statuses(*parsed), "404 Not Found");
@@ -669,13 +669,13 @@ TEST(BatchResponseTest, XmlErrorMessageNamesTheFailedOperation) {
   prefixed.replace(prefixed.find("<message"), 8, "<m:message");
   prefixed.replace(prefixed.find("</message>"), 10, "</m:message>");
   auto m = ParseBatchResponse(prefixed, "multipart/mixed; boundary=batchresponse_x");
-  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_OK(m);
   EXPECT_EQ(m->failed_index, 3u);
 }
 
 TEST(BatchResponseTest, QueryAnswerSitsDirectlyInTheBatch) {
   auto parsed = ParseBatchResponse(kServeQuery, kServeQueryType);
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_OK(parsed);
   EXPECT_FALSE(parsed->failed);
   EXPECT_EQ(Statuses(*parsed), "200 OK");
   EXPECT_EQ(
@@ -697,12 +697,12 @@ TEST(BatchResponseTest, WriterWritesServesBytes) {
        {Case{kServeSuccess, kServeSuccessType, true}, Case{kServeFailure, kServeFailureType, true},
         Case{kServeQuery, kServeQueryType, false}}) {
     auto parsed = ParseBatchResponse(c.body, c.type);
-    ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+    ASSERT_OK(parsed);
     const std::string batch = BoundaryOf(c.type);
     std::string changeset;
     if (c.changeset) {
       auto outer = SplitMultipart(c.body, batch);
-      ASSERT_TRUE(outer.ok());
+      ASSERT_OK(outer);
       changeset = BoundaryOf(*(*outer)[0].Header("Content-Type"));
     }
     EXPECT_EQ(BatchResponseBody(batch, changeset, parsed->responses), c.body);
@@ -718,7 +718,7 @@ TEST(BatchResponseTest, WrittenResponsesReadBack) {
   responses[1] = {204, "No Content", {{"Content-ID", "2"}}, ""};
   const std::string body = BatchResponseBody("batchresponse_1", "changesetresponse_2", responses);
   auto parsed = ParseBatchResponse(body, "multipart/mixed; boundary=\"batchresponse_1\"");
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_OK(parsed);
   ASSERT_EQ(parsed->responses.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(parsed->responses[i].status, responses[i].status);
@@ -732,7 +732,7 @@ TEST(BatchResponseTest, WrittenResponsesReadBack) {
     lf.erase(at, 1);
   }
   auto from_lf = ParseBatchResponse(lf, "multipart/mixed; boundary=batchresponse_1");
-  ASSERT_TRUE(from_lf.ok()) << from_lf.status().ToString();
+  ASSERT_OK(from_lf);
   EXPECT_EQ(Statuses(*from_lf), "201 Created 204 No Content");
   EXPECT_EQ(from_lf->responses[0].body, responses[0].body);
 }
@@ -785,17 +785,16 @@ TEST(BatchResponseTest, MalformedResponsesAreRejectedNamingWhatIsWrong) {
   };
   for (const Case& c : cases) {
     auto parsed = ParseBatchResponse(c.body, c.content_type);
-    ASSERT_FALSE(parsed.ok()) << "accepted: " << c.why;
-    EXPECT_TRUE(parsed.status().IsInvalidArgument()) << parsed.status().ToString();
+    ASSERT_THAT(parsed, StatusIs(Status::Code::kInvalidArgument)) << c.why;
     EXPECT_THAT(std::string(parsed.status().message()), HasSubstr(c.why));
     EXPECT_THAT(std::string(parsed.status().message()), HasSubstr("the $batch response"));
   }
   // The same pieces well formed are read, so each case above fails for its own defect.
   auto fine = ParseBatchResponse(envelope(ok + ok), type);
-  ASSERT_TRUE(fine.ok()) << fine.status().ToString();
+  ASSERT_OK(fine);
   EXPECT_EQ(Statuses(*fine), "204 No Content 204 No Content");
   auto failed = ParseBatchResponse(envelope(conflict), type);
-  ASSERT_TRUE(failed.ok()) << failed.status().ToString();
+  ASSERT_OK(failed);
   EXPECT_TRUE(failed->failed);
   EXPECT_EQ(failed->failed_index, std::nullopt);
 }
@@ -821,7 +820,7 @@ TEST(BatchResponseTest, MessageIndexMustBeDigitsAndAColon) {
   };
   for (const auto& [error_body, index] : cases) {
     auto parsed = ParseBatchResponse(failure(error_body), type);
-    ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+    ASSERT_OK(parsed);
     EXPECT_TRUE(parsed->failed);
     EXPECT_EQ(parsed->failed_index, index) << error_body;
   }
@@ -839,15 +838,14 @@ TEST(MultipartTest, BoundaryOfReadsTheParameter) {
 TEST(MultipartTest, SplitIgnoresPreambleAndEpilogue) {
   auto parts = SplitMultipart(
       "preamble\r\n--x\r\nA: 1\r\n\r\none\r\n--x\r\nB:2\r\n\r\ntwo\r\n\r\n--x--\r\nepilogue", "x");
-  ASSERT_TRUE(parts.ok()) << parts.status().ToString();
+  ASSERT_OK(parts);
   ASSERT_EQ(parts->size(), 2u);
   EXPECT_EQ((*parts)[0].headers, (HeaderList{{"A", "1"}}));
   EXPECT_EQ((*parts)[0].body, "one");
   EXPECT_EQ((*parts)[1].headers, (HeaderList{{"B", "2"}}));
   EXPECT_EQ((*parts)[1].body, "two\r\n");  // only the delimiter's own line break is removed
   auto empty_boundary = SplitMultipart("--\r\n", "");
-  ASSERT_FALSE(empty_boundary.ok());
-  EXPECT_TRUE(empty_boundary.status().IsInvalidArgument());
+  ASSERT_THAT(empty_boundary, StatusIs(Status::Code::kInvalidArgument));
 }
 
 TEST(MultipartTest, FindHeaderIgnoresCaseAndTakesTheFirst) {

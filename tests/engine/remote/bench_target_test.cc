@@ -14,6 +14,7 @@
 #include "partkv/store.h"
 #include "tests/testing/csv.h"
 #include "tests/testing/endpoint_server.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/tools/cli/cli_runner.h"
 
 namespace partkv {
@@ -36,7 +37,7 @@ class BenchTargetTest : public ::testing::Test {
     testing::PartkvServeOptions options;
     options.extra_args = {"--throttling"};
     auto server = testing::PartkvServe::Start(PARTKV_CLI_PATH, options);
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    ASSERT_OK(server);
     server_ = std::move(*server);
   }
 
@@ -48,9 +49,9 @@ class BenchTargetTest : public ::testing::Test {
 
   std::vector<std::string> Tables() const {
     auto store = Store::Open(server_->connection_string());
-    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    EXPECT_OK(store);
     auto tables = store->ListTables();
-    EXPECT_TRUE(tables.ok()) << tables.status().ToString();
+    EXPECT_OK(tables);
     std::vector<std::string> names;
     for (const TableInfo& t : *tables) names.push_back(t.name);
     return names;
@@ -96,15 +97,15 @@ TEST_F(BenchTargetTest, MeasuresTheThrottlingEachStrategyMeetsOnTheEndpoint) {
   std::vector<std::string> tables = Tables();
   ASSERT_EQ(tables.size(), 6u);
   auto store = Store::Open(server_->connection_string());
-  ASSERT_TRUE(store.ok());
+  ASSERT_OK(store);
   for (const auto& [label, row] : rows) {
     auto table = store->OpenTable(row.at("target_table"));
-    ASSERT_TRUE(table.ok()) << label << ": " << table.status().ToString();
+    ASSERT_OK(table) << label;
     uint64_t n = 0;
     Query q;
     do {
       auto page = table->QueryEntities(q);
-      ASSERT_TRUE(page.ok()) << page.status().ToString();
+      ASSERT_OK(page);
       n += page->entities.size();
       q.continuation = page->continuation;
     } while (!q.continuation.empty());

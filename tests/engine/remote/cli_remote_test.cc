@@ -21,6 +21,7 @@
 #include "nlohmann/json.hpp"
 #include "partkv/partkv.h"
 #include "tests/testing/endpoint_server.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/tools/cli/cli_runner.h"
 
@@ -45,7 +46,7 @@ std::vector<std::string> Canonical(const std::string& lines) {
     at = nl + 1;
     if (line.empty()) continue;
     auto entity = EntityFromJson(line);
-    EXPECT_TRUE(entity.ok()) << entity.status().ToString() << " in " << line;
+    EXPECT_OK(entity) << "in " << line;
     if (entity.ok()) out.push_back(EntityToJson(*entity));
   }
   std::sort(out.begin(), out.end());
@@ -73,7 +74,7 @@ Entity RoundTripRow(int i) {
                             1e300};
   e.Set("Real", Value::Double(doubles[i % 6]));
   auto guid = Guid::Parse("12345678-9abc-def0-1234-56789abcde" + std::to_string(10 + i % 90));
-  EXPECT_TRUE(guid.ok());
+  EXPECT_OK(guid);
   e.Set("Id", Value::Guid(*guid));
   e.Set("Small", Value::Int32(-i));
   e.Set("Big", Value::Int64((int64_t{1} << 53) + 1 + i));
@@ -84,7 +85,7 @@ class CliRemoteTest : public ::testing::TestWithParam<EndpointKind> {
  protected:
   void SetUp() override {
     auto server = testing::SharedEndpoint(GetParam(), kPrograms);
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    ASSERT_OK(server);
     location_ = (*server)->connection_string();
     // A table name per test: the server is shared by the test process.
     for (char c : std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) {
@@ -178,7 +179,7 @@ std::string ShardPages(const std::function<RunResult(const std::vector<std::stri
     pages += std::to_string(j["value"].size()) + ":";
     for (const auto& e : j["value"]) {
       auto entity = EntityFromJson(e.dump());
-      EXPECT_TRUE(entity.ok());
+      EXPECT_OK(entity);
       if (entity.ok()) pages += EntityToJson(*entity);
     }
     pages += "|";
@@ -420,7 +421,7 @@ TEST_F(CliRemoteRefusalTest, ABadConnectionStringFailsInOneLineWithoutItsKey) {
 // The key parses but is not the account's: the server's refusal, still without the key.
 TEST_F(CliRemoteRefusalTest, AWrongKeyIsRefusedByTheServerWithoutShowingIt) {
   auto server = testing::SharedEndpoint(EndpointKind::kPartkvServe, kPrograms);
-  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  ASSERT_OK(server);
   std::string location = (*server)->connection_string();
   location.replace(location.find(testing::kDevAccountKey), testing::kDevAccountKey.size(), kSecret);
   ExpectOneLine(cli_.RunRaw({"--store", location, "table", "list"}), 2, "AuthenticationFailed");

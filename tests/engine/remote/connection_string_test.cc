@@ -12,10 +12,12 @@
 #include <vector>
 
 #include "partkv/base64.h"
+#include "tests/testing/status_matchers.h"
 
 namespace partkv::remote {
 namespace {
 
+using ::partkv::testing::StatusIs;
 using ::testing::HasSubstr;
 
 // Secrets that must never appear in a message. The key is a valid encoding; the signature is
@@ -56,7 +58,7 @@ std::string Error(std::string_view location) {
     ADD_FAILURE() << "accepted: " << Redact(location);
     return "";
   }
-  EXPECT_TRUE(e.status().IsInvalidArgument()) << e.status().ToString();
+  EXPECT_THAT(e, StatusIs(Status::Code::kInvalidArgument));
   std::string message(e.status().message());
   EXPECT_FALSE(ShowsSecret(message)) << message;
   return message;
@@ -66,7 +68,7 @@ std::string Error(std::string_view location) {
 
 TEST(ConnectionString, DevelopmentStorageIsTheEmulatorsFixedAccount) {
   Result<Endpoint> e = ParseLocation("UseDevelopmentStorage=true");
-  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  ASSERT_OK(e);
   EXPECT_EQ(e->scheme, "http");
   EXPECT_EQ(e->host, "127.0.0.1");
   EXPECT_EQ(e->port, 10002);
@@ -124,7 +126,7 @@ TEST(ConnectionString, AccountKeyComputesTheEndpointFromEndpointSuffix) {
                   ";EndpointSuffix=core.chinacloudapi.cn"),
             "http://store1.table.core.chinacloudapi.cn account=store1 key=" + kKey);
   Result<Endpoint> e = ParseLocation("AccountName=a;AccountKey=" + kKey);
-  ASSERT_TRUE(e.ok());
+  ASSERT_OK(e);
   EXPECT_EQ(e->host, "a.table.core.windows.net");
   EXPECT_EQ(e->port, 443);
   EXPECT_EQ(e->base_path, "");
@@ -150,7 +152,7 @@ TEST(ConnectionString, TableEndpointOverridesTheComputedEndpoint) {
   Result<Endpoint> cosmos =
       ParseLocation("DefaultEndpointsProtocol=https;AccountName=a;AccountKey=" + kKey +
                     ";TableEndpoint=https://a.table.cosmos.azure.com:443/;");
-  ASSERT_TRUE(cosmos.ok()) << cosmos.status().ToString();
+  ASSERT_OK(cosmos);
   EXPECT_EQ(cosmos->scheme, "https");
   EXPECT_EQ(cosmos->host, "a.table.cosmos.azure.com");
   EXPECT_EQ(cosmos->port, 443);
@@ -171,7 +173,7 @@ TEST(ConnectionString, AzuritesFullStringIsPathStyle) {
   azurite += "    TableEndpoint=http://127.0.0.1:10002/devstoreaccount1;\n";
   azurite += "    QueueEndpoint=http://127.0.0.1:10001/devstoreaccount1; \n";
   Result<Endpoint> e = ParseLocation(azurite);
-  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  ASSERT_OK(e);
   EXPECT_EQ(e->scheme, "http");
   EXPECT_EQ(e->host, "127.0.0.1");
   EXPECT_EQ(e->port, 10002);
@@ -214,7 +216,7 @@ TEST(ConnectionString, ValuesAreSplitAtTheFirstEquals) {
       "TableEndpoint=https://a.table.core.windows.net;"
       "SharedAccessSignature=" +
       kSas);
-  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  ASSERT_OK(e);
   EXPECT_EQ(e->sas, kSas);
   EXPECT_EQ(e->key, "");
 }
@@ -331,7 +333,7 @@ TEST(ConnectionString, AccountNameMustAgreeWithTheEndpoint) {
 
 TEST(LocationUrl, SasUrlIsHostStyleOrPathStyle) {
   Result<Endpoint> host_style = ParseLocation("https://a.table.core.windows.net/?" + kSas);
-  ASSERT_TRUE(host_style.ok()) << host_style.status().ToString();
+  ASSERT_OK(host_style);
   EXPECT_EQ(host_style->scheme, "https");
   EXPECT_EQ(host_style->host, "a.table.core.windows.net");
   EXPECT_EQ(host_style->port, 443);
@@ -352,7 +354,7 @@ TEST(LocationUrl, SasUrlIsHostStyleOrPathStyle) {
 
 TEST(LocationUrl, IpAndLocalhostHostsArePathStyle) {
   Result<Endpoint> v6 = ParseLocation("http://[::1]:10002/devstoreaccount1?" + kSas);
-  ASSERT_TRUE(v6.ok()) << v6.status().ToString();
+  ASSERT_OK(v6);
   EXPECT_EQ(v6->host, "[::1]");
   EXPECT_EQ(v6->port, 10002);
   EXPECT_EQ(v6->base_path, "/devstoreaccount1");
@@ -393,7 +395,7 @@ TEST(LocationUrl, TrailingSlashesAreDropped) {
             "http://127.0.0.1:10002/devstoreaccount1 account=devstoreaccount1 sas=" + kSas);
   Result<Endpoint> e = ParseLocation("AccountName=devstoreaccount1;AccountKey=" + kDevKey +
                                      ";TableEndpoint=http://127.0.0.1:10002/devstoreaccount1/");
-  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  ASSERT_OK(e);
   EXPECT_EQ(e->base_path, "/devstoreaccount1");
 }
 
@@ -529,7 +531,7 @@ TEST(RedactLocation, NoSecretSurvivesInAnyAcceptedForm) {
            "http://[::1]:10002/devstoreaccount1?" + kSas,
            "UseDevelopmentStorage=true",
        }) {
-    ASSERT_TRUE(ParseLocation(location).ok()) << Redact(location);
+    ASSERT_OK(ParseLocation(location)) << Redact(location);
     EXPECT_FALSE(ShowsSecret(Redact(location))) << Redact(location);
   }
 }

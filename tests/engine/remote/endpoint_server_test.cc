@@ -19,6 +19,8 @@
 #include <string>
 #include <thread>
 
+#include "tests/testing/status_matchers.h"
+
 namespace partkv::testing {
 namespace {
 
@@ -88,7 +90,7 @@ bool ProcessEnds(pid_t pid, int timeout_ms) {
 
 TEST(EndpointServerTest, PartkvServeAnswersOnThePortItReports) {
   auto server = PartkvServe::Start(PARTKV_CLI_PATH);
-  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  ASSERT_OK(server);
   const EndpointServer& s = **server;
   EXPECT_EQ(s.endpoint_url(), "http://127.0.0.1:" + std::to_string(s.port()) + "/devstoreaccount1");
   EXPECT_EQ(s.connection_string(), ExpectedConnectionString("http", s.port()));
@@ -102,7 +104,7 @@ TEST(EndpointServerTest, PartkvServeAnswersOnThePortItReports) {
 
 TEST(EndpointServerTest, AzuriteAnswersOverHttp) {
   auto server = Azurite::Start(PARTKV_AZURITE_DIR);
-  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  ASSERT_OK(server);
   const EndpointServer& s = **server;
   EXPECT_EQ(s.connection_string(), ExpectedConnectionString("http", s.port()));
   EXPECT_EQ(s.ca_file(), "");
@@ -116,7 +118,7 @@ TEST(EndpointServerTest, AzuriteAnswersOverHttp) {
 
 TEST(EndpointServerTest, AzuriteOverHttpsIsVerifiedWithItsCaFile) {
   auto server = Azurite::Start(PARTKV_AZURITE_DIR, {.https = true});
-  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  ASSERT_OK(server);
   const EndpointServer& s = **server;
   EXPECT_EQ(s.connection_string(), ExpectedConnectionString("https", s.port()));
   ASSERT_NE(s.ca_file(), "");
@@ -133,7 +135,7 @@ TEST(EndpointServerTest, DestroyingAServerEndsItsProcess) {
   for (EndpointKind kind : {EndpointKind::kPartkvServe, EndpointKind::kAzurite}) {
     SCOPED_TRACE(EndpointKindName(kind));
     auto server = StartEndpoint(kind, kPrograms);
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    ASSERT_OK(server);
     const pid_t pid = (*server)->pid();
     const std::string url = (*server)->endpoint_url() + "/Tables";
     server->reset();
@@ -146,8 +148,7 @@ TEST(EndpointServerTest, DestroyingAServerEndsItsProcess) {
 
 TEST(EndpointServerTest, AServerThatExitsBeforeListeningIsReportedWithItsStderr) {
   auto server = PartkvServe::Start(PARTKV_CLI_PATH, {.extra_args = {"--no-such-option"}});
-  ASSERT_FALSE(server.ok());
-  EXPECT_TRUE(server.status().IsIOError()) << server.status().ToString();
+  ASSERT_THAT(server, StatusIs(Status::Code::kIOError));
   EXPECT_NE(server.status().ToString().find("exited with status 2"), std::string::npos)
       << server.status().ToString();
   EXPECT_NE(server.status().ToString().find("--no-such-option"), std::string::npos)
@@ -157,17 +158,16 @@ TEST(EndpointServerTest, AServerThatExitsBeforeListeningIsReportedWithItsStderr)
 TEST(EndpointServerTest, AzuriteNotInstalledNamesTheInstaller) {
   TempDir empty;
   auto server = Azurite::Start(empty.path());
-  ASSERT_FALSE(server.ok());
-  EXPECT_TRUE(server.status().IsIOError());
+  ASSERT_THAT(server, StatusIs(Status::Code::kIOError));
   EXPECT_NE(server.status().ToString().find("install_azurite.sh"), std::string::npos)
       << server.status().ToString();
 }
 
 TEST(EndpointServerTest, SharedEndpointIsOneServerPerKind) {
   auto first = SharedEndpoint(EndpointKind::kPartkvServe, kPrograms);
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_OK(first);
   auto second = SharedEndpoint(EndpointKind::kPartkvServe, kPrograms);
-  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_OK(second);
   EXPECT_EQ(*first, *second);
   Reply reply = Get((*first)->endpoint_url() + "/Tables");
   ASSERT_EQ(reply.code, CURLE_OK) << reply.error;
@@ -177,7 +177,7 @@ TEST(EndpointServerTest, SharedEndpointIsOneServerPerKind) {
 TEST(EndpointServerTest, SharedEndpointStartsNoServerOffTheMainThread) {
   Result<EndpointServer*> started = Status::Busy("not run");
   std::thread([&] { started = SharedEndpoint(EndpointKind::kAzurite, kPrograms); }).join();
-  EXPECT_TRUE(started.status().IsInvalidArgument()) << started.status().ToString();
+  EXPECT_THAT(started, StatusIs(Status::Code::kInvalidArgument));
 }
 
 // Runs first (gtest orders *DeathTest suites first), while the process has one thread, as fork

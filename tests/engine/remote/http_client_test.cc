@@ -45,10 +45,13 @@
 #include <boost/beast/http/write.hpp>
 
 #include "tests/testing/fault_proxy.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
 namespace partkv::remote {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -306,7 +309,7 @@ uint16_t ClosedPort() {
 
 std::unique_ptr<HttpClient> MakeClient(HttpOptions options = {}) {
   Result<std::unique_ptr<HttpClient>> client = HttpClient::Create(options);
-  EXPECT_TRUE(client.ok()) << client.status().ToString();
+  EXPECT_OK(client);
   return client.ok() ? std::move(client).value() : nullptr;
 }
 
@@ -330,7 +333,7 @@ Failed Fail(HttpClient& client, const HttpRequest& request) {
   failure.kind = Kind::kOther;  // Perform must overwrite it
   Result<HttpResponse> response = client.Perform(request, &failure);
   if (response.ok()) return {"ok " + std::to_string(response->status), ""};
-  EXPECT_TRUE(response.status().IsIOError()) << response.status().ToString();
+  EXPECT_THAT(response, StatusIs(Status::Code::kIOError));
   static const std::map<Kind, std::string> kNames = {
       {Kind::kNone, "kNone"},         {Kind::kConnect, "kConnect"},
       {Kind::kTls, "kTls"},           {Kind::kTimeout, "kTimeout"},
@@ -354,7 +357,7 @@ TEST_F(HttpClientTest, EachMethodRoundTripsHeadersAndBinaryBody) {
     Result<HttpResponse> response = client->Perform(
         MakeRequest(method, origin_.url() + "/Tables('t')?$filter=a%20eq%201", body,
                     {{"x-ms-version", "2019-02-02"}, {"Content-Type", "application/json"}}));
-    ASSERT_TRUE(response.ok()) << response.status().ToString();
+    ASSERT_OK(response);
     EXPECT_EQ(response->status, 200);
     EXPECT_EQ(response->body, body);
     EXPECT_EQ(response->Header("x-echo-method"), method);
@@ -372,8 +375,8 @@ TEST_F(HttpClientTest, EachMethodRoundTripsHeadersAndBinaryBody) {
 
 TEST_F(HttpClientTest, BodilessDeleteAndEmptyPutAreSentAsSuch) {
   auto client = MakeClient();
-  ASSERT_TRUE(client->Perform(MakeRequest("DELETE", origin_.url() + "/t")).ok());
-  ASSERT_TRUE(client->Perform(MakeRequest("PUT", origin_.url() + "/t")).ok());
+  ASSERT_OK(client->Perform(MakeRequest("DELETE", origin_.url() + "/t")));
+  ASSERT_OK(client->Perform(MakeRequest("PUT", origin_.url() + "/t")));
   std::vector<Origin::Request> seen = origin_.requests();
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen[0].method, "DELETE");
@@ -385,16 +388,16 @@ TEST_F(HttpClientTest, BodilessDeleteAndEmptyPutAreSentAsSuch) {
 TEST_F(HttpClientTest, HeadGetsHeadersOnlyAndLeavesTheConnectionUsable) {
   auto client = MakeClient();
   Result<HttpResponse> head = client->Perform(MakeRequest("HEAD", origin_.url() + "/h"));
-  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  ASSERT_OK(head);
   EXPECT_EQ(head->status, 200);
   EXPECT_EQ(head->Header("Content-Length"), "11");
   EXPECT_EQ(head->body, "");
   // A POST and a GET after the HEAD are themselves, with their bodies.
   Result<HttpResponse> post = client->Perform(MakeRequest("POST", origin_.url() + "/p", "xyz"));
-  ASSERT_TRUE(post.ok()) << post.status().ToString();
+  ASSERT_OK(post);
   EXPECT_EQ(post->body, "xyz");
   Result<HttpResponse> get = client->Perform(MakeRequest("GET", origin_.url() + "/bytes/5"));
-  ASSERT_TRUE(get.ok()) << get.status().ToString();
+  ASSERT_OK(get);
   EXPECT_EQ(get->body, "bbbbb");
   std::vector<Origin::Request> seen = origin_.requests();
   ASSERT_EQ(seen.size(), 3u);
@@ -407,12 +410,9 @@ TEST_F(HttpClientTest, HeadGetsHeadersOnlyAndLeavesTheConnectionUsable) {
 TEST_F(HttpClientTest, SendsNoExpectNoAcceptEncodingAndNoContentTypeOfItsOwn) {
   auto client = MakeClient();
   const std::string big(2u << 20, 'x');  // beyond libcurl's threshold for Expect: 100-continue
-  ASSERT_TRUE(
-      client->Perform(MakeRequest("PUT", origin_.url() + "/big", big, {{"X-Empty", ""}})).ok());
-  ASSERT_TRUE(client
-                  ->Perform(MakeRequest("POST", origin_.url() + "/typed", "{}",
-                                        {{"Content-Type", "application/json"}}))
-                  .ok());
+  ASSERT_OK(client->Perform(MakeRequest("PUT", origin_.url() + "/big", big, {{"X-Empty", ""}})));
+  ASSERT_OK(client->Perform(
+      MakeRequest("POST", origin_.url() + "/typed", "{}", {{"Content-Type", "application/json"}})));
   std::vector<Origin::Request> seen = origin_.requests();
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen[0].body.size(), big.size());
@@ -427,7 +427,7 @@ TEST_F(HttpClientTest, SequentialRequestsReuseOneConnection) {
   auto client = MakeClient();
   for (int i = 0; i < 5; ++i) {
     Result<HttpResponse> r = client->Perform(MakeRequest("GET", origin_.url() + "/bytes/3"));
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_OK(r);
   }
   EXPECT_EQ(origin_.requests().size(), 5u);
   EXPECT_EQ(origin_.connections(), 1);
@@ -452,7 +452,7 @@ TEST_F(HttpClientTest, PoolBoundsConnectionsAndRequestsInFlight) {
   EXPECT_FALSE(origin_.WaitForInFlight(3, std::chrono::milliseconds(300)));
   origin_.Release();
   for (std::thread& t : threads) t.join();
-  for (const Status& s : results) EXPECT_TRUE(s.ok()) << s.ToString();
+  for (const Status& s : results) EXPECT_OK(s);
   EXPECT_EQ(origin_.requests().size(), 4u);
   EXPECT_EQ(origin_.max_in_flight(), 2);
   EXPECT_LE(origin_.connections(), 2);
@@ -462,7 +462,7 @@ TEST_F(HttpClientTest, PoolBoundsConnectionsAndRequestsInFlight) {
 TEST_F(HttpClientTest, OnlyTheFinalResponsesHeadersAreKept) {
   auto client = MakeClient();
   Result<HttpResponse> r = client->Perform(MakeRequest("GET", origin_.url() + "/interim"));
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(r->body, "ok");
   EXPECT_EQ(r->Header("X-Final"), "yes");
@@ -472,13 +472,13 @@ TEST_F(HttpClientTest, OnlyTheFinalResponsesHeadersAreKept) {
 TEST_F(HttpClientTest, RedirectsAndErrorStatusesAreResponsesNotFollowed) {
   auto client = MakeClient();
   Result<HttpResponse> moved = client->Perform(MakeRequest("GET", origin_.url() + "/redirect"));
-  ASSERT_TRUE(moved.ok()) << moved.status().ToString();
+  ASSERT_OK(moved);
   EXPECT_EQ(moved->status, 302);
   EXPECT_EQ(moved->Header("location"), "/elsewhere");
   EXPECT_EQ(moved->body, "moved");
   Result<HttpResponse> missing =
       client->Perform(MakeRequest("POST", origin_.url() + "/status/404", "why"));
-  ASSERT_TRUE(missing.ok()) << missing.status().ToString();
+  ASSERT_OK(missing);
   EXPECT_EQ(missing->status, 404);
   EXPECT_EQ(missing->body, "why");
   EXPECT_EQ(origin_.requests().size(), 2u);  // /elsewhere never asked for
@@ -497,23 +497,23 @@ TEST_F(HttpClientTest, InvalidRequestIsRefusedBeforeSending) {
   auto client = MakeClient();
   Result<HttpResponse> r = client->Perform(
       MakeRequest("GET", origin_.url() + "/x", "", {{"X-Injected", "a\r\nX-Other: b"}}));
-  EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+  EXPECT_THAT(r, StatusIs(Status::Code::kInvalidArgument));
   r = client->Perform(MakeRequest("GET /y HTTP/1.1\r\n", origin_.url() + "/x"));
-  EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+  EXPECT_THAT(r, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_TRUE(origin_.requests().empty());
 }
 
 TEST(HttpClientOptionsTest, OutOfRangeOptionsAreInvalidArgument) {
   HttpOptions zero_connect;
   zero_connect.connect_timeout = std::chrono::milliseconds(0);
-  EXPECT_TRUE(HttpClient::Create(zero_connect).status().IsInvalidArgument());
+  EXPECT_THAT(HttpClient::Create(zero_connect), StatusIs(Status::Code::kInvalidArgument));
   HttpOptions zero_request;
   zero_request.request_timeout = std::chrono::milliseconds(0);
-  EXPECT_TRUE(HttpClient::Create(zero_request).status().IsInvalidArgument());
+  EXPECT_THAT(HttpClient::Create(zero_request), StatusIs(Status::Code::kInvalidArgument));
   HttpOptions zero_pool;
   zero_pool.max_connections = 0;
-  EXPECT_TRUE(HttpClient::Create(zero_pool).status().IsInvalidArgument());
-  EXPECT_TRUE(HttpClient::Create(HttpOptions()).ok());
+  EXPECT_THAT(HttpClient::Create(zero_pool), StatusIs(Status::Code::kInvalidArgument));
+  EXPECT_OK(HttpClient::Create(HttpOptions()));
 }
 
 TEST(HttpClientOptionsTest, UnreadableCaFileIsInvalidArgumentNamingIt) {
@@ -521,12 +521,12 @@ TEST(HttpClientOptionsTest, UnreadableCaFileIsInvalidArgumentNamingIt) {
   HttpOptions missing;
   missing.ca_file = dir.Sub("missing.pem");
   Result<std::unique_ptr<HttpClient>> client = HttpClient::Create(missing);
-  EXPECT_TRUE(client.status().IsInvalidArgument()) << client.status().ToString();
+  EXPECT_THAT(client, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_THAT(std::string(client.status().message()), HasSubstr(missing.ca_file));
   HttpOptions directory;
   directory.ca_file = dir.path();
   client = HttpClient::Create(directory);
-  EXPECT_TRUE(client.status().IsInvalidArgument()) << client.status().ToString();
+  EXPECT_THAT(client, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_THAT(std::string(client.status().message()), HasSubstr(dir.path()));
 }
 
@@ -581,7 +581,7 @@ TEST_F(HttpClientFaultTest, DropAfterForwardIsDroppedAndAppliedOnce) {
 // the client must not, so that a write whose response was lost is not applied twice.
 TEST_F(HttpClientFaultTest, LostResponseOnKeptAliveConnectionIsNotResent) {
   auto client = MakeClient();
-  ASSERT_TRUE(client->Perform(MakeRequest("GET", proxy_.url() + "/warm")).ok());
+  ASSERT_OK(client->Perform(MakeRequest("GET", proxy_.url() + "/warm")));
   proxy_.AddRule({.fault = FaultProxy::Fault::kDropAfterForward, .method = "MERGE"});
   Failed f = Fail(*client, MakeRequest("MERGE", proxy_.url() + "/t", "{\"a\":1}"));
   EXPECT_EQ(f.summary, "kDropped maybe_sent=true");
@@ -590,13 +590,13 @@ TEST_F(HttpClientFaultTest, LostResponseOnKeptAliveConnectionIsNotResent) {
   EXPECT_EQ(proxy_.Forwarded("MERGE", "/t"), 1);
   EXPECT_EQ(origin_.requests().size(), 2u);
   // The broken connection is not reused: the next request opens another.
-  ASSERT_TRUE(client->Perform(MakeRequest("GET", proxy_.url() + "/after")).ok());
+  ASSERT_OK(client->Perform(MakeRequest("GET", proxy_.url() + "/after")));
   EXPECT_EQ(proxy_.connections(), 2);
 }
 
 TEST_F(HttpClientFaultTest, ClosedKeptAliveConnectionIsNotResent) {
   auto client = MakeClient();
-  ASSERT_TRUE(client->Perform(MakeRequest("GET", proxy_.url() + "/warm")).ok());
+  ASSERT_OK(client->Perform(MakeRequest("GET", proxy_.url() + "/warm")));
   proxy_.AddRule({.fault = FaultProxy::Fault::kDropBeforeForward, .method = "DELETE"});
   Failed f = Fail(*client, MakeRequest("DELETE", proxy_.url() + "/t"));
   EXPECT_EQ(f.summary, "kDropped maybe_sent=true");
@@ -635,7 +635,7 @@ TEST_F(HttpClientFaultTest, ShortBodyIsTruncated) {
     EXPECT_THAT(f.message, HasSubstr("truncated"));
     // The rule is spent: the same request now succeeds whole.
     Result<HttpResponse> r = client->Perform(MakeRequest("GET", proxy_.url() + target));
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_OK(r);
     EXPECT_EQ(r->body.size(), 1000u);
   }
 }
@@ -653,17 +653,17 @@ TEST_F(HttpClientFaultTest, ThrottlingAnswersAreResponsesWithTheirHeaders) {
                   .headers = {{"x-ms-retry-after-ms", "250"}}});
   for (int i = 0; i < 2; ++i) {
     Result<HttpResponse> busy = client->Perform(MakeRequest("POST", proxy_.url() + "/t", "{}"));
-    ASSERT_TRUE(busy.ok()) << busy.status().ToString();
+    ASSERT_OK(busy);
     EXPECT_EQ(busy->status, 503);
     EXPECT_EQ(busy->Header("retry-after"), "1");
     EXPECT_THAT(busy->body, HasSubstr("ServerBusy"));
   }
   Result<HttpResponse> slow = client->Perform(MakeRequest("POST", proxy_.url() + "/t", "{}"));
-  ASSERT_TRUE(slow.ok()) << slow.status().ToString();
+  ASSERT_OK(slow);
   EXPECT_EQ(slow->status, 429);
   EXPECT_EQ(slow->Header("X-MS-Retry-After-Ms"), "250");
   Result<HttpResponse> through = client->Perform(MakeRequest("POST", proxy_.url() + "/t", "{}"));
-  ASSERT_TRUE(through.ok()) << through.status().ToString();
+  ASSERT_OK(through);
   EXPECT_EQ(through->status, 200);
   EXPECT_EQ(proxy_.Received("POST", "/t"), 4);
   EXPECT_EQ(proxy_.Forwarded("POST", "/t"), 1);
@@ -674,7 +674,7 @@ TEST_F(HttpClientFaultTest, ProxyForwardsLengthAndChunkedBodiesWhole) {
   auto client = MakeClient();
   for (std::string target : {"/bytes/70000", "/chunked/70000"}) {
     Result<HttpResponse> r = client->Perform(MakeRequest("GET", proxy_.url() + target));
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_OK(r);
     EXPECT_EQ(r->body.size(), 70000u) << target;
   }
   EXPECT_EQ(proxy_.connections(), 1);
@@ -692,13 +692,13 @@ TEST_F(HttpClientTest, BodyOverTheLimitIsTooLarge) {
     EXPECT_EQ(f.summary, "kTooLarge maybe_sent=true");
     EXPECT_THAT(f.message, HasSubstr("max_response_bytes (1000 bytes)"));
     Result<HttpResponse> r = client->Perform(MakeRequest("GET", origin_.url() + kind + "1000"));
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_OK(r);
     EXPECT_EQ(r->body.size(), 1000u);
   }
   // A HEAD's Content-Length announces no body.
   options.max_response_bytes = 5;
   auto strict = MakeClient(options);
-  EXPECT_TRUE(strict->Perform(MakeRequest("HEAD", origin_.url() + "/h")).ok());
+  EXPECT_OK(strict->Perform(MakeRequest("HEAD", origin_.url() + "/h")));
 }
 
 // --- HTTPS ---------------------------------------------------------------------------------------
@@ -736,7 +736,7 @@ TEST_F(HttpsTest, CertificateTrustedThroughCaFileIsVerified) {
   for (int i = 0; i < 2; ++i) {
     Result<HttpResponse> r =
         client->Perform(MakeRequest("PUT", origin_->url() + "/secure", std::string("s\0t", 3)));
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_OK(r);
     EXPECT_EQ(r->status, 200);
     EXPECT_EQ(r->body, std::string("s\0t", 3));
   }

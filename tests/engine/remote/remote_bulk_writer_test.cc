@@ -23,9 +23,12 @@
 #include "partkv/partkv.h"
 #include "tests/testing/endpoint_server.h"
 #include "tests/testing/fault_proxy.h"
+#include "tests/testing/status_matchers.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 using namespace std::chrono_literals;
 using testing::FaultProxy;
@@ -57,10 +60,10 @@ class RemoteBulkWriterTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto server = testing::SharedEndpoint(testing::EndpointKind::kPartkvServe, kPrograms);
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    ASSERT_OK(server);
     proxy_ = std::make_unique<FaultProxy>("127.0.0.1", (*server)->port());
     auto reader = Store::Open((*server)->connection_string());
-    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    ASSERT_OK(reader);
     reader_.emplace(std::move(*reader));
     Open({});
   }
@@ -76,22 +79,22 @@ class RemoteBulkWriterTest : public ::testing::Test {
             std::string(testing::kDevAccountKey) + ";TableEndpoint=" + proxy_->url() +
             "/devstoreaccount1;",
         Options());
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    ASSERT_OK(store);
     store_.emplace(std::move(*store));
     name_.clear();
     for (char c : std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) {
       if (std::isalnum(static_cast<unsigned char>(c)) && name_.size() < 60) name_ += c;
     }
     (void)reader_->DropTable(name_);
-    ASSERT_TRUE(reader_->CreateTable(name_).ok());
+    ASSERT_OK(reader_->CreateTable(name_));
     auto table = store_->OpenTable(name_, schemes);
-    ASSERT_TRUE(table.ok()) << table.status().ToString();
+    ASSERT_OK(table);
     table_.emplace(std::move(*table));
   }
 
   BulkWriter Writer(const BulkWriteOptions& options) {
     auto w = BulkWriter::Create(*table_, options);
-    EXPECT_TRUE(w.ok()) << w.status().ToString();
+    EXPECT_OK(w);
     return std::move(*w);
   }
 
@@ -99,12 +102,12 @@ class RemoteBulkWriterTest : public ::testing::Test {
   std::map<std::string, int> Contents() {
     std::map<std::string, int> out;
     auto table = reader_->OpenTable(name_);
-    EXPECT_TRUE(table.ok()) << table.status().ToString();
+    EXPECT_OK(table);
     if (!table.ok()) return out;
     Query q;
     while (true) {
       auto page = table->QueryEntities(q);
-      EXPECT_TRUE(page.ok()) << page.status().ToString();
+      EXPECT_OK(page);
       if (!page.ok()) return out;
       for (const Entity& e : page->entities) {
         const Value* n = e.Get("n");
@@ -129,8 +132,8 @@ class RemoteBulkWriterTest : public ::testing::Test {
 TEST_F(RemoteBulkWriterTest, AConflictStopsAtItsBatchWithEveryEarlierBatchWritten) {
   constexpr int kKeys = 60, kRows = 50, kBad = 30 * kRows + 20;
   auto existing = reader_->OpenTable(name_);
-  ASSERT_TRUE(existing.ok());
-  ASSERT_TRUE(existing->Insert(Row("p30", Rk(kBad), -7)).ok());
+  ASSERT_OK(existing);
+  ASSERT_OK(existing->Insert(Row("p30", Rk(kBad), -7)));
 
   BulkWriteOptions options;
   options.max_batches_in_flight = 8;
@@ -140,7 +143,7 @@ TEST_F(RemoteBulkWriterTest, AConflictStopsAtItsBatchWithEveryEarlierBatchWritte
     s = w.Add(Row("p" + std::to_string(i / kRows), Rk(i), i));
   }
   if (s.ok()) s = w.Finish();
-  ASSERT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  ASSERT_THAT(s, StatusIs(Status::Code::kAlreadyExists));
   EXPECT_EQ(s.message().substr(0, 10), "row 1520: ") << s.ToString();
 
   const BulkWriteReport& r = w.report();
@@ -150,7 +153,7 @@ TEST_F(RemoteBulkWriterTest, AConflictStopsAtItsBatchWithEveryEarlierBatchWritte
   EXPECT_EQ(r.rows_written, 30u * kRows);  // every row before the batch of the bad row
   EXPECT_EQ(r.batches_written, 30u);
   EXPECT_EQ(r.resume_line, 0u);  // rows from Add have no line
-  EXPECT_TRUE(r.error.IsAlreadyExists());
+  EXPECT_THAT(r.error, StatusIs(Status::Code::kAlreadyExists));
   // Past the failing batch: only whole batches that were in flight beside it.
   std::set<int> expected;
   for (int i = 0; i < static_cast<int>(r.rows_written); ++i) expected.insert(i);
@@ -173,8 +176,8 @@ TEST_F(RemoteBulkWriterTest, AConflictStopsAtItsBatchWithEveryEarlierBatchWritte
   // Each batch sent once: the 30 before the failing one, it, and those in also_written.
   EXPECT_EQ(BatchesForwarded(), 31 + static_cast<int>(AlsoWritten(r) / kRows));
   // Every later call returns the stop.
-  EXPECT_TRUE(w.Add(Row("q", "r", 0)).IsAlreadyExists());
-  EXPECT_TRUE(w.Finish().IsAlreadyExists());
+  EXPECT_THAT(w.Add(Row("q", "r", 0)), StatusIs(Status::Code::kAlreadyExists));
+  EXPECT_THAT(w.Finish(), StatusIs(Status::Code::kAlreadyExists));
 }
 
 // Batches of one PartitionKey go one after another: row 200 repeats row 10's key in a later
@@ -193,7 +196,7 @@ TEST_F(RemoteBulkWriterTest, ARepeatedKeyFailsAtTheLaterRowAndNamesItsLine) {
     at = end;
   }
   if (s.ok()) s = w.Finish();
-  ASSERT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  ASSERT_THAT(s, StatusIs(Status::Code::kAlreadyExists));
   EXPECT_EQ(s.message().substr(0, 10), "line 202: ") << s.ToString();
   const BulkWriteReport& r = w.report();
   EXPECT_EQ(r.bad_row, 200u);
@@ -222,21 +225,21 @@ TEST_F(RemoteBulkWriterTest, UpsertsAndMergesOfOneKeyApplyInStreamOrder) {
       for (int k = 0; k < 100; ++k) {
         Entity e = Row(pk, Rk(k), pass);
         e.Set("p" + std::to_string(pass), Value::Int32(pass));
-        ASSERT_TRUE(w.Add(e).ok());
+        ASSERT_OK(w.Add(e));
       }
     }
   }
-  ASSERT_TRUE(w.Finish().ok()) << w.report().error.ToString();
+  ASSERT_OK(w.Finish()) << w.report().error.ToString();
   EXPECT_EQ(w.report().rows_written, 1500u);
   EXPECT_EQ(w.report().batches_written, 15u);
   EXPECT_EQ(BatchesForwarded(), 15);
 
   auto table = reader_->OpenTable(name_);
-  ASSERT_TRUE(table.ok());
+  ASSERT_OK(table);
   size_t entities = 0;
   for (Query q;;) {
     auto page = table->QueryEntities(q);
-    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    ASSERT_OK(page);
     for (const Entity& e : page->entities) {
       ++entities;
       ASSERT_NE(e.Get("n"), nullptr);
@@ -263,7 +266,7 @@ TEST_F(RemoteBulkWriterTest, ValidateBeforeWritingWritesNothingWhenALineIsBad) {
   BulkWriter w = Writer(options);
   Status s = w.AddJsonLines(lines);
   if (s.ok()) s = w.Flush();
-  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  ASSERT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(s.message().substr(0, 11), "line 1500: ") << s.ToString();
   EXPECT_EQ(w.report().rows_written, 0u);
   EXPECT_EQ(w.report().bad_line, 1500u);
@@ -293,10 +296,10 @@ TEST_F(RemoteBulkWriterTest, ValidateBeforeWritingWritesTheStreamInOrderWithTheS
   BulkWriter w = Writer(options);
   std::string lines;
   for (int i = 0; i < 2700; ++i) lines += Line(Row("k" + std::to_string(i / 90), Rk(i), i));
-  ASSERT_TRUE(w.AddJsonLines(lines).ok());
-  ASSERT_TRUE(w.Flush().ok());
+  ASSERT_OK(w.AddJsonLines(lines));
+  ASSERT_OK(w.Flush());
   EXPECT_TRUE(Contents().empty()) << "nothing is written before Finish";
-  ASSERT_TRUE(w.Finish().ok()) << w.report().error.ToString();
+  ASSERT_OK(w.Finish()) << w.report().error.ToString();
 
   ASSERT_EQ(positions.size(), 2700u);
   for (size_t i = 0; i < positions.size(); ++i) ASSERT_EQ(positions[i], i);
@@ -306,10 +309,10 @@ TEST_F(RemoteBulkWriterTest, ValidateBeforeWritingWritesTheStreamInOrderWithTheS
   for (size_t b = 0; b < batch_sizes.size(); ++b) EXPECT_EQ(batch_sizes[b], b % 3 == 2 ? 10u : 40u);
 
   auto table = reader_->OpenTable(name_);
-  ASSERT_TRUE(table.ok());
+  ASSERT_OK(table);
   for (int i : {0, 1, 89, 90, 1234, 2699}) {
     auto e = table->Get("k" + std::to_string(i / 90), Rk(i));
-    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    ASSERT_OK(e);
     EXPECT_EQ(e->etag(), etags["k" + std::to_string(i / 90) + "/" + Rk(i)]);
   }
   EXPECT_EQ(Contents().size(), 2700u);
@@ -328,8 +331,8 @@ TEST_F(RemoteBulkWriterTest, TheSchemesGivenAtOpenComputeMissingKeys) {
     lines += R"({"day":"2026-12-01","device":"d)" + std::to_string(i % 13) + R"(","RowKey":")" +
              Rk(i) + R"(","n":)" + std::to_string(i) + "}\n";
   }
-  ASSERT_TRUE(w.AddJsonLines(lines).ok());
-  ASSERT_TRUE(w.Finish().ok()) << w.report().error.ToString();
+  ASSERT_OK(w.AddJsonLines(lines));
+  ASSERT_OK(w.Finish()) << w.report().error.ToString();
   std::map<std::string, int> stored = Contents();
   ASSERT_EQ(stored.size(), 300u);
   for (int i = 0; i < 300; ++i) {
@@ -337,7 +340,7 @@ TEST_F(RemoteBulkWriterTest, TheSchemesGivenAtOpenComputeMissingKeys) {
     attributes.Set("day", Value::String("2026-12-01"));
     attributes.Set("device", Value::String("d" + std::to_string(i % 13)));
     auto keyed = table_->ComputeKeys(attributes, OpType::kInsert);
-    ASSERT_TRUE(keyed.ok());
+    ASSERT_OK(keyed);
     EXPECT_EQ(stored[keyed->partition_key() + "/" + Rk(i)], i) << "row " << i;
   }
 }
@@ -371,9 +374,9 @@ TEST_F(RemoteBulkWriterThrottleTest, UnderRetryThrottledAThrottledBatchIsSubmitt
   options.clock = clock;  // the waits advance it; nothing sleeps
   BulkWriter w = Writer(options);
   for (int i = 0; i < 1000; ++i) {
-    ASSERT_TRUE(w.Add(Row("p" + std::to_string(i / 100), Rk(i), i)).ok());
+    ASSERT_OK(w.Add(Row("p" + std::to_string(i / 100), Rk(i), i)));
   }
-  ASSERT_TRUE(w.Finish().ok()) << w.report().error.ToString();
+  ASSERT_OK(w.Finish()) << w.report().error.ToString();
   EXPECT_EQ(w.report().rows_written, 1000u);
   EXPECT_EQ(w.report().throttled, 3u);
   EXPECT_GE(w.report().throttled_wait_micros, 3 * 5000);
@@ -396,11 +399,11 @@ TEST_F(RemoteBulkWriterThrottleTest, WithoutAPolicyThrottledTakesNothingAndTheNe
       EXPECT_EQ(s.retry_after(), 5ms);
       EXPECT_EQ(w.report().rows_added, static_cast<uint64_t>(i)) << "the row was not taken";
     }
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_OK(s);
   }
   Status s;
   while ((s = w.Finish()).IsThrottled()) ++throttled;
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   EXPECT_EQ(throttled, 1);
   EXPECT_EQ(w.report().throttled, 1u);
   EXPECT_EQ(w.report().rows_written, 1000u);
@@ -414,8 +417,7 @@ TEST_F(RemoteBulkWriterTest, NoBatchInFlightIsRefused) {
   BulkWriteOptions options;
   options.max_batches_in_flight = 0;
   auto w = BulkWriter::Create(*table_, options);
-  ASSERT_FALSE(w.ok());
-  EXPECT_TRUE(w.status().IsInvalidArgument()) << w.status().ToString();
+  ASSERT_THAT(w, StatusIs(Status::Code::kInvalidArgument));
 }
 
 }  // namespace

@@ -41,10 +41,13 @@
 #include "partkv/partkv.h"
 #include "tests/testing/endpoint_server.h"
 #include "tests/testing/fault_proxy.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 using namespace std::chrono_literals;
 using testing::FaultProxy;
@@ -114,24 +117,24 @@ class RemoteFaultsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto server = testing::SharedEndpoint(testing::EndpointKind::kPartkvServe, kPrograms);
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    ASSERT_OK(server);
     server_ = *server;
     proxy_ = std::make_unique<FaultProxy>("127.0.0.1", static_cast<uint16_t>(server_->port()));
     name_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
     if (name_.size() > 63) name_.resize(63);
     auto direct = Store::Open(server_->connection_string(), WithRemote(FastRetries()));
-    ASSERT_TRUE(direct.ok()) << direct.status().ToString();
+    ASSERT_OK(direct);
     direct_.emplace(std::move(*direct));
     Status created = direct_->CreateTable(name_);
-    ASSERT_TRUE(created.ok()) << created.ToString();
+    ASSERT_OK(created);
     auto table = direct_->OpenTable(name_);
-    ASSERT_TRUE(table.ok()) << table.status().ToString();
+    ASSERT_OK(table);
     direct_table_.emplace(std::move(*table));
     Connect(FastRetries());
   }
 
   void TearDown() override {
-    if (direct_) EXPECT_TRUE(direct_->DropTable(name_).ok());
+    if (direct_) EXPECT_OK(direct_->DropTable(name_));
   }
 
   // (Re)opens store_ and table_ through the proxy with `options`.
@@ -139,10 +142,10 @@ class RemoteFaultsTest : public ::testing::Test {
     table_.reset();
     store_.reset();
     auto store = Store::Open(ConnectionString("http", proxy_->port()), WithRemote(options));
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    ASSERT_OK(store);
     store_.emplace(std::move(*store));
     auto table = store_->OpenTable(name_);
-    ASSERT_TRUE(table.ok()) << table.status().ToString();
+    ASSERT_OK(table);
     table_.emplace(std::move(*table));
   }
 
@@ -224,7 +227,7 @@ class RemoteFaultsTest : public ::testing::Test {
 TEST_F(RemoteFaultsTest, DroppedInsertIsRetriedAndAppliedOnce) {
   AddRule(Fault::kDropBeforeForward, "POST", TableTarget());
   auto w = table_->Insert(Row("p", "r", 1));
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   EXPECT_EQ(w->etag, StoredEtag("p", "r"));
   EXPECT_EQ(Stored(), Row("p", "r", 1).DebugString());
   EXPECT_EQ(Received("POST", TableTarget()), 2);
@@ -233,10 +236,10 @@ TEST_F(RemoteFaultsTest, DroppedInsertIsRetriedAndAppliedOnce) {
 
 TEST_F(RemoteFaultsTest, DroppedReplaceIsRetriedAndAppliedOnce) {
   auto first = InsertDirectly(Row("p", "r", 1));
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_OK(first);
   AddRule(Fault::kDropBeforeForward, "PUT", EntityTarget("p", "r"));
   auto w = table_->Replace(Row("p", "r", 2), IfMatch::ETag(first->etag));
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   EXPECT_EQ(w->etag, StoredEtag("p", "r"));
   EXPECT_EQ(Stored(), Row("p", "r", 2).DebugString());
   EXPECT_EQ(Received("PUT", EntityTarget("p", "r")), 2);
@@ -246,10 +249,10 @@ TEST_F(RemoteFaultsTest, DroppedReplaceIsRetriedAndAppliedOnce) {
 }
 
 TEST_F(RemoteFaultsTest, DroppedGetIsRetried) {
-  ASSERT_TRUE(InsertDirectly(Row("p", "r", 1)).ok());
+  ASSERT_OK(InsertDirectly(Row("p", "r", 1)));
   AddRule(Fault::kDropBeforeForward, "GET", EntityTarget("p", "r"));
   auto e = table_->Get("p", "r");
-  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  ASSERT_OK(e);
   EXPECT_EQ(e->DebugString(), Row("p", "r", 1).DebugString());
   EXPECT_EQ(e->etag(), StoredEtag("p", "r"));
   EXPECT_EQ(Received("GET", EntityTarget("p", "r")), 2);
@@ -280,7 +283,7 @@ constexpr char kFiveRows[] = "(p,r0)(p,r1)(p,r2)(p,r3)(p,r4)";
 
 TEST_F(RemoteFaultsTest, DroppedQueryPageIsRetried) {
   for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE(InsertDirectly(Row("p", "r" + std::to_string(i), i)).ok());
+    ASSERT_OK(InsertDirectly(Row("p", "r" + std::to_string(i), i)));
   }
   // The first page, then a continuation page, each dropped once.
   AddRule(Fault::kDropBeforeForward, "GET", PartitionQueryTarget("p", 2));
@@ -297,7 +300,7 @@ TEST_F(RemoteFaultsTest, DroppedBatchIsRetriedAndAppliedOnce) {
   Batch b;
   b.Insert(Row("p", "a", 1)).Insert(Row("p", "b", 2)).Insert(Row("p", "c", 3));
   auto w = table_->Submit(b);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   ASSERT_EQ(w->size(), 3u);
   EXPECT_EQ((*w)[0].etag, StoredEtag("p", "a"));
   EXPECT_EQ((*w)[2].etag, StoredEtag("p", "c"));
@@ -312,7 +315,7 @@ TEST_F(RemoteFaultsTest, DroppedBatchIsRetriedAndAppliedOnce) {
 TEST_F(RemoteFaultsTest, LostInsertResponseIsReportedDoneWithTheStoredEtag) {
   AddRule(Fault::kDropAfterForward, "POST", TableTarget());
   auto w = table_->Insert(Row("p", "r", 1));
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   EXPECT_EQ(w->etag, StoredEtag("p", "r"));
   EXPECT_EQ(Stored(), Row("p", "r", 1).DebugString());
   // Both attempts reached the server; the second met EntityAlreadyExists, and the entity was
@@ -323,10 +326,10 @@ TEST_F(RemoteFaultsTest, LostInsertResponseIsReportedDoneWithTheStoredEtag) {
 
 TEST_F(RemoteFaultsTest, LostConditionalReplaceResponseIsReportedDone) {
   auto first = InsertDirectly(Row("p", "r", 1));
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   AddRule(Fault::kDropAfterForward, "PUT", EntityTarget("p", "r"));
   auto w = table_->Replace(Row("p", "r", 2), IfMatch::ETag(first->etag));
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   EXPECT_NE(w->etag, first->etag);
   EXPECT_EQ(w->etag, StoredEtag("p", "r"));
   EXPECT_EQ(Stored(), Row("p", "r", 2).DebugString());
@@ -336,12 +339,12 @@ TEST_F(RemoteFaultsTest, LostConditionalReplaceResponseIsReportedDone) {
 
 TEST_F(RemoteFaultsTest, LostConditionalMergeResponseIsReportedDone) {
   auto first = InsertDirectly(Row("p", "r", 1));
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   Entity change("p", "r");
   change.Set("n", Value::Int32(5)).Set("added", Value::String("by merge"));
   AddRule(Fault::kDropAfterForward, "MERGE", EntityTarget("p", "r"));
   auto w = table_->Merge(change, IfMatch::ETag(first->etag));
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   EXPECT_EQ(w->etag, StoredEtag("p", "r"));
   Entity merged = Row("p", "r", 1);
   merged.Set("n", Value::Int32(5)).Set("added", Value::String("by merge"));
@@ -352,10 +355,10 @@ TEST_F(RemoteFaultsTest, LostConditionalMergeResponseIsReportedDone) {
 
 TEST_F(RemoteFaultsTest, LostDeleteResponseIsReportedDone) {
   auto first = InsertDirectly(Row("p", "r", 1));
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   AddRule(Fault::kDropAfterForward, "DELETE", EntityTarget("p", "r"));
   Status s = table_->Delete("p", "r", IfMatch::ETag(first->etag));
-  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_OK(s);
   EXPECT_EQ(Stored(), "");
   EXPECT_EQ(Forwarded("DELETE", EntityTarget("p", "r")), 2);  // the retry met 404
 }
@@ -365,7 +368,7 @@ TEST_F(RemoteFaultsTest, LostBatchResponseIsReportedDone) {
   Batch b;
   b.Insert(Row("p", "a", 1)).Insert(Row("p", "b", 2)).Insert(Row("p", "c", 3));
   auto w = table_->Submit(b);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   ASSERT_EQ(w->size(), 3u);
   EXPECT_EQ((*w)[0].etag, StoredEtag("p", "a"));
   EXPECT_EQ((*w)[1].etag, StoredEtag("p", "b"));
@@ -385,7 +388,7 @@ TEST_F(RemoteFaultsTest, LostWriteOfNotANumberIsReportedDone) {
   e.Set("nan", Value::Double(nan));
   AddRule(Fault::kDropAfterForward, "POST", TableTarget());
   auto inserted = table_->Insert(e);
-  ASSERT_TRUE(inserted.ok()) << inserted.status().ToString();
+  ASSERT_OK(inserted);
   EXPECT_EQ(inserted->etag, StoredEtag("p", "r"));
   EXPECT_EQ(Forwarded("POST", TableTarget()), 2);
 
@@ -393,7 +396,7 @@ TEST_F(RemoteFaultsTest, LostWriteOfNotANumberIsReportedDone) {
   change.Set("other", Value::Double(nan));
   AddRule(Fault::kDropAfterForward, "MERGE", EntityTarget("p", "r"));
   auto merged = table_->Merge(change, IfMatch::ETag(inserted->etag));
-  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  ASSERT_OK(merged);
   EXPECT_EQ(merged->etag, StoredEtag("p", "r"));
   EXPECT_EQ(Forwarded("MERGE", EntityTarget("p", "r")), 2);
 }
@@ -405,7 +408,7 @@ TEST_F(RemoteFaultsTest, LostInsertWhoseReadBackFailsMayHaveBeenApplied) {
   AddRule(Fault::kDropAfterForward, "POST", TableTarget());
   AddRule(Fault::kDropBeforeForward, "GET", EntityTarget("p", "r"), 100);
   auto w = table_->Insert(Row("p", "r", 1));
-  ASSERT_TRUE(w.status().IsIOError()) << w.status().ToString();
+  ASSERT_THAT(w, StatusIs(Status::Code::kIOError));
   EXPECT_THAT(std::string(w.status().message()), HasSubstr("may have been applied"));
   EXPECT_THAT(std::string(w.status().message()), HasSubstr("AlreadyExists"));
   EXPECT_THAT(std::string(w.status().message()), HasSubstr("reading ('p', 'r') back failed"));
@@ -422,7 +425,7 @@ TEST_F(RemoteFaultsTest, LostBatchWhoseReadBackFailsMayHaveBeenApplied) {
   Batch b;
   b.Insert(Row("p", "a", 1)).Insert(Row("p", "b", 2)).Insert(Row("p", "c", 3));
   auto w = table_->Submit(b);
-  ASSERT_TRUE(w.status().IsIOError()) << w.status().ToString();
+  ASSERT_THAT(w, StatusIs(Status::Code::kIOError));
   EXPECT_THAT(std::string(w.status().message()), HasSubstr("may have been applied"));
   EXPECT_THAT(std::string(w.status().message()), HasSubstr("reading ('p', 'b') back failed"));
   EXPECT_EQ(Stored(), Row("p", "a", 1).DebugString() + Row("p", "b", 2).DebugString() +
@@ -435,10 +438,10 @@ TEST_F(RemoteFaultsTest, LostBatchWhoseReadBackFailsMayHaveBeenApplied) {
 // attempt was answered 500 by the proxy without reaching the server, and the row was written by
 // another client before.
 TEST_F(RemoteFaultsTest, LostWriteRuleKeepsAlreadyExistsForAnotherWritersRow) {
-  ASSERT_TRUE(InsertDirectly(Row("p", "r", 7)).ok());
+  ASSERT_OK(InsertDirectly(Row("p", "r", 7)));
   AddAnswer("POST", TableTarget(), 500, "InternalError", {});
   auto w = table_->Insert(Row("p", "r", 1));
-  EXPECT_TRUE(w.status().IsAlreadyExists()) << w.status().ToString();
+  EXPECT_THAT(w, StatusIs(Status::Code::kAlreadyExists));
   ExpectNoSecret(w.status());
   EXPECT_EQ(Stored(), Row("p", "r", 7).DebugString());
   EXPECT_EQ(Forwarded("POST", TableTarget()), 1);
@@ -449,22 +452,22 @@ TEST_F(RemoteFaultsTest, LostWriteRuleKeepsAlreadyExistsForAnotherWritersRow) {
 TEST_F(RemoteFaultsTest, LostWriteRuleKeepsAlreadyExistsForARowWithMoreProperties) {
   Entity more = Row("p", "r", 1);
   more.Set("extra", Value::String("another writer's"));
-  ASSERT_TRUE(InsertDirectly(more).ok());
+  ASSERT_OK(InsertDirectly(more));
   AddAnswer("POST", TableTarget(), 500, "InternalError", {});
   auto w = table_->Insert(Row("p", "r", 1));
-  EXPECT_TRUE(w.status().IsAlreadyExists()) << w.status().ToString();
+  EXPECT_THAT(w, StatusIs(Status::Code::kAlreadyExists));
   EXPECT_EQ(Stored(), more.DebugString());
   EXPECT_EQ(Received("GET", EntityTarget("p", "r")), 1);
 }
 
 TEST_F(RemoteFaultsTest, LostWriteRuleKeepsPreconditionFailedForAnotherWritersReplace) {
   auto first = InsertDirectly(Row("p", "r", 1));
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   // Another writer replaces the row after we read its ETag.
-  ASSERT_TRUE(direct_table_->Replace(Row("p", "r", 3), IfMatch::ETag(first->etag)).ok());
+  ASSERT_OK(direct_table_->Replace(Row("p", "r", 3), IfMatch::ETag(first->etag)));
   AddRule(Fault::kDropBeforeForward, "PUT", EntityTarget("p", "r"));
   auto w = table_->Replace(Row("p", "r", 2), IfMatch::ETag(first->etag));
-  EXPECT_TRUE(w.status().IsPreconditionFailed()) << w.status().ToString();
+  EXPECT_THAT(w, StatusIs(Status::Code::kPreconditionFailed));
   EXPECT_EQ(Stored(), Row("p", "r", 3).DebugString());
   EXPECT_EQ(Received("PUT", EntityTarget("p", "r")), 2);
   EXPECT_EQ(Forwarded("PUT", EntityTarget("p", "r")), 1);
@@ -473,13 +476,13 @@ TEST_F(RemoteFaultsTest, LostWriteRuleKeepsPreconditionFailedForAnotherWritersRe
 
 // Every operation's row must hold what it wrote: one that does is not enough.
 TEST_F(RemoteFaultsTest, LostWriteRuleKeepsABatchFailureUnlessEveryRowIsOurs) {
-  ASSERT_TRUE(InsertDirectly(Row("p", "a", 7)).ok());
-  ASSERT_TRUE(InsertDirectly(Row("p", "b", 2)).ok());
+  ASSERT_OK(InsertDirectly(Row("p", "a", 7)));
+  ASSERT_OK(InsertDirectly(Row("p", "b", 2)));
   AddRule(Fault::kDropBeforeForward, "POST", BatchTarget());
   Batch b;
   b.Insert(Row("p", "a", 1)).Insert(Row("p", "b", 2));
   auto w = table_->Submit(b);
-  EXPECT_TRUE(w.status().IsAlreadyExists()) << w.status().ToString();
+  EXPECT_THAT(w, StatusIs(Status::Code::kAlreadyExists));
   EXPECT_EQ(w.status().failed_op(), 0);
   // The other writer's rows, unchanged: the batch wrote nothing.
   EXPECT_EQ(Stored(), Row("p", "a", 7).DebugString() + Row("p", "b", 2).DebugString());
@@ -490,9 +493,9 @@ TEST_F(RemoteFaultsTest, LostWriteRuleKeepsABatchFailureUnlessEveryRowIsOurs) {
 // Without a failure that may have applied the write, a conflict is reported as it is, even for a
 // row that holds exactly what the Insert sends: nothing is read back.
 TEST_F(RemoteFaultsTest, PlainConflictIsNotReadBack) {
-  ASSERT_TRUE(InsertDirectly(Row("p", "r", 1)).ok());
+  ASSERT_OK(InsertDirectly(Row("p", "r", 1)));
   auto w = table_->Insert(Row("p", "r", 1));
-  EXPECT_TRUE(w.status().IsAlreadyExists()) << w.status().ToString();
+  EXPECT_THAT(w, StatusIs(Status::Code::kAlreadyExists));
   EXPECT_EQ(Received("POST", TableTarget()), 1);
   EXPECT_EQ(Received("GET", EntityTarget("p", "r")), 0);
 }
@@ -500,10 +503,10 @@ TEST_F(RemoteFaultsTest, PlainConflictIsNotReadBack) {
 // The documented limit of the rule: a writer that stored the very same content between the
 // attempts cannot be told from our own lost write.
 TEST_F(RemoteFaultsTest, SameContentFromAnotherWriterCountsAsOurs) {
-  ASSERT_TRUE(InsertDirectly(Row("p", "r", 1)).ok());
+  ASSERT_OK(InsertDirectly(Row("p", "r", 1)));
   AddAnswer("POST", TableTarget(), 500, "InternalError", {});
   auto w = table_->Insert(Row("p", "r", 1));
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   EXPECT_EQ(w->etag, StoredEtag("p", "r"));
 }
 
@@ -512,7 +515,7 @@ TEST_F(RemoteFaultsTest, SameContentFromAnotherWriterCountsAsOurs) {
 TEST_F(RemoteFaultsTest, InternalErrorNotForwardedIsRetriedAndAppliedOnce) {
   AddAnswer("POST", TableTarget(), 500, "InternalError", {});
   auto w = table_->Insert(Row("p", "r", 1));
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   EXPECT_EQ(w->etag, StoredEtag("p", "r"));
   EXPECT_EQ(Stored(), Row("p", "r", 1).DebugString());
   EXPECT_EQ(Received("POST", TableTarget()), 2);
@@ -524,7 +527,7 @@ TEST_F(RemoteFaultsTest, InternalErrorNotForwardedIsRetriedAndAppliedOnce) {
 TEST_F(RemoteFaultsTest, ClientErrorIsNotRetried) {
   AddAnswer("POST", TableTarget(), 400, "InvalidInput", {});
   auto w = table_->Insert(Row("p", "r", 1));
-  EXPECT_TRUE(w.status().IsInvalidArgument()) << w.status().ToString();
+  EXPECT_THAT(w, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_THAT(std::string(w.status().message()), HasSubstr("InvalidInput"));
   EXPECT_EQ(Received("POST", TableTarget()), 1);
   EXPECT_EQ(Stored(), "");
@@ -549,7 +552,7 @@ TEST_F(RemoteFaultsTest, RefusedSignatureIsNotEchoedInTheMessage) {
       "GMT\n/devstoreaccount1/T'.</AuthenticationErrorDetail></Error>";
   proxy_->AddRule(rule);
   auto e = table_->Get("p", "r");
-  EXPECT_TRUE(e.status().IsInvalidArgument()) << e.status().ToString();
+  EXPECT_THAT(e, StatusIs(Status::Code::kInvalidArgument));
   const std::string message(e.status().message());
   EXPECT_THAT(message, HasSubstr("AuthenticationFailed"));
   EXPECT_THAT(message, Not(HasSubstr("c2lnbmF0dXJlLWVjaG9lZA==")));
@@ -566,7 +569,7 @@ TEST_F(RemoteFaultsTest, ServerBusyRetryAfterIsWaitedFor) {
   const auto start = Clock::now();
   auto w = table_->Insert(Row("p", "r", 1));
   const auto elapsed = Since(start);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   EXPECT_GE(elapsed, 1000ms);
   EXPECT_EQ(Stored(), Row("p", "r", 1).DebugString());
   EXPECT_EQ(Received("POST", TableTarget()), 2);
@@ -582,11 +585,11 @@ TEST_F(RemoteFaultsTest, ServerBusyRetryAfterIsWaitedFor) {
 TEST_F(RemoteFaultsTest, TooManyRequestsRetryAfterMsIsWaitedFor) {
   AddAnswer("GET", EntityTarget("p", "r"), 429, "TooManyRequests", {{"x-ms-retry-after-ms", "250"}},
             /*times=*/2);
-  ASSERT_TRUE(InsertDirectly(Row("p", "r", 1)).ok());
+  ASSERT_OK(InsertDirectly(Row("p", "r", 1)));
   const auto start = Clock::now();
   auto e = table_->Get("p", "r");
   const auto elapsed = Since(start);
-  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  ASSERT_OK(e);
   EXPECT_EQ(e->DebugString(), Row("p", "r", 1).DebugString());
   EXPECT_GE(elapsed, 500ms);
   EXPECT_EQ(Received("GET", EntityTarget("p", "r")), 3);
@@ -600,7 +603,7 @@ TEST_F(RemoteFaultsTest, ThrottlingBeyondMaxAttemptsIsThrottledWithTheServersWai
   AddAnswer("POST", TableTarget(), 429, "TooManyRequests", {{"x-ms-retry-after-ms", "40"}},
             /*times=*/1000);
   auto w = table_->Insert(Row("p", "r", 1));
-  EXPECT_TRUE(w.status().IsThrottled()) << w.status().ToString();
+  EXPECT_THAT(w, StatusIs(Status::Code::kThrottled));
   EXPECT_EQ(w.status().retry_after(), 40ms);
   ExpectNoSecret(w.status());
   EXPECT_EQ(Received("POST", TableTarget()), 3);
@@ -613,7 +616,7 @@ TEST_F(RemoteFaultsTest, ThrottlingBeyondMaxAttemptsIsThrottledWithTheServersWai
   AddAnswer("GET", EntityTarget("p", "q"), 503, "ServerBusy", {{"Retry-After", "1"}},
             /*times=*/1000);
   auto e = table_->Get("p", "q");
-  EXPECT_TRUE(e.status().IsThrottled()) << e.status().ToString();
+  EXPECT_THAT(e, StatusIs(Status::Code::kThrottled));
   EXPECT_EQ(e.status().retry_after(), 1000ms);
   EXPECT_THAT(std::string(e.status().message()), HasSubstr("ServerBusy"));
   EXPECT_EQ(Received("GET", EntityTarget("p", "q")), 2);
@@ -630,7 +633,7 @@ TEST_F(RemoteFaultsTest, MaxTotalBoundsThrottledRetries) {
   const auto start = Clock::now();
   auto w = table_->Insert(Row("p", "r", 1));
   const auto elapsed = Since(start);
-  EXPECT_TRUE(w.status().IsThrottled()) << w.status().ToString();
+  EXPECT_THAT(w, StatusIs(Status::Code::kThrottled));
   EXPECT_EQ(w.status().retry_after(), 200ms);
   // Each wait is at least 200 ms and none is begun that would end past max_total: attempts at
   // 0, ≥200, ≥400, ≥600 ms at most.
@@ -651,12 +654,12 @@ RemoteOptions ShortTimeout() {
 
 TEST_F(RemoteFaultsTest, StalledGetIsRetriedAfterTheRequestTimeout) {
   Connect(ShortTimeout());
-  ASSERT_TRUE(InsertDirectly(Row("p", "r", 1)).ok());
+  ASSERT_OK(InsertDirectly(Row("p", "r", 1)));
   AddRule(Fault::kStall, "GET", EntityTarget("p", "r"));
   const auto start = Clock::now();
   auto e = table_->Get("p", "r");
   const auto elapsed = Since(start);
-  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  ASSERT_OK(e);
   EXPECT_EQ(e->DebugString(), Row("p", "r", 1).DebugString());
   EXPECT_GE(elapsed, 500ms);
   EXPECT_EQ(Received("GET", EntityTarget("p", "r")), 2);
@@ -668,7 +671,7 @@ TEST_F(RemoteFaultsTest, StallsBeyondMaxAttemptsAreIOErrorNamingTheTimeout) {
   Connect(options);
   AddRule(Fault::kStall, "GET", EntityTarget("p", "r"), /*times=*/1000);
   auto e = table_->Get("p", "r");
-  EXPECT_TRUE(e.status().IsIOError()) << e.status().ToString();
+  EXPECT_THAT(e, StatusIs(Status::Code::kIOError));
   EXPECT_THAT(std::string(e.status().message()), HasSubstr("timed out"));
   ExpectNoSecret(e.status());
   EXPECT_EQ(Received("GET", EntityTarget("p", "r")), 3);
@@ -680,7 +683,7 @@ TEST_F(RemoteFaultsTest, StalledInsertThatWasAppliedIsReportedDone) {
   Connect(ShortTimeout());
   AddRule(Fault::kStall, "POST", TableTarget());
   auto w = table_->Insert(Row("p", "r", 1));
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   EXPECT_EQ(w->etag, StoredEtag("p", "r"));
   EXPECT_EQ(Stored(), Row("p", "r", 1).DebugString());
   EXPECT_EQ(Forwarded("POST", TableTarget()), 2);
@@ -689,7 +692,7 @@ TEST_F(RemoteFaultsTest, StalledInsertThatWasAppliedIsReportedDone) {
 // ---- Truncated bodies ------------------------------------------------------------------------
 
 TEST_F(RemoteFaultsTest, TruncatedGetIsRetried) {
-  ASSERT_TRUE(InsertDirectly(Row("p", "r", 1)).ok());
+  ASSERT_OK(InsertDirectly(Row("p", "r", 1)));
   FaultProxy::Rule rule;
   rule.fault = Fault::kTruncate;
   rule.method = "GET";
@@ -697,7 +700,7 @@ TEST_F(RemoteFaultsTest, TruncatedGetIsRetried) {
   rule.truncate_to = 20;
   proxy_->AddRule(rule);
   auto e = table_->Get("p", "r");
-  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  ASSERT_OK(e);
   EXPECT_EQ(e->DebugString(), Row("p", "r", 1).DebugString());
   EXPECT_EQ(e->etag(), StoredEtag("p", "r"));
   EXPECT_EQ(Received("GET", EntityTarget("p", "r")), 2);
@@ -705,7 +708,7 @@ TEST_F(RemoteFaultsTest, TruncatedGetIsRetried) {
 
 TEST_F(RemoteFaultsTest, TruncatedQueryPageIsRetried) {
   for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE(InsertDirectly(Row("p", "r" + std::to_string(i), i)).ok());
+    ASSERT_OK(InsertDirectly(Row("p", "r" + std::to_string(i), i)));
   }
   FaultProxy::Rule rule;
   rule.fault = Fault::kTruncate;
@@ -730,12 +733,12 @@ class RemoteTokenTest : public RemoteFaultsTest {
     RemoteFaultsTest::SetUp();
     if (HasFatalFailure()) return;
     for (int i = 0; i < 5; ++i) {
-      ASSERT_TRUE(InsertDirectly(Row("p", "r" + std::to_string(i), i)).ok());
+      ASSERT_OK(InsertDirectly(Row("p", "r" + std::to_string(i), i)));
     }
     query_.partition_key = "p";
     query_.page_size = 2;
     auto page = table_->QueryEntities(query_);
-    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    ASSERT_OK(page);
     ASSERT_EQ(page->entities.size(), 2u);
     token_ = page->continuation;
     ASSERT_FALSE(token_.empty());
@@ -753,7 +756,7 @@ class RemoteTokenTest : public RemoteFaultsTest {
   }
 
   void ExpectRefused(const Status& s) {
-    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
     EXPECT_THAT(std::string(s.message()), HasSubstr("continuation token"));
   }
 
@@ -778,13 +781,13 @@ TEST_F(RemoteTokenTest, TokenFromOtherQueryIsRefused) {
 
 TEST_F(RemoteTokenTest, TokenFromOtherTableIsRefused) {
   const std::string other = name_.substr(0, 58) + "Other";
-  ASSERT_TRUE(direct_->CreateTable(other).ok());
+  ASSERT_OK(direct_->CreateTable(other));
   auto table = store_->OpenTable(other);
-  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  ASSERT_OK(table);
   Query q = query_;
   q.continuation = token_;
   ExpectRefused(table->QueryEntities(q).status());
-  EXPECT_TRUE(direct_->DropTable(other).ok());
+  EXPECT_OK(direct_->DropTable(other));
 }
 
 TEST_F(RemoteTokenTest, TokenFromStoreWithOtherAccountKeyIsRefused) {
@@ -794,11 +797,11 @@ TEST_F(RemoteTokenTest, TokenFromStoreWithOtherAccountKeyIsRefused) {
   const std::string other_key(88, 'A');  // 64 zero bytes, base64
   auto other =
       Store::Open(ConnectionString("http", proxy_->port(), other_key), WithRemote(FastRetries()));
-  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  ASSERT_OK(other);
   const std::string table_target = "/devstoreaccount1/Tables('" + name_ + "')";
   const int opened = Received("GET", table_target);
   auto refused = other->OpenTable(name_);
-  EXPECT_TRUE(refused.status().IsInvalidArgument()) << refused.status().ToString();
+  EXPECT_THAT(refused, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("AuthenticationFailed"));
   EXPECT_THAT(std::string(refused.status().message()), Not(HasSubstr(other_key)));
   ExpectNoSecret(refused.status());
@@ -815,7 +818,7 @@ TEST_F(RemoteTokenTest, TokenFromStoreWithOtherAccountKeyIsRefused) {
   open.body = R"({"TableName":")" + name_ + R"("})";
   proxy_->AddRule(open);
   auto table = other->OpenTable(name_);
-  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  ASSERT_OK(table);
   Query q = query_;
   q.continuation = token_;
   ExpectRefused(table->QueryEntities(q).status());
@@ -826,7 +829,7 @@ TEST_F(RemoteTokenTest, TokenAsGivenReachesTheService) {
   Query q = query_;
   q.continuation = token_;
   auto page = table_->QueryEntities(q);
-  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_OK(page);
   EXPECT_TRUE(page->entities.empty());  // the proxy's empty page: the request was sent
 }
 
@@ -933,7 +936,7 @@ class RemoteHttpsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto server = testing::SharedEndpoint(testing::EndpointKind::kAzuriteHttps, kPrograms);
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    ASSERT_OK(server);
     server_ = *server;
     relay_ = std::make_unique<TcpRelay>(static_cast<uint16_t>(server_->port()));
   }
@@ -948,13 +951,12 @@ class RemoteHttpsTest : public ::testing::Test {
   // first connection (a retry would fail the same way).
   void ExpectTlsFailureAtOnce(const std::string& ca_file) {
     auto store = Open(ca_file);
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    ASSERT_OK(store);
     const auto start = Clock::now();
     auto tables = store->ListTables();
     const auto elapsed = Since(start);
-    ASSERT_FALSE(tables.ok());
+    ASSERT_THAT(tables, StatusIs(Status::Code::kIOError));
     const Status& s = tables.status();
-    EXPECT_TRUE(s.IsIOError()) << s.ToString();
     EXPECT_THAT(std::string(s.message()), HasSubstr("TLS"));
     ExpectNoSecret(s);
     EXPECT_EQ(relay_->connections(), 1) << s.ToString();
@@ -968,21 +970,21 @@ class RemoteHttpsTest : public ::testing::Test {
 
 TEST_F(RemoteHttpsTest, StoreTrustingTheServersCaWorks) {
   auto store = Open(server_->ca_file());
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_OK(store);
   Status created = store->CreateTable("HttpsRoundTrip");
-  ASSERT_TRUE(created.ok()) << created.ToString();
+  ASSERT_OK(created);
   auto table = store->OpenTable("HttpsRoundTrip");
-  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  ASSERT_OK(table);
   auto w = table->Insert(Row("p", "r", 1));
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   auto e = table->Get("p", "r");
-  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  ASSERT_OK(e);
   EXPECT_EQ(e->DebugString(), Row("p", "r", 1).DebugString());
   EXPECT_EQ(e->etag(), w->etag);
   int pages = 0;
   EXPECT_EQ(ReadPartition(*table, "p", 10, &pages), "(p,r)");
   EXPECT_GE(relay_->connections(), 1);
-  EXPECT_TRUE(store->DropTable("HttpsRoundTrip").ok());
+  EXPECT_OK(store->DropTable("HttpsRoundTrip"));
 }
 
 TEST_F(RemoteHttpsTest, CertificateOfAnotherCaFailsAtOnceNamingTls) {

@@ -6,8 +6,12 @@
 
 #include <string>
 
+#include "tests/testing/status_matchers.h"
+
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 // The decoded bytes, or "ERROR: <message>" so failures read in assertions.
 std::string Decode(std::string_view text) {
@@ -105,8 +109,8 @@ TEST(Base64Test, NonzeroUnusedBitsRejected) {
 }
 
 TEST(Base64Test, DecodeErrorsAreInvalidArgument) {
-  EXPECT_TRUE(Base64Decode("!!!!").status().IsInvalidArgument());
-  EXPECT_TRUE(Base64UrlDecode("!").status().IsInvalidArgument());
+  EXPECT_THAT(Base64Decode("!!!!"), StatusIs(Status::Code::kInvalidArgument));
+  EXPECT_THAT(Base64UrlDecode("!"), StatusIs(Status::Code::kInvalidArgument));
 }
 
 }  // namespace

@@ -16,9 +16,12 @@
 #include <vector>
 
 #include "engine/vocab/json_internal.h"
+#include "tests/testing/status_matchers.h"
 
 namespace partkv {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 // "(pk,rk){name=value,...}" in OData literal forms (5 is Int32, 5L Int64, 5.0 Double), or
 // "ERROR: <message>", so expectations read like the format's documentation.
@@ -34,7 +37,7 @@ std::string Error(std::string_view json, JsonReadOptions options = {}) {
     ADD_FAILURE() << "expected an error for " << json << ", got " << r->DebugString();
     return "";
   }
-  EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+  EXPECT_THAT(r, StatusIs(Status::Code::kInvalidArgument));
   return std::string(r.status().message());
 }
 
@@ -63,7 +66,7 @@ void ExpectRoundTrip(const Entity& e) {
   for (JsonMetadata m : {JsonMetadata::kMinimal, JsonMetadata::kFull}) {
     std::string json = EntityToJson(e, {.metadata = m});
     auto back = EntityFromJson(json);
-    ASSERT_TRUE(back.ok()) << back.status().ToString() << " for " << json;
+    ASSERT_OK(back) << "for " << json;
     EXPECT_TRUE(back->SameContent(e)) << "wrote " << json << "\nexpected " << e.DebugString()
                                       << "\nread    " << back->DebugString();
   }
@@ -167,7 +170,7 @@ TEST(EntityFromJsonTest, DoubleSpecialValuesTravelAsAnnotatedStrings) {
   auto r =
       EntityFromJson(R"({"n":"NaN","n@odata.type":"Edm.Double","i":"Infinity",)"
                      R"("i@odata.type":"Edm.Double","m":"-Infinity","m@odata.type":"Edm.Double"})");
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   EXPECT_TRUE(std::isnan(r->Get("n")->as_double()));
   EXPECT_EQ(r->Get("i")->as_double(), std::numeric_limits<double>::infinity());
   EXPECT_EQ(r->Get("m")->as_double(), -std::numeric_limits<double>::infinity());
@@ -482,7 +485,7 @@ TEST(EntityToJsonTest, InvalidUtf8InEntityWrittenAsReplacementCharacter) {
   EXPECT_EQ(json,
             "{\"PartitionKey\":\"p\",\"RowKey\":\"r\",\"v\":\"a\xef\xbf\xbd"
             "b\"}");
-  EXPECT_TRUE(EntityFromJson(json).ok());
+  EXPECT_OK(EntityFromJson(json));
 }
 
 // Round trips -------------------------------------------------------------------------------
@@ -597,7 +600,7 @@ TEST(EntityToJsonTest, StringEscapingIsNlohmannsForEveryString) {
       "Z\xc3\xbcrich", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80",
       "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xe2\x82", "\x80", "a\xff" "b", "\xc3", "\xf0\x9f\x98"};
   for (const std::string& s : fixed) {
-    EXPECT_EQ(json_internal::QuoteJson(s), nlohmann_quoted(s)) << testing::PrintToString(s);
+    EXPECT_EQ(json_internal::QuoteJson(s), nlohmann_quoted(s)) << ::testing::PrintToString(s);
   }
   std::mt19937_64 random(20261203);
   // Bytes drawn mostly from the interesting ones, so that short valid and invalid sequences of
@@ -611,7 +614,7 @@ TEST(EntityToJsonTest, StringEscapingIsNlohmannsForEveryString) {
                             : interesting[random() % interesting.size()];
     }
     std::string quoted = json_internal::QuoteJson(s);
-    ASSERT_EQ(quoted, nlohmann_quoted(s)) << testing::PrintToString(s);
+    ASSERT_EQ(quoted, nlohmann_quoted(s)) << ::testing::PrintToString(s);
     // The entity writer appends through the same code.
     std::string appended = "x";
     json_internal::AppendQuotedJson(appended, s);

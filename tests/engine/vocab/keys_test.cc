@@ -15,8 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "tests/testing/status_matchers.h"
+
 namespace partkv {
 namespace {
+
+using ::partkv::testing::IsOk;
+using ::partkv::testing::StatusIs;
+using ::testing::Not;
 
 // Whether `text` contains `fragment`, with both in the failure message.
 ::testing::AssertionResult Contains(const std::string& text, const std::string& fragment) {
@@ -44,9 +50,9 @@ std::string Canonical(std::string_view text) {
 
 std::string ParseError(std::string_view text) {
   Result<KeyStrategy> s = KeyStrategy::Parse(text);
-  EXPECT_FALSE(s.ok()) << text << " parsed as " << s->ToString();
+  EXPECT_THAT(s, Not(IsOk())) << text << " parsed as " << s->ToString();
   if (s.ok()) return "";
-  EXPECT_TRUE(s.status().IsInvalidArgument()) << s.status().ToString();
+  EXPECT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
   return std::string(s.status().message());
 }
 
@@ -159,9 +165,9 @@ TEST(HashSuffixTest, Md5SuffixIsTheFirst8BytesBigEndianModNPlusOne) {
   // MD5("abc") = 900150983cd24fb0 d6963f7d28e17f72. First 8 bytes big-endian:
   // 0x900150983cd24fb0 = 10376663631224000432; mod 200 = 432 mod 200 = 32; + 1 = 33.
   Result<uint32_t> suffix = Md5Suffix("abc", 200);
-  ASSERT_TRUE(suffix.ok()) << suffix.status().ToString();
+  ASSERT_OK(suffix);
   EXPECT_EQ(*suffix, 33u);
-  EXPECT_TRUE(Md5Suffix("abc", 0).status().IsInvalidArgument());
+  EXPECT_THAT(Md5Suffix("abc", 0), StatusIs(Status::Code::kInvalidArgument));
   Entity e;
   e.Set("day", Value::String("d")).Set("OrderId", Value::String("abc"));
   EXPECT_EQ(Key(KeyStrategy::HashSuffix("day", "OrderId", 200, SuffixHash::kMd5), e), "d.33");
@@ -258,14 +264,14 @@ TEST(TicksTest, ParseRoundTripsAndAcceptsAUniqueSuffix) {
                         DateTime::kMaxTicks - 1, DateTime::kMaxTicks}) {
     Result<DateTime> asc = ParseAscendingTicksKey(AscendingTicksKey(DateTime{ticks}));
     Result<DateTime> desc = ParseDescendingTicksKey(DescendingTicksKey(DateTime{ticks}));
-    ASSERT_TRUE(asc.ok()) << asc.status().ToString();
-    ASSERT_TRUE(desc.ok()) << desc.status().ToString();
+    ASSERT_OK(asc);
+    ASSERT_OK(desc);
     EXPECT_EQ(asc->ticks, ticks);
     EXPECT_EQ(desc->ticks, ticks);
   }
   std::string key = DescendingTicksKey(DateTime{636693696000000000}) + "_" + UniqueRowSuffix();
   Result<DateTime> t = ParseDescendingTicksKey(key);
-  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  ASSERT_OK(t);
   EXPECT_EQ(t->ToString(), "2018-08-09T00:00:00.0000000Z");
 }
 
@@ -280,7 +286,7 @@ TEST(TicksTest, ParseRejectsWhatIsNotATicksKey) {
   EXPECT_TRUE(Contains(error("-636693696000000000"), "not a digit"));
   EXPECT_TRUE(Contains(error("3155378976000000000"), "above DateTime.MaxValue.Ticks"));
   EXPECT_TRUE(Contains(error("9999999999999999999"), "above DateTime.MaxValue.Ticks"));
-  EXPECT_FALSE(ParseDescendingTicksKey("").ok());
+  EXPECT_THAT(ParseDescendingTicksKey(""), Not(IsOk()));
 }
 
 TEST(UniqueRowSuffixTest, IsRandomLowerCaseAlphanumerics) {
@@ -354,7 +360,7 @@ TEST(ShardKeysTest, EveryComputedKeyIsAmongTheShardKeysOfItsBase) {
        {KeyStrategy::RandomSuffix("day", 50), KeyStrategy::HashSuffix("day", "OrderId", 50),
         KeyStrategy::Concat({"day", "OrderId"})}) {
     Result<std::string> base = s.ComputeBase(e);
-    ASSERT_TRUE(base.ok()) << base.status().ToString();
+    ASSERT_OK(base);
     std::vector<std::string> shards = s.ShardKeys(*base);
     std::string key = Key(s, e);
     EXPECT_NE(std::find(shards.begin(), shards.end(), key), shards.end()) << s.ToString();
@@ -362,7 +368,7 @@ TEST(ShardKeysTest, EveryComputedKeyIsAmongTheShardKeysOfItsBase) {
   // The base of a hash-suffix key needs the source too.
   Entity no_source;
   no_source.Set("day", Value::String("2018-08-09"));
-  EXPECT_FALSE(KeyStrategy::HashSuffix("day", "OrderId", 50).ComputeBase(no_source).ok());
+  EXPECT_THAT(KeyStrategy::HashSuffix("day", "OrderId", 50).ComputeBase(no_source), Not(IsOk()));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -388,7 +394,7 @@ TEST(FieldErrorTest, BinaryAndNonFiniteDoubleCannotFormAKey) {
             "concat(blob,sep=-))");
   EXPECT_TRUE(Contains(Key(KeyStrategy::RandomSuffix("nan", 4), e), "non-finite Double"));
   Result<std::string> key = KeyStrategy::Concat({"blob"}).Compute(e);
-  EXPECT_TRUE(key.status().IsInvalidArgument());
+  EXPECT_THAT(key, StatusIs(Status::Code::kInvalidArgument));
 }
 
 TEST(FieldErrorTest, InvalidStrategyValuesAreRejectedByCompute) {
@@ -400,8 +406,8 @@ TEST(FieldErrorTest, InvalidStrategyValuesAreRejectedByCompute) {
   EXPECT_TRUE(Contains(Key(KeyStrategy::Concat({"a"}, "/"), e), "separator '/'"));
   EXPECT_TRUE(
       Contains(Key(KeyStrategy::AscendingTicks("9lives"), e), "'9lives' is not a property name"));
-  EXPECT_TRUE(KeyStrategy::HashSuffix("a", "b", 65535).Validate().ok());
-  EXPECT_FALSE(KeyStrategy::HashSuffix("a", "b", 65536).Validate().ok());
+  EXPECT_OK(KeyStrategy::HashSuffix("a", "b", 65535).Validate());
+  EXPECT_THAT(KeyStrategy::HashSuffix("a", "b", 65536).Validate(), Not(IsOk()));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -422,9 +428,9 @@ TEST(TextFormTest, EveryKindRoundTrips) {
       KeyStrategy::DescendingTicks("_when2"),
   };
   for (const KeyStrategy& s : strategies) {
-    ASSERT_TRUE(s.Validate().ok()) << s.ToString() << ": " << s.Validate().ToString();
+    ASSERT_OK(s.Validate()) << s.ToString();
     Result<KeyStrategy> parsed = KeyStrategy::Parse(s.ToString());
-    ASSERT_TRUE(parsed.ok()) << s.ToString() << ": " << parsed.status().ToString();
+    ASSERT_OK(parsed) << s.ToString();
     EXPECT_EQ(*parsed, s) << s.ToString();
     EXPECT_EQ(parsed->ToString(), s.ToString());
   }
@@ -449,13 +455,13 @@ TEST(TextFormTest, ParsedStrategiesComputeLikeTheirFactories) {
   Entity e;
   e.Set("deviceId", Value::String("abc-123")).Set("date", Value::Int32(2018));
   Result<KeyStrategy> s = KeyStrategy::Parse("concat(deviceId,date,sep=-)");
-  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_OK(s);
   EXPECT_EQ(s->kind(), KeyStrategy::Kind::kConcat);
   EXPECT_EQ(s->separator(), "-");
   EXPECT_EQ(s->fields(), (std::vector<std::string>{"deviceId", "date"}));
   EXPECT_EQ(Key(*s, e), "abc-123-2018");
   Result<KeyStrategy> h = KeyStrategy::Parse("hash-suffix(day,OrderId,200,hash=md5)");
-  ASSERT_TRUE(h.ok());
+  ASSERT_OK(h);
   EXPECT_EQ(h->hash(), SuffixHash::kMd5);
   EXPECT_EQ(h->shard_count(), 200u);
   EXPECT_EQ(KeyStrategy::Parse("md5-bits(id,12)")->bits(), 12u);

@@ -12,14 +12,15 @@
 #include <memory>
 #include <sstream>
 
+#include "gtest/gtest.h"
+#include "tests/testing/csv.h"
+#include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 #include "tools/bench/csv_report.h"
 #include "tools/bench/html_report.h"
 #include "tools/bench/strategies.h"
 #include "tools/bench/svg_charts.h"
 #include "tools/bench/terminal_report.h"
-#include "gtest/gtest.h"
-#include "tests/testing/csv.h"
-#include "tests/testing/temp_dir.h"
 
 namespace partkv::compare {
 namespace {
@@ -51,7 +52,7 @@ class ComparisonTest : public ::testing::Test {
     delete result_;
     delete dir_;
   }
-  void SetUp() override { ASSERT_TRUE(result_->ok()) << result_->status().ToString(); }
+  void SetUp() override { ASSERT_OK(*result_); }
 
   static const ComparisonResult& R() { return **result_; }
   static const StrategyResult& By(const std::string& label) {

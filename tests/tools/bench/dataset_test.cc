@@ -17,11 +17,13 @@
 #include "gtest/gtest.h"
 #include "partkv/json.h"
 #include "partkv/stored_entity.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
 namespace partkv::compare {
 namespace {
 
+using ::partkv::testing::StatusIs;
 using testing::TempDir;
 
 void WriteFile(const std::string& path, const std::string& text) {
@@ -85,7 +87,7 @@ TEST(DataSetTest, KeptValuesAreInternedAndMissingOnesAbsent) {
                               R"({"region":"eu"})",                    //
                               R"({"n":4,"region":"eu"})"}),
                        {"region", "n", "region"});
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   EXPECT_EQ(data->size(), 4u);
   EXPECT_EQ(data->kept(), (std::vector<std::string>{"region", "n"}));
   EXPECT_EQ(data->Column("n"), 1u);
@@ -109,13 +111,13 @@ TEST(DataSetTest, MakeEntityReadsTheWholeLineAgain) {
       R"({"when@odata.type":"Edm.DateTime","when":"2024-01-02T03:04:05.5Z","g@odata.type":"Edm.Guid","g":"c9da6455-213d-42c9-9a79-3e9149a57833","bin@odata.type":"Edm.Binary","bin":"AAEC"})",
   };
   auto data = LoadText(dir, Lines(lines), {"s"});
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   ASSERT_EQ(data->size(), lines.size());
   for (size_t i = 0; i < lines.size(); ++i) {
     Result<Entity> made = data->MakeEntity(i);
-    ASSERT_TRUE(made.ok()) << Error(made);
+    ASSERT_OK(made);
     Result<Entity> expected = EntityFromJson(lines[i]);
-    ASSERT_TRUE(expected.ok());
+    ASSERT_OK(expected);
     EXPECT_TRUE(made->SameContent(*expected)) << made->DebugString();
   }
   EXPECT_EQ(data->MakeEntity(0)->partition_key(), "p");
@@ -124,10 +126,10 @@ TEST(DataSetTest, MakeEntityReadsTheWholeLineAgain) {
 TEST(DataSetTest, MakeEntityFailsWhenTheFileWasTruncated) {
   TempDir dir;
   auto data = LoadText(dir, Lines({R"({"a":1})", R"({"a":2})"}), {"a"});
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   std::filesystem::resize_file(dir.Sub("data.jsonl"), 3);
   Result<Entity> made = data->MakeEntity(1);
-  EXPECT_TRUE(made.status().IsIOError()) << made.status().ToString();
+  EXPECT_THAT(made, StatusIs(Status::Code::kIOError));
   EXPECT_NE(Error(made).find("line 2"), std::string::npos) << Error(made);
 }
 
@@ -138,7 +140,7 @@ TEST(DataSetTest, KeysAreAttributesWhenPresent) {
       Lines({R"({"PartitionKey":"p1","RowKey":"r1","x":1})",
              R"({"PartitionKey":"p1","RowKey":"r2","x":2})", R"({"PartitionKey":"","x":3})"}),
       {"RowKey", "x", "PartitionKey"});
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   EXPECT_EQ(data->Attributes(1).DebugString(), "(p1,r2){x=2}");
   EXPECT_EQ(data->Attributes(2).DebugString(), "(,){x=3}");  // an empty key is absent
   const AttributeSummary* pk = Summary(*data, "PartitionKey");
@@ -161,7 +163,7 @@ TEST(DataSetTest, DateTimeAttributeOrdersTheTimeline) {
                        Lines({at("2026-01-03T00:00:00Z", "c"), at("2026-01-01T00:00:00Z", "a"),
                               at("2026-01-02T00:00:00Z", "b")}),
                        {"id"}, "when");
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   EXPECT_TRUE(data->has_time());
   EXPECT_EQ(data->kept(), (std::vector<std::string>{"id"}));  // the time is not a column
   EXPECT_EQ(Column(*data, 0), "2:'a' 3:'b' 1:'c'");
@@ -184,7 +186,7 @@ TEST(DataSetTest, StringsAndUnixSecondsAreTimesAndTiesKeepFileOrder) {
                               R"({"t":"1970-01-01T00:00:05Z","id":"4"})",  //
                               R"({"t":0,"id":"5"})"}),
                        {"id"}, "t");
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   EXPECT_EQ(Column(*data, 0), "5:'5' 2:'2' 3:'3' 4:'4' 1:'1'");
   EXPECT_EQ(data->TimeMicros(0), 0);
   EXPECT_EQ(data->TimeMicros(1), 5000000);
@@ -201,7 +203,7 @@ TEST(DataSetTest, EqualTimesKeepFileOrderInALargeFile) {
     text += R"({"t":)" + std::to_string((i * 7919) % 5) + R"(,"i":)" + std::to_string(i) + "}\n";
   }
   auto data = LoadText(dir, text, {"i", "t"}, "t");
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   ASSERT_EQ(data->size(), static_cast<size_t>(n));
   for (size_t k = 1; k < data->size(); ++k) {
     ASSERT_LE(data->TimeMicros(k - 1), data->TimeMicros(k));
@@ -220,7 +222,7 @@ TEST(DataSetTest, WithoutTimeTheTimelineIsFileOrderAtTheDefaultRate) {
   DataSetOptions o = Options(path, {"a"});
   o.default_rate = 4;
   auto data = DataSet::Load(o);
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   EXPECT_FALSE(data->has_time());
   EXPECT_EQ(Column(*data, 0), "1:3 2:1 3:2");
   const int64_t start = Workload::kStartUnixSeconds * 1000000;
@@ -229,7 +231,7 @@ TEST(DataSetTest, WithoutTimeTheTimelineIsFileOrderAtTheDefaultRate) {
   EXPECT_EQ(data->TimeMicros(2), start + 500000);
 
   o.default_rate = 0;
-  EXPECT_TRUE(DataSet::Load(o).status().IsInvalidArgument());
+  EXPECT_THAT(DataSet::Load(o), StatusIs(Status::Code::kInvalidArgument));
 }
 
 TEST(DataSetTest, SummariesCountValuesExactly) {
@@ -238,7 +240,7 @@ TEST(DataSetTest, SummariesCountValuesExactly) {
                        Lines({R"({"c":"x","n":1})", R"({"c":"y","n":2})", R"({"c":"x","n":3})",
                               R"({"c":"x","n":"four"})", R"({"d":1.5})"}),
                        {});
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   std::vector<std::string> names;
   for (const AttributeSummary& s : data->attributes()) names.push_back(s.name);
   EXPECT_EQ(names, (std::vector<std::string>{"c", "d", "n"}));
@@ -269,7 +271,7 @@ TEST(DataSetTest, HighCardinalityIsEstimatedWithinFivePercent) {
             std::to_string(i) + "}\n";
   }
   auto data = LoadText(dir, text, {"k"});
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   const AttributeSummary* id = Summary(*data, "id");
   ASSERT_NE(id, nullptr);
   const double distinct = n - n / 5 + 1;
@@ -295,12 +297,12 @@ TEST(DataSetTest, ExactlyTheExactBoundStaysExact) {
     text += R"({"id":)" + std::to_string(i) + "}\n";
   }
   auto data = LoadText(dir, text, {});
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   EXPECT_TRUE(data->attributes()[0].distinct_exact);
   EXPECT_EQ(data->attributes()[0].distinct, AttributeSummary::kExactDistinct);
   WriteFile(dir.Sub("more.jsonl"), text + "{\"id\":-1}\n");
   auto more = DataSet::Load(Options(dir.Sub("more.jsonl"), {}));
-  ASSERT_TRUE(more.ok()) << Error(more);
+  ASSERT_OK(more);
   EXPECT_FALSE(more->attributes()[0].distinct_exact);
 }
 
@@ -316,7 +318,7 @@ TEST(DataSetTest, AttributeNamesAreCappedButKeptOnesAlwaysTracked) {
     text += "}\n";
   }
   auto data = LoadText(dir, text, {"p11004"});
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   EXPECT_EQ(data->attributes().size(), DataSet::kMaxAttributes);
   EXPECT_NE(Summary(*data, "p11004"), nullptr);
   EXPECT_NE(Summary(*data, "p10000"), nullptr);
@@ -328,14 +330,14 @@ TEST(DataSetTest, MalformedLineIsNamed) {
   TempDir dir;
   const std::string bad = R"({"a":1,})";
   auto data = LoadText(dir, Lines({R"({"a":1})", R"({"a":2})", bad}), {"a"});
-  EXPECT_TRUE(data.status().IsInvalidArgument());
+  EXPECT_THAT(data, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(Error(data), "line 3: " + std::string(EntityFromJson(bad).status().message()));
 }
 
 TEST(DataSetTest, BlankLineBeforeMoreEntitiesIsAnError) {
   TempDir dir;
   auto data = LoadText(dir, Lines({R"({"a":1})", "", R"({"a":2})"}), {"a"});
-  EXPECT_TRUE(data.status().IsInvalidArgument());
+  EXPECT_THAT(data, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(Error(data), "line 2: empty line (one entity per line)");
 }
 
@@ -343,17 +345,17 @@ TEST(DataSetTest, BlankLinesAtTheEndAndCrlfAreFine) {
   TempDir dir;
   const std::string text = "{\"a\":1}\r\n{\"a\":2,\"s\":\"z\"}\r\n\r\n\n";
   auto data = LoadText(dir, text, {"a"});
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   EXPECT_EQ(Column(*data, 0), "1:1 2:2");
   Result<Entity> made = data->MakeEntity(1);
-  ASSERT_TRUE(made.ok()) << Error(made);
+  ASSERT_OK(made);
   EXPECT_EQ(made->DebugString(), "(,){a=2,s='z'}");
 }
 
 TEST(DataSetTest, LastLineWithoutNewlineAndByteOrderMarkAreRead) {
   TempDir dir;
   auto data = LoadText(dir, "\xEF\xBB\xBF{\"a\":1}\n{\"a\":2}", {"a"});
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   EXPECT_EQ(Column(*data, 0), "1:1 2:2");
   EXPECT_EQ(data->MakeEntity(0)->DebugString(), "(,){a=1}");
   EXPECT_EQ(data->MakeEntity(1)->DebugString(), "(,){a=2}");
@@ -362,7 +364,7 @@ TEST(DataSetTest, LastLineWithoutNewlineAndByteOrderMarkAreRead) {
 TEST(DataSetTest, EmptyFileHasNoEntities) {
   TempDir dir;
   auto data = LoadText(dir, "", {});
-  EXPECT_TRUE(data.status().IsInvalidArgument());
+  EXPECT_THAT(data, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(Error(data), dir.Sub("data.jsonl") + ": no entities (the file is empty)");
   auto blank = LoadText(dir, "\n \n", {});
   EXPECT_EQ(Error(blank), dir.Sub("data.jsonl") + ": no entities (only blank lines)");
@@ -371,7 +373,7 @@ TEST(DataSetTest, EmptyFileHasNoEntities) {
 TEST(DataSetTest, MissingFileIsIOError) {
   TempDir dir;
   auto data = DataSet::Load(Options(dir.Sub("absent.jsonl"), {}));
-  EXPECT_TRUE(data.status().IsIOError()) << data.status().ToString();
+  EXPECT_THAT(data, StatusIs(Status::Code::kIOError));
   EXPECT_NE(Error(data).find("absent.jsonl"), std::string::npos);
 }
 
@@ -379,7 +381,7 @@ TEST(DataSetTest, KeptAttributeNobodyHasListsThePresentOnes) {
   TempDir dir;
   auto data =
       LoadText(dir, Lines({R"({"b":1,"a":2})", R"({"PartitionKey":"p","c":3})"}), {"a", "custId"});
-  EXPECT_TRUE(data.status().IsInvalidArgument());
+  EXPECT_THAT(data, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(Error(data),
             "no entity has the attribute 'custId' (the attributes present: PartitionKey, a, b, c)");
 
@@ -396,7 +398,7 @@ TEST(DataSetTest, KeptAttributeNobodyHasListsThePresentOnes) {
 TEST(DataSetTest, TimeAttributeMissingOrNotATimeIsNamed) {
   TempDir dir;
   auto missing = LoadText(dir, Lines({R"({"when":1})", R"({"x":1})"}), {}, "when");
-  EXPECT_TRUE(missing.status().IsInvalidArgument());
+  EXPECT_THAT(missing, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(Error(missing), "line 2: attribute 'when' is missing (it orders the timeline: --time)");
   auto boolean =
       LoadText(dir, Lines({R"({"when":1})", R"({"when":1})", R"({"when":true})"}), {}, "when");
@@ -425,11 +427,11 @@ TEST(DataSetTest, LinesAcrossReadChunksAndLongerThanAChunkAreWhole) {
     if (i == 10000) lines.push_back(R"({"i":-1,"s":")" + std::string(2500000, 'y') + "\"}");
   }
   auto data = LoadText(dir, Lines(lines), {"i"});
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   ASSERT_EQ(data->size(), lines.size());
   for (size_t i = 0; i < lines.size(); ++i) {
     Result<Entity> made = data->MakeEntity(i);
-    ASSERT_TRUE(made.ok()) << Error(made);
+    ASSERT_OK(made);
     ASSERT_TRUE(made->SameContent(*EntityFromJson(lines[i]))) << "line " << i + 1;
   }
   EXPECT_EQ(data->Get(10001, 0)->as_int32(), -1);
@@ -449,7 +451,7 @@ TEST(DataSetTest, StdinIsSpooledAndReadAgain) {
   o.spool_dir = spool;
   auto data = internal::LoadSpooling(pipe_fds[0], o);
   ::close(pipe_fds[0]);
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   EXPECT_EQ(data->source(), "stdin");
   EXPECT_EQ(Column(*data, 0), "1:'x' 2:'y'");
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -470,7 +472,7 @@ TEST(DataSetTest, SampleValueSizesAreTheStoredValueSizes) {
   TempDir dir;
   const std::vector<std::string> lines = {R"({"a":"x"})", R"({"a":"a much longer value here"})"};
   auto data = LoadText(dir, Lines(lines), {});
-  ASSERT_TRUE(data.ok()) << Error(data);
+  ASSERT_OK(data);
   const size_t small = EncodeStoredEntity(*EntityFromJson(lines[0]), DateTime{0}, 1).value.size();
   const size_t large = EncodeStoredEntity(*EntityFromJson(lines[1]), DateTime{0}, 1).value.size();
   const Workload::SizeStats s = data->SampleValueSizes();

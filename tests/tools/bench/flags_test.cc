@@ -9,10 +9,13 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
 namespace partkv::compare {
 namespace {
+
+using ::partkv::testing::StatusIs;
 
 class FlagsTest : public ::testing::Test {
  protected:
@@ -29,7 +32,7 @@ class FlagsTest : public ::testing::Test {
   std::string Error(std::vector<std::string> args) {
     auto r = Parse(std::move(args));
     if (r.ok()) return "OK";
-    EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+    EXPECT_THAT(r, StatusIs(Status::Code::kInvalidArgument));
     return std::string(r.status().message());
   }
 
@@ -38,7 +41,7 @@ class FlagsTest : public ::testing::Test {
 
 TEST_F(FlagsTest, DefaultsAreTheDocumentedOnes) {
   auto f = Parse({});
-  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_OK(f);
   EXPECT_EQ(f->events, 200000u);
   EXPECT_EQ(f->days, 7u);
   EXPECT_EQ(f->partitions, 16u);
@@ -49,7 +52,7 @@ TEST_F(FlagsTest, DefaultsAreTheDocumentedOnes) {
 TEST_F(FlagsTest, GoodValuesAreTaken) {
   auto f = Parse({"--events", "1000", "--days", "3", "--seed", "18446744073709551615",
                   "--partitions", "1024", "--replay-rate", "2500.5", "--sweep"});
-  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_OK(f);
   EXPECT_EQ(f->events, 1000u);
   EXPECT_EQ(f->days, 3u);
   EXPECT_EQ(f->seed, UINT64_MAX);
@@ -102,7 +105,7 @@ TEST_F(FlagsTest, UnknownFlagOrMissingValueIsRefused) {
 
 TEST_F(FlagsTest, HelpListsEveryFlag) {
   auto f = Parse({"--help"});
-  ASSERT_TRUE(f.ok());
+  ASSERT_OK(f);
   EXPECT_TRUE(f->help);
   for (const char* flag : {"--events", "--days", "--seed", "--partitions", "--replay-rate", "--out",
                            "--work-dir", "--sweep"}) {

@@ -9,12 +9,13 @@
 #include <memory>
 #include <set>
 
-#include "tools/bench/comparison.h"
-#include "tools/bench/dataset.h"
-#include "tools/bench/strategies.h"
 #include "gtest/gtest.h"
 #include "partkv/analyzer.h"
 #include "partkv/filter.h"
+#include "tests/testing/status_matchers.h"
+#include "tools/bench/comparison.h"
+#include "tools/bench/dataset.h"
+#include "tools/bench/strategies.h"
 
 namespace partkv::compare {
 namespace {
@@ -146,7 +147,7 @@ TEST(StrategiesTest, BatchesHoldOneKeyAndEveryEventOnceUnderTheAnalyzersKeys) {
   for (const StrategySpec& spec : DefaultStrategies()) {
     SCOPED_TRACE(spec.label);
     auto plans = PlanBatches(data, spec, 99, replay);
-    ASSERT_TRUE(plans.ok()) << plans.status().ToString();
+    ASSERT_OK(plans);
     std::vector<int> seen(w.size(), 0);
     std::map<std::string, uint64_t> per_key;
     int64_t last_send = 0;
@@ -171,7 +172,7 @@ TEST(StrategiesTest, BatchesHoldOneKeyAndEveryEventOnceUnderTheAnalyzersKeys) {
     ao.seed = 99;
     ao.top = 5;
     auto analyzer = Analyzer::Create(spec.partition_key, ao);
-    ASSERT_TRUE(analyzer.ok());
+    ASSERT_OK(analyzer);
     for (size_t i = 0; i < w.size(); ++i) analyzer->Add(w.Attributes(i));
     const AnalysisReport report = analyzer->Finish();
     EXPECT_EQ(report.logical.partitions, per_key.size());
@@ -251,7 +252,7 @@ TEST(StrategiesTest, FilterLiteralsNameEachTypeAsTheFilterParserReadsIt) {
     Entity e("p", "r");
     e.Set("x", v);
     auto f = Filter::Parse("x eq " + FilterLiteral(v));
-    ASSERT_TRUE(f.ok()) << FilterLiteral(v) << ": " << f.status().ToString();
+    ASSERT_OK(f) << FilterLiteral(v);
     EXPECT_TRUE(f->Matches(e)) << FilterLiteral(v);
   }
 }

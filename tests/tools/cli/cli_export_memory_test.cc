@@ -22,6 +22,7 @@
 #include "partkv/entity.h"
 #include "partkv/json.h"
 #include "partkv/value.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/tools/cli/cli_runner.h"
 
 namespace partkv::testing {
@@ -191,7 +192,7 @@ TEST(CliExportMemoryTest, ExportOfLargeEntitiesStaysUnderTwiceTheMemoryBudget) {
         << "line " << i + 1 << " does not hold entity " << keys << ": " << line.substr(0, 200);
     if (i % 40 == 0 || i == kEntities - 1) {
       Result<Entity> got = EntityFromJson(line);
-      ASSERT_TRUE(got.ok()) << "line " << i + 1 << ": " << got.status().ToString();
+      ASSERT_OK(got) << "line " << i + 1;
       ASSERT_TRUE(got->SameContent(MakeEntity(i)))
           << "line " << i + 1 << " holds entity " << keys << " with other content";
     }

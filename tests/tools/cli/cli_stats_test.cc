@@ -9,6 +9,7 @@
 #include "nlohmann/json.hpp"
 #include "partkv/analyzer.h"
 #include "partkv/json.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/tools/cli/cli_runner.h"
 
 namespace partkv::testing {
@@ -93,7 +94,7 @@ TEST_F(CliStatsTest, ChartsDrawBarsScaledToTheLargest) {
 TEST_F(CliStatsTest, AnalyzeJsonIsTheLibrarysReport) {
   const std::string strategy = "hash-suffix(PartitionKey,n,4)";
   auto analyzer = Analyzer::Create(*KeyStrategy::Parse(strategy), {.physical_partitions = 8});
-  ASSERT_TRUE(analyzer.ok());
+  ASSERT_OK(analyzer);
   size_t start = 0;
   while (start < sample_.size()) {
     size_t end = sample_.find('\n', start);

@@ -8,6 +8,7 @@
 
 #include "nlohmann/json.hpp"
 #include "partkv/store.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/tools/cli/cli_runner.h"
 #include "tools/cli/exit_codes.h"
 
@@ -201,7 +202,7 @@ TEST_F(CliTableTest, ImportWaitsOutThrottlingOtherCommandsExitSix) {
 TEST_F(CliTableTest, StoreHeldByAnotherProcessExitsOne) {
   ASSERT_EQ(cli_.Run({"table", "create", "Orders"}).exit_code, 0);
   auto held = Store::Open(cli_.store());
-  ASSERT_TRUE(held.ok()) << held.status().ToString();
+  ASSERT_OK(held);
   RunResult r = cli_.Run({"table", "list"});
   EXPECT_EQ(r.exit_code, 1);
   ExpectOneErrorLine(r, "Busy");
