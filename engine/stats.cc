@@ -87,7 +87,7 @@ void TableStatsCollector::RecordWrite(size_t physical, std::string_view pk, uint
   Partition& p = At(physical);
   p.writes.fetch_add(entities, std::memory_order_relaxed);
   p.bytes_written.fetch_add(bytes, std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(p.mu);
+  port::MutexLock lock(&p.mu);
   p.sketch.Add(pk, entities);
 }
 
@@ -96,7 +96,7 @@ void TableStatsCollector::RecordRead(size_t physical, std::string_view pk, uint6
   Partition& p = At(physical);
   p.reads.fetch_add(entities, std::memory_order_relaxed);
   p.bytes_read.fetch_add(bytes, std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(p.mu);
+  port::MutexLock lock(&p.mu);
   p.sketch.Add(pk, entities);
 }
 
@@ -139,7 +139,7 @@ TableStats TableStatsCollector::Snapshot(size_t top) const {
     s.total.throttled += ps.throttled;
     s.total.retry_wait_micros += ps.retry_wait_micros;
     s.partitions.push_back(ps);
-    std::lock_guard<std::mutex> lock(p.mu);
+    port::MutexLock lock(&p.mu);
     auto hot = p.sketch.Top(top);
     all.insert(all.end(), hot.begin(), hot.end());
   }

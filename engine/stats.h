@@ -9,12 +9,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "engine/port/mutex.h"
+#include "engine/port/thread_annotations.h"
 #include "partkv/stats.h"
 
 namespace partkv::engine {
@@ -62,11 +63,13 @@ class TableStatsCollector {
   TableStats Snapshot(size_t top) const;
 
  private:
+  // The counters are atomic; the sketch is behind mu, taken for one Add or Top at a time (no
+  // other lock is taken while it is held).
   struct Partition {
     std::atomic<uint64_t> reads{0}, writes{0}, bytes_read{0}, bytes_written{0}, throttled{0},
         retry_wait_micros{0};
-    mutable std::mutex mu;
-    SpaceSaving sketch{kSketchCapacity};
+    mutable port::Mutex mu;
+    SpaceSaving sketch PARTKV_GUARDED_BY(mu){kSketchCapacity};
   };
   // A partition's counters and sketch are made when it is first recorded: a store holds many
   // tables of many partitions, most of them idle, and an idle one costs one pointer.

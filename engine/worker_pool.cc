@@ -4,7 +4,6 @@
 #include <atomic>
 #include <utility>
 
-
 namespace partkv::engine {
 
 // One ParallelFor. Its tasks are claimed by index; `done` counts those that returned, so once it
@@ -13,9 +12,9 @@ struct WorkerPool::Job {
   size_t count = 0;
   const std::function<void(size_t)>* task = nullptr;
   std::atomic<size_t> next{0};
-  std::mutex mu;
-  std::condition_variable finished;
-  size_t done = 0;
+  port::Mutex mu;
+  port::CondVar finished{&mu};  // signalled when `done` reaches `count`
+  size_t done PARTKV_GUARDED_BY(mu) = 0;
 };
 
 WorkerPool::WorkerPool(size_t max_workers, std::function<void()> on_start)
@@ -23,10 +22,11 @@ WorkerPool::WorkerPool(size_t max_workers, std::function<void()> on_start)
 
 WorkerPool::~WorkerPool() {
   {
-    std::lock_guard lock(mu_);
+    port::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  wake_.notify_all();
+  wake_.SignalAll();
+  // No ParallelFor runs (the contract), so no thread adds a worker any more.
   for (std::thread& t : workers_) t.join();
 }
 
@@ -34,9 +34,9 @@ void WorkerPool::Work(Job& job) {
   size_t ran = 0;
   for (size_t i; (i = job.next.fetch_add(1)) < job.count; ++ran) (*job.task)(i);
   if (ran == 0) return;
-  std::lock_guard lock(job.mu);
+  port::MutexLock lock(&job.mu);
   job.done += ran;
-  if (job.done == job.count) job.finished.notify_all();
+  if (job.done == job.count) job.finished.SignalAll();
 }
 
 void WorkerPool::ParallelFor(size_t count, size_t width,
@@ -51,7 +51,7 @@ void WorkerPool::ParallelFor(size_t count, size_t width,
   job->count = count;
   job->task = &task;
   {
-    std::lock_guard lock(mu_);
+    port::MutexLock lock(&mu_);
     for (size_t h = 0; h < helpers; ++h) queue_.push_back(job);
     // A worker for every entry waiting, up to the bound; the rest wait for a free one (or for
     // the caller, which takes every task nobody else has claimed).
@@ -60,18 +60,18 @@ void WorkerPool::ParallelFor(size_t count, size_t width,
     }
   }
   if (helpers == 1) {
-    wake_.notify_one();
+    wake_.Signal();
   } else {
-    wake_.notify_all();
+    wake_.SignalAll();
   }
   Work(*job);
   {
     // Every task is claimed: the entries no worker took would only keep others waiting.
-    std::lock_guard lock(mu_);
+    port::MutexLock lock(&mu_);
     std::erase(queue_, job);
   }
-  std::unique_lock lock(job->mu);
-  job->finished.wait(lock, [&] { return job->done == job->count; });
+  port::MutexLock lock(&job->mu);
+  while (job->done != job->count) job->finished.Wait();
 }
 
 void WorkerPool::Run() {
@@ -79,8 +79,8 @@ void WorkerPool::Run() {
   for (;;) {
     std::shared_ptr<Job> job;
     {
-      std::unique_lock lock(mu_);
-      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      port::MutexLock lock(&mu_);
+      while (!stopping_ && queue_.empty()) wake_.Wait();
       if (queue_.empty()) return;  // stopping, nothing left
       job = std::move(queue_.front());
       queue_.pop_front();

@@ -11,14 +11,15 @@
 #ifndef PARTKV_ENGINE_WORKER_POOL_H_
 #define PARTKV_ENGINE_WORKER_POOL_H_
 
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "engine/port/mutex.h"
+#include "engine/port/thread_annotations.h"
 
 namespace partkv::engine {
 
@@ -31,20 +32,24 @@ class WorkerPool {
 
   // Calls task(0) .. task(count - 1), each once, at most `width` of them at once; returns when
   // all have returned. `task` must not throw.
-  void ParallelFor(size_t count, size_t width, const std::function<void(size_t)>& task);
+  void ParallelFor(size_t count, size_t width, const std::function<void(size_t)>& task)
+      PARTKV_EXCLUDES(mu_);
 
  private:
   struct Job;
-  void Run();
+  void Run() PARTKV_EXCLUDES(mu_);
   static void Work(Job& job);
 
   const size_t max_workers_;
   const std::function<void()> on_start_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  std::deque<std::shared_ptr<Job>> queue_;  // one entry per worker a job asks for
-  std::vector<std::thread> workers_;
-  bool stopping_ = false;
+  // Guards the queue and the workers. A job's own mutex (Job::mu) is never taken with it held,
+  // nor it with a job's.
+  port::Mutex mu_;
+  port::CondVar wake_{&mu_};  // to the workers: an entry is queued, or the pool stops
+  // One entry per worker a job asks for.
+  std::deque<std::shared_ptr<Job>> queue_ PARTKV_GUARDED_BY(mu_);
+  std::vector<std::thread> workers_ PARTKV_GUARDED_BY(mu_);
+  bool stopping_ PARTKV_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace partkv::engine

@@ -83,11 +83,11 @@ BulkWriter::Remote::Remote(const Table& table, const BulkWriteOptions& options,
 
 BulkWriter::Remote::~Remote() {
   {
-    std::lock_guard lock(mu_);
+    port::MutexLock lock(&mu_);
     stopping_ = true;
     ending_ = true;
   }
-  work_.notify_all();
+  work_.SignalAll();
   for (std::thread& t : workers_) t.join();
 }
 
@@ -102,14 +102,14 @@ Status BulkWriter::Remote::Check() {
   // yet (its answer came after the last call returned) is reported by this one, which takes
   // nothing.
   {
-    std::lock_guard lock(mu_);
+    port::MutexLock lock(&mu_);
     if (paused_ && pause_told_) {
       for (auto& batch : window_) {
         if (batch->state == Pending::State::kHeld) batch->state = Pending::State::kQueued;
       }
       paused_ = false;
       pause_told_ = false;
-      work_.notify_all();
+      work_.SignalAll();
       return Status::OK();
     }
     if (!paused_) return Status::OK();
@@ -165,14 +165,14 @@ Status BulkWriter::Remote::Batched(Entity keyed, size_t size, uint64_t line) {
 
 Status BulkWriter::Remote::Submit() {
   PARTKV_RETURN_IF_ERROR(Await(Until::kRoom));
-  std::lock_guard lock(mu_);
+  port::MutexLock lock(&mu_);
   if (workers_.empty()) {
     for (size_t i = 0; i < options_.max_batches_in_flight; ++i) {
       workers_.emplace_back([this] { Work(); });
     }
   }
   window_.push_back(std::move(open_));
-  work_.notify_one();
+  work_.Signal();
   return Status::OK();
 }
 
@@ -245,10 +245,10 @@ Status BulkWriter::Remote::Finish() {
   finished_ = true;
   spill_.reset();
   {
-    std::lock_guard lock(mu_);
+    port::MutexLock lock(&mu_);
     ending_ = true;
   }
-  work_.notify_all();
+  work_.SignalAll();
   for (std::thread& t : workers_) t.join();
   workers_.clear();
   return Status::OK();
@@ -303,26 +303,26 @@ Status BulkWriter::Remote::WriteSpilled() {
 
 // ---- the window ------------------------------------------------------------------------------
 
+// Locks and unlocks by hand, not with a MutexLock: a failed batch hands the held lock to
+// HaltLocked, which releases it. clang checks that every return has released it.
 Status BulkWriter::Remote::Await(Until until) {
-  std::unique_lock lock(mu_);
+  mu_.Lock();
   while (true) {
-    PopWritten(lock);
-    auto has = [&](Pending::State state) {
-      return std::any_of(window_.begin(), window_.end(),
-                         [&](const auto& b) { return b->state == state; });
-    };
-    if (has(Pending::State::kFailed)) return Halt(lock, Status::OK(), std::nullopt);
+    PopWritten();
+    if (WindowHas(Pending::State::kFailed)) return HaltLocked(Status::OK(), std::nullopt);
     if (paused_) {
       // A batch is held: once the batches in flight have been answered, the call returns.
-      done_.wait(lock, [&] { return in_flight_ == 0; });
-      PopWritten(lock);
-      if (has(Pending::State::kFailed)) return Halt(lock, Status::OK(), std::nullopt);
+      while (in_flight_ != 0) done_.Wait();
+      PopWritten();
+      if (WindowHas(Pending::State::kFailed)) return HaltLocked(Status::OK(), std::nullopt);
       Publish();
       if (!window_.empty()) report_.resume_line = window_.front()->lines.front();
       for (const auto& batch : window_) {
         if (batch->state == Pending::State::kHeld) {
           pause_told_ = true;
-          return batch->status;
+          Status held = batch->status;
+          mu_.Unlock();
+          return held;
         }
       }
     }
@@ -331,22 +331,28 @@ Status BulkWriter::Remote::Await(Until until) {
                       (until == Until::kAll && window_.empty());
     if (done) {
       Publish();
+      mu_.Unlock();
       return Status::OK();
     }
-    done_.wait(lock);
+    done_.Wait();
   }
 }
 
-void BulkWriter::Remote::PopWritten(std::unique_lock<std::mutex>& lock) {
+bool BulkWriter::Remote::WindowHas(Pending::State state) const {
+  return std::any_of(window_.begin(), window_.end(),
+                     [&](const auto& b) { return b->state == state; });
+}
+
+void BulkWriter::Remote::PopWritten() {
   while (!window_.empty() && window_.front()->state == Pending::State::kWritten) {
     std::unique_ptr<Pending> batch = std::move(window_.front());
     window_.pop_front();
-    lock.unlock();
+    mu_.Unlock();
     report_.rows_written += batch->batch.size();
     ++report_.batches_written;
     ++report_.groups_written;
     CallBack(*batch);
-    lock.lock();
+    mu_.Lock();
   }
 }
 
@@ -377,17 +383,16 @@ void BulkWriter::Remote::Publish() {
 }
 
 Status BulkWriter::Remote::Halt(const Status& error, std::optional<uint64_t> bad_line) {
-  std::unique_lock lock(mu_);
-  return Halt(lock, error, bad_line);
+  mu_.Lock();
+  return HaltLocked(error, bad_line);
 }
 
-Status BulkWriter::Remote::Halt(std::unique_lock<std::mutex>& lock, Status error,
-                                std::optional<uint64_t> bad_line) {
+Status BulkWriter::Remote::HaltLocked(Status error, std::optional<uint64_t> bad_line) {
   stopping_ = true;
-  work_.notify_all();
-  done_.wait(lock, [&] { return in_flight_ == 0; });
+  work_.SignalAll();
+  while (in_flight_ != 0) done_.Wait();
   // No worker runs from here on: the window is the calling thread's.
-  PopWritten(lock);
+  PopWritten();
   Publish();
   report_.bad_row.reset();
   report_.bad_line = 0;
@@ -421,15 +426,15 @@ Status BulkWriter::Remote::Halt(std::unique_lock<std::mutex>& lock, Status error
     if (batch->state == Pending::State::kWritten) CallBack(*batch);
   }
   window_.clear();
-  lock.unlock();
+  mu_.Unlock();
   return Fail(error);
 }
 
 Status BulkWriter::Remote::Fail(const Status& error) {
   {
-    std::lock_guard lock(mu_);
+    port::MutexLock lock(&mu_);
     stopping_ = true;
-    work_.notify_all();
+    work_.SignalAll();
   }
   report_.error = error;
   open_.reset();
@@ -440,20 +445,22 @@ Status BulkWriter::Remote::Fail(const Status& error) {
   return report_.error;
 }
 
+// Locks and unlocks by hand: the lock is let go while a batch is submitted.
 void BulkWriter::Remote::Work() {
-  std::unique_lock lock(mu_);
+  mu_.Lock();
   while (true) {
     Pending* batch = nullptr;
-    work_.wait(lock, [&] {
-      if (ending_) return true;
-      if (stopping_ || paused_) return false;
-      batch = NextEligible();
-      return batch != nullptr;
-    });
-    if (ending_) return;
+    // Until the writer ends, or a batch may go: not stopping, not paused, and one eligible.
+    while (!ending_ && (stopping_ || paused_ || (batch = NextEligible()) == nullptr)) {
+      work_.Wait();
+    }
+    if (ending_) {
+      mu_.Unlock();
+      return;
+    }
     batch->state = Pending::State::kInFlight;
     ++in_flight_;
-    lock.unlock();
+    mu_.Unlock();
 
     std::vector<WriteResult> results;
     uint64_t throttled = 0;
@@ -474,7 +481,7 @@ void BulkWriter::Remote::Work() {
       s = submit();
     }
 
-    lock.lock();
+    mu_.Lock();
     --in_flight_;
     throttled_ += throttled;
     throttled_wait_micros_ += retry.waited_micros;
@@ -490,9 +497,9 @@ void BulkWriter::Remote::Work() {
       batch->status = s;
       stopping_ = true;
     }
-    done_.notify_all();
+    done_.SignalAll();
     // A batch of the same PartitionKey may now go.
-    work_.notify_all();
+    work_.SignalAll();
   }
 }
 

@@ -22,11 +22,9 @@
 #ifndef PARTKV_API_FRONT_REMOTE_BULK_WRITER_H_
 #define PARTKV_API_FRONT_REMOTE_BULK_WRITER_H_
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +33,8 @@
 #include <vector>
 
 #include "engine/local/bulk_spill.h"
+#include "engine/port/mutex.h"
+#include "engine/port/thread_annotations.h"
 #include "engine/validation.h"
 #include "partkv/bulk_writer.h"
 #include "partkv/json.h"
@@ -48,10 +48,10 @@ struct __attribute__((visibility("hidden"))) BulkWriter::Remote {
                                                 const BulkWriteOptions& options);
   ~Remote();
 
-  Status Add(const Entity& entity);
-  Status AddJsonLines(std::string_view lines);
-  Status Flush();
-  Status Finish();
+  Status Add(const Entity& entity) PARTKV_EXCLUDES(mu_);
+  Status AddJsonLines(std::string_view lines) PARTKV_EXCLUDES(mu_);
+  Status Flush() PARTKV_EXCLUDES(mu_);
+  Status Finish() PARTKV_EXCLUDES(mu_);
   const BulkWriteReport& report() const { return report_; }
 
  private:
@@ -72,44 +72,47 @@ struct __attribute__((visibility("hidden"))) BulkWriter::Remote {
 
   // The writer's stop, or after Finish InvalidArgument; otherwise OK, and a held batch (after
   // Throttled or Busy) is submitted again.
-  Status Check();
+  Status Check() PARTKV_EXCLUDES(mu_);
   // Checks one entity as Table::Submit would: computes its keys (Table::ComputeKeys) and
   // validates it against the table's limits; *size is its size in the table's size model.
   Status Validate(const Entity& entity, Entity* keyed, size_t* size) const;
   // A valid row as the stream's next: to the spill (validate_before_writing) or to a batch.
   // Throttled or Busy (a held batch) leave the row not taken.
-  Status Take(Entity keyed, size_t size, uint64_t line);
+  Status Take(Entity keyed, size_t size, uint64_t line) PARTKV_EXCLUDES(mu_);
   // A valid row into the open batch, submitting that batch first when the row cannot join it.
-  Status Batched(Entity keyed, size_t size, uint64_t line);
+  Status Batched(Entity keyed, size_t size, uint64_t line) PARTKV_EXCLUDES(mu_);
   bool OpensBatch(const Entity& keyed, size_t size) const;
   // Moves the open batch into the window (waiting for room) for the workers.
-  Status Submit();
+  Status Submit() PARTKV_EXCLUDES(mu_);
   // Takes the lines AddJsonLines handed over until all are taken; resumable.
-  Status DrainLines();
+  Status DrainLines() PARTKV_EXCLUDES(mu_);
   // validate_before_writing: writes the spilled rows in stream order; resumable.
-  Status WriteSpilled();
+  Status WriteSpilled() PARTKV_EXCLUDES(mu_);
 
   enum class Until { kNow, kRoom, kAll };
   // Settles the window (pops its acknowledged front, reacts to a held or failed batch) and waits
   // until `until` holds: kNow not at all, kRoom room for one more batch, kAll every batch
   // acknowledged. Returns a held batch's status (Throttled, Busy) or the stop's error.
-  Status Await(Until until);
+  Status Await(Until until) PARTKV_EXCLUDES(mu_);
+  // Whether a batch of the window is in `state`.
+  bool WindowHas(Pending::State state) const PARTKV_REQUIRES(mu_);
   // Counts the acknowledged front of the window as written, calling on_group_written for each
-  // batch. Called with `lock` held; releases it meanwhile.
-  void PopWritten(std::unique_lock<std::mutex>& lock);
+  // batch. Releases mu_ meanwhile.
+  void PopWritten() PARTKV_REQUIRES(mu_);
   void CallBack(const Pending& batch);
-  // report_'s throttling counts and also_written, from the window (under mu_).
-  void Publish();
+  // report_'s throttling counts and also_written, from the window.
+  void Publish() PARTKV_REQUIRES(mu_);
   // Stops the writer: no batch starts again; once those in flight are answered, the report is
   // settled from the window. The error is the first failed batch's when one failed (its bad row
   // the operation it names), else `error`, a bad row at `bad_line` when given.
-  Status Halt(const Status& error, std::optional<uint64_t> bad_line);
-  Status Halt(std::unique_lock<std::mutex>& lock, Status error, std::optional<uint64_t> bad_line);
+  Status Halt(const Status& error, std::optional<uint64_t> bad_line) PARTKV_EXCLUDES(mu_);
+  // Halt, called holding mu_, which it releases.
+  Status HaltLocked(Status error, std::optional<uint64_t> bad_line) PARTKV_RELEASE(mu_);
   // Ends the writer at `error`, dropping every row not written (Halt's last step).
-  Status Fail(const Status& error);
+  Status Fail(const Status& error) PARTKV_EXCLUDES(mu_);
   // A worker: submits the window's next eligible batch until the writer ends.
-  void Work();
-  Pending* NextEligible();
+  void Work() PARTKV_EXCLUDES(mu_);
+  Pending* NextEligible() PARTKV_REQUIRES(mu_);
   static std::string RowName(uint64_t position, uint64_t line);
 
   Table table_;
@@ -144,20 +147,27 @@ struct __attribute__((visibility("hidden"))) BulkWriter::Remote {
   size_t spill_ahead_at_ = 0;
   bool spill_closed_ = false;
 
-  std::mutex mu_;
-  std::condition_variable work_;  // to the workers: a batch may be eligible, or they end
-  std::condition_variable done_;  // to the calling thread: a batch was answered
-  std::deque<std::unique_ptr<Pending>> window_;
-  size_t in_flight_ = 0;
-  bool paused_ = false;    // a batch is held: no batch starts until the next call
+  // The window, shared by the calling thread and the workers. A batch's state (and its status and
+  // results) changes under mu_ too; its rows stay as they were cut, read by the worker that
+  // submits them without the lock. (Fields of the Pending objects, which clang's annotations
+  // cannot tie to the writer's mutex.)
+  port::Mutex mu_;
+  port::CondVar work_{&mu_};  // to the workers: a batch may be eligible, or they end
+  port::CondVar done_{&mu_};  // to the calling thread: a batch was answered
+  std::deque<std::unique_ptr<Pending>> window_ PARTKV_GUARDED_BY(mu_);
+  size_t in_flight_ PARTKV_GUARDED_BY(mu_) = 0;
+  // A batch is held: no batch starts until the next call.
+  bool paused_ PARTKV_GUARDED_BY(mu_) = false;
   // The caller has been told of the pause (a call returned the held batch's Throttled or Busy).
   // A pause that began after the last call returned is told by the next call, which takes
   // nothing; the call after it resumes. So every pause is seen exactly once.
-  bool pause_told_ = false;
-  bool stopping_ = false;  // a batch failed, or the writer stops: no batch starts again
-  bool ending_ = false;    // the workers return
-  uint64_t throttled_ = 0;
-  int64_t throttled_wait_micros_ = 0;
+  bool pause_told_ PARTKV_GUARDED_BY(mu_) = false;
+  // A batch failed, or the writer stops: no batch starts again.
+  bool stopping_ PARTKV_GUARDED_BY(mu_) = false;
+  bool ending_ PARTKV_GUARDED_BY(mu_) = false;  // the workers return
+  uint64_t throttled_ PARTKV_GUARDED_BY(mu_) = 0;
+  int64_t throttled_wait_micros_ PARTKV_GUARDED_BY(mu_) = 0;
+  // The calling thread's (the workers never touch it).
   std::vector<std::thread> workers_;
 };
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
-#include <mutex>
 #include <numeric>
 
 #include "engine/key_codec.h"
@@ -365,7 +364,7 @@ GroupOutcome GroupWriter::Commit(BulkGroup& group) {
   }
   out.first_tick = *tick;
 
-  std::vector<std::unique_lock<std::mutex>> locks = store.LockRows(group.keys());
+  StoreState::RowLocks locks = store.LockRows(group.keys());
   if (mode_ == OpType::kInsertOrReplace) {
     // An upsert does not depend on the current rows: nothing to read.
     statuses_.assign(n, rocksdb::Status::NotFound());

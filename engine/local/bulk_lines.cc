@@ -31,10 +31,10 @@ LineSealer::LineSealer(const RowSealer& sealer, JsonReadOptions read_options, si
 
 LineSealer::~LineSealer() {
   {
-    std::lock_guard lock(mu_);
+    port::MutexLock lock(&mu_);
     stop_ = true;
   }
-  work_.notify_all();
+  work_.SignalAll();
   for (std::thread& t : threads_) t.join();
 }
 
@@ -42,15 +42,15 @@ void LineSealer::Submit(std::string_view text, uint64_t first_line) {
   LineBlock& block = slot(submitted_);
   block.text.assign(text);
   block.first_line = first_line;
-  std::lock_guard lock(mu_);
+  port::MutexLock lock(&mu_);
   block.done = false;
   queue_.push_back(submitted_++);
-  work_.notify_one();
+  work_.Signal();
 }
 
 LineBlock& LineSealer::Oldest() {
-  std::unique_lock lock(mu_);
-  done_.wait(lock, [&] { return slot(popped_).done; });
+  port::MutexLock lock(&mu_);
+  while (!slot(popped_).done) done_.Wait();
   return slot(popped_);
 }
 
@@ -58,18 +58,18 @@ void LineSealer::Work() {
   while (true) {
     uint64_t seq;
     {
-      std::unique_lock lock(mu_);
-      work_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      port::MutexLock lock(&mu_);
+      while (!stop_ && queue_.empty()) work_.Wait();
       if (stop_) return;
       seq = queue_.front();
       queue_.pop_front();
     }
     Seal(slot(seq));
     {
-      std::lock_guard lock(mu_);
+      port::MutexLock lock(&mu_);
       slot(seq).done = true;
     }
-    done_.notify_all();
+    done_.SignalAll();
   }
 }
 

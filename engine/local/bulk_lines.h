@@ -14,16 +14,16 @@
 #ifndef PARTKV_ENGINE_LOCAL_BULK_LINES_H_
 #define PARTKV_ENGINE_LOCAL_BULK_LINES_H_
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
 #include "engine/local/row_sealer.h"
+#include "engine/port/mutex.h"
+#include "engine/port/thread_annotations.h"
 #include "partkv/json.h"
 #include "partkv/status.h"
 
@@ -38,6 +38,8 @@ struct LineBlock {
   uint64_t bad_line = 0;    // the first bad line; 0 when every line is good
   Status error;             // its error, with "line N: " before the message
   size_t taken = 0;         // bytes of `records` the owner has consumed (for resuming)
+  // Sealed: the owner may take the block. Guarded by its LineSealer's mu_ (a field of an element
+  // of a vector, which clang's annotations cannot name).
   bool done = false;
 };
 
@@ -54,26 +56,27 @@ class LineSealer {
 
   // Hands a block of whole lines, the first numbered `first_line`, to the workers.
   // REQUIRES: !full().
-  void Submit(std::string_view text, uint64_t first_line);
+  void Submit(std::string_view text, uint64_t first_line) PARTKV_EXCLUDES(mu_);
   // The oldest block not popped, once sealed. REQUIRES: !empty().
-  LineBlock& Oldest();
+  LineBlock& Oldest() PARTKV_EXCLUDES(mu_);
   // Frees the oldest block's slot. REQUIRES: !empty().
   void Pop() { ++popped_; }
 
  private:
   LineBlock& slot(uint64_t seq) { return slots_[seq % slots_.size()]; }
-  void Work();
+  void Work() PARTKV_EXCLUDES(mu_);
   void Seal(LineBlock& block) const;
 
   const RowSealer& sealer_;
   const JsonReadOptions read_options_;
   std::vector<LineBlock> slots_;
-  uint64_t submitted_ = 0, popped_ = 0;
+  uint64_t submitted_ = 0, popped_ = 0;  // the owner's
   std::vector<std::thread> threads_;
-  std::mutex mu_;
-  std::condition_variable work_, done_;
-  std::deque<uint64_t> queue_;
-  bool stop_ = false;
+  port::Mutex mu_;
+  port::CondVar work_{&mu_};  // to the workers: a block is queued, or they stop
+  port::CondVar done_{&mu_};  // to the owner: a block is sealed
+  std::deque<uint64_t> queue_ PARTKV_GUARDED_BY(mu_);  // slots handed in, not yet taken
+  bool stop_ PARTKV_GUARDED_BY(mu_) = false;
 };
 
 // The number of lines in `block`: its newlines, plus one for a last line without one.

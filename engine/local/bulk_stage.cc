@@ -255,16 +255,16 @@ GroupFeed::GroupFeed(BulkStage& stage, const SharedTable& data, const RowSealer&
 
 GroupFeed::~GroupFeed() {
   {
-    std::lock_guard lock(mu_);
+    port::MutexLock lock(&mu_);
     stop_ = true;
   }
-  changed_.notify_all();
+  changed_.SignalAll();
   thread_.join();
 }
 
 Result<BulkGroup*> GroupFeed::Next() {
-  std::unique_lock lock(mu_);
-  changed_.wait(lock, [&] { return !ready_.empty() || done_; });
+  port::MutexLock lock(&mu_);
+  while (ready_.empty() && !done_) changed_.Wait();
   if (!ready_.empty()) {
     BulkGroup* group = ready_.front();
     ready_.pop_front();
@@ -277,25 +277,25 @@ Result<BulkGroup*> GroupFeed::Next() {
 void GroupFeed::Done(BulkGroup* group) {
   group->Clear();
   {
-    std::lock_guard lock(mu_);
+    port::MutexLock lock(&mu_);
     free_.push_back(group);
   }
-  changed_.notify_all();
+  changed_.SignalAll();
 }
 
 uint64_t GroupFeed::cut_line() const {
-  std::lock_guard lock(mu_);
+  port::MutexLock lock(&mu_);
   return cut_line_;
 }
 
 void GroupFeed::Run() {
   Status s = Fill();
   {
-    std::lock_guard lock(mu_);
+    port::MutexLock lock(&mu_);
     done_ = true;
     status_ = std::move(s);
   }
-  changed_.notify_all();
+  changed_.SignalAll();
 }
 
 Status GroupFeed::Fill() {
@@ -305,13 +305,13 @@ Status GroupFeed::Fill() {
   auto hand_over = [&]() -> Result<bool> {
     if (group != nullptr && !group->empty()) {
       PARTKV_RETURN_IF_ERROR(group->Prepare(data_, sealer_));
-      std::lock_guard lock(mu_);
+      port::MutexLock lock(&mu_);
       ready_.push_back(group);
       group = nullptr;
     }
-    changed_.notify_all();
-    std::unique_lock lock(mu_);
-    changed_.wait(lock, [&] { return stop_ || !free_.empty(); });
+    changed_.SignalAll();
+    port::MutexLock lock(&mu_);
+    while (!stop_ && free_.empty()) changed_.Wait();
     if (stop_) return false;
     if (group == nullptr) {
       group = free_.back();
@@ -326,7 +326,7 @@ Status GroupFeed::Fill() {
     if (!more) break;
     if (row.position >= cut_) {
       if (row.position == cut_) {
-        std::lock_guard lock(mu_);
+        port::MutexLock lock(&mu_);
         cut_line_ = row.line;
       }
       continue;
@@ -339,7 +339,7 @@ Status GroupFeed::Fill() {
   }
   if (go && group != nullptr && !group->empty()) {
     PARTKV_RETURN_IF_ERROR(group->Prepare(data_, sealer_));
-    std::lock_guard lock(mu_);
+    port::MutexLock lock(&mu_);
     ready_.push_back(group);
   }
   return Status::OK();

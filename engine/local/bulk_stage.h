@@ -32,12 +32,10 @@
 #ifndef PARTKV_ENGINE_LOCAL_BULK_STAGE_H_
 #define PARTKV_ENGINE_LOCAL_BULK_STAGE_H_
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,6 +45,8 @@
 #include "engine/local/bulk_group.h"
 #include "engine/local/bulk_spill.h"
 #include "engine/local/row_sealer.h"
+#include "engine/port/mutex.h"
+#include "engine/port/thread_annotations.h"
 #include "partkv/result.h"
 
 namespace partkv::engine {
@@ -174,30 +174,31 @@ class GroupFeed {
 
   // The next group, prepared; nullptr after the last. Corruption or IOError when the stage
   // cannot be read. The group stays the caller's until Done.
-  Result<BulkGroup*> Next();
+  Result<BulkGroup*> Next() PARTKV_EXCLUDES(mu_);
   // Hands a group back (written, or given up), for reuse.
-  void Done(BulkGroup* group);
+  void Done(BulkGroup* group) PARTKV_EXCLUDES(mu_);
   // The input line of the row at position `cut`, once the feed has passed it (0 before).
-  uint64_t cut_line() const;
+  uint64_t cut_line() const PARTKV_EXCLUDES(mu_);
 
  private:
-  void Run();
-  Status Fill();
+  void Run() PARTKV_EXCLUDES(mu_);
+  Status Fill() PARTKV_EXCLUDES(mu_);
 
   BulkStage& stage_;
   const SharedTable& data_;
   const RowSealer& sealer_;
   const uint64_t cut_;
   const size_t max_rows_, max_bytes_;
-  mutable std::mutex mu_;
-  std::condition_variable changed_;
-  std::vector<std::unique_ptr<BulkGroup>> groups_;
-  std::vector<BulkGroup*> free_;  // groups to fill
-  std::deque<BulkGroup*> ready_;  // prepared, in key order
-  bool done_ = false;             // the feed has read every row (or failed: status_)
-  bool stop_ = false;
-  Status status_;
-  uint64_t cut_line_ = 0;
+  mutable port::Mutex mu_;
+  port::CondVar changed_{&mu_};  // signalled on every change of the fields mu_ guards
+  std::vector<std::unique_ptr<BulkGroup>> groups_;       // owns them all; set by the constructor
+  std::vector<BulkGroup*> free_ PARTKV_GUARDED_BY(mu_);  // groups to fill
+  std::deque<BulkGroup*> ready_ PARTKV_GUARDED_BY(mu_);  // prepared, in key order
+  // The feed has read every row (or failed: status_).
+  bool done_ PARTKV_GUARDED_BY(mu_) = false;
+  bool stop_ PARTKV_GUARDED_BY(mu_) = false;
+  Status status_ PARTKV_GUARDED_BY(mu_);
+  uint64_t cut_line_ PARTKV_GUARDED_BY(mu_) = 0;
   std::thread thread_;
 };
 

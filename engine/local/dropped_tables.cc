@@ -53,7 +53,7 @@ class DroppedTableFilterFactory : public rocksdb::CompactionFilterFactory {
 }  // namespace
 
 void DroppedTables::Add(uint32_t id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::MutexLock lock(&mu_);
   auto next = std::make_shared<std::vector<uint32_t>>(*ids_);
   next->insert(std::upper_bound(next->begin(), next->end(), id), id);
   ids_ = std::move(next);
@@ -65,7 +65,7 @@ bool DroppedTables::Contains(uint32_t id) const {
 }
 
 std::shared_ptr<const std::vector<uint32_t>> DroppedTables::Ids() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::MutexLock lock(&mu_);
   return ids_;
 }
 

@@ -18,27 +18,30 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "engine/port/mutex.h"
+#include "engine/port/thread_annotations.h"
 #include "rocksdb/compaction_filter.h"
 
 namespace partkv::engine {
 
 class DroppedTables {
  public:
-  void Add(uint32_t id);
+  void Add(uint32_t id) PARTKV_EXCLUDES(mu_);
   bool Contains(uint32_t id) const;
   // The compaction filter factory to set on every data column family.
   static std::shared_ptr<rocksdb::CompactionFilterFactory> Factory(
       std::shared_ptr<const DroppedTables> dropped);
 
   // The ids, sorted (a snapshot).
-  std::shared_ptr<const std::vector<uint32_t>> Ids() const;
+  std::shared_ptr<const std::vector<uint32_t>> Ids() const PARTKV_EXCLUDES(mu_);
 
  private:
-  mutable std::mutex mu_;
-  std::shared_ptr<const std::vector<uint32_t>> ids_ = std::make_shared<std::vector<uint32_t>>();
+  mutable port::Mutex mu_;
+  // Replaced whole by each Add (copy on write): a snapshot taken stays as it was.
+  std::shared_ptr<const std::vector<uint32_t>> ids_ PARTKV_GUARDED_BY(mu_) =
+      std::make_shared<std::vector<uint32_t>>();
 };
 
 }  // namespace partkv::engine

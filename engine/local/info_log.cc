@@ -9,7 +9,9 @@
 #include <cstdarg>
 #include <cstdio>
 #include <ctime>
-#include <mutex>
+
+#include "engine/port/mutex.h"
+#include "engine/port/thread_annotations.h"
 
 namespace partkv::engine {
 namespace {
@@ -24,7 +26,7 @@ class InfoLog final : public rocksdb::Logger {
   ~InfoLog() override { CloseFile(); }
 
   using rocksdb::Logger::Logv;
-  void Logv(const char* format, va_list ap) override {
+  void Logv(const char* format, va_list ap) override PARTKV_EXCLUDES(mu_) {
     char line[kMaxLine];
     size_t n = Prefix(line, sizeof line);
     va_list copy;
@@ -34,17 +36,17 @@ class InfoLog final : public rocksdb::Logger {
     if (m < 0) return;
     n = std::min(n + static_cast<size_t>(m), sizeof line - 2);
     if (n == 0 || line[n - 1] != '\n') line[n++] = '\n';
-    std::lock_guard<std::mutex> lock(mu_);
+    port::MutexLock lock(&mu_);
     Append(line, n);
   }
 
-  size_t GetLogFileSize() const override {
-    std::lock_guard<std::mutex> lock(mu_);
+  size_t GetLogFileSize() const override PARTKV_EXCLUDES(mu_) {
+    port::MutexLock lock(&mu_);
     return size_;
   }
 
  protected:
-  rocksdb::Status CloseImpl() override {
+  rocksdb::Status CloseImpl() override PARTKV_EXCLUDES(mu_) {
     CloseFile();
     return rocksdb::Status::OK();
   }
@@ -65,7 +67,7 @@ class InfoLog final : public rocksdb::Logger {
   }
 
   // Writes one line; on any failure the line (or its unwritten rest) is dropped.
-  void Append(const char* data, size_t n) {
+  void Append(const char* data, size_t n) PARTKV_REQUIRES(mu_) {
     if (fd_ >= 0 && size_ + n > kInfoLogMaxBytes) {
       CloseFileLocked();
       // The previous lines become LOG.old; if they cannot, LOG starts over: bounded either way.
@@ -91,7 +93,7 @@ class InfoLog final : public rocksdb::Logger {
     }
   }
 
-  bool OpenFile() {
+  bool OpenFile() PARTKV_REQUIRES(mu_) {
     fd_ = ::open(path_.c_str(),
                  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncate_ ? O_TRUNC : 0), 0644);
     if (fd_ < 0) return false;
@@ -102,22 +104,22 @@ class InfoLog final : public rocksdb::Logger {
     return true;
   }
 
-  void CloseFile() {
-    std::lock_guard<std::mutex> lock(mu_);
+  void CloseFile() PARTKV_EXCLUDES(mu_) {
+    port::MutexLock lock(&mu_);
     CloseFileLocked();
   }
-  void CloseFileLocked() {
+  void CloseFileLocked() PARTKV_REQUIRES(mu_) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
   }
 
   const std::string path_;
   const std::string old_path_;
-  mutable std::mutex mu_;
-  int fd_ = -1;            // guarded by mu_
-  size_t size_ = 0;        // bytes in LOG, guarded by mu_
-  bool torn_ = false;      // the last line was cut short, guarded by mu_
-  bool truncate_ = false;  // the next open starts LOG over, guarded by mu_
+  mutable port::Mutex mu_;
+  int fd_ PARTKV_GUARDED_BY(mu_) = -1;
+  size_t size_ PARTKV_GUARDED_BY(mu_) = 0;        // bytes in LOG
+  bool torn_ PARTKV_GUARDED_BY(mu_) = false;      // the last line was cut short
+  bool truncate_ PARTKV_GUARDED_BY(mu_) = false;  // the next open starts LOG over
 };
 
 }  // namespace

@@ -17,10 +17,10 @@
 #define PARTKV_ENGINE_LOCAL_RECOVERY_H_
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <string>
 
+#include "engine/port/mutex.h"
+#include "engine/port/thread_annotations.h"
 #include "partkv/status.h"
 #include "rocksdb/listener.h"
 
@@ -30,27 +30,32 @@ class RecoveryWatch : public rocksdb::EventListener {
  public:
   const char* Name() const override { return "partkv.RecoveryWatch"; }
 
-  void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* error) override;
-  void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override;
-  void OnStallConditionsChanged(const rocksdb::WriteStallInfo& info) override;
+  void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* error) override
+      PARTKV_EXCLUDES(mu_);
+  void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override
+      PARTKV_EXCLUDES(mu_);
+  void OnStallConditionsChanged(const rocksdb::WriteStallInfo& info) override PARTKV_EXCLUDES(mu_);
 
   // Column families whose writes RocksDB currently stops, and delays.
-  int stopped() const;
-  int delayed() const;
+  int stopped() const PARTKV_EXCLUDES(mu_);
+  int delayed() const PARTKV_EXCLUDES(mu_);
   // Waits until no column family is stopped, `deadline` passes, or at most `step` (a bound on a
   // missed notification); true when none is stopped on return.
   bool AwaitNotStopped(std::chrono::steady_clock::time_point deadline,
-                       std::chrono::milliseconds step);
+                       std::chrono::milliseconds step) PARTKV_EXCLUDES(mu_);
 
   // OK when no background error stops writes, or once a recovery ends without one, within
   // `timeout`; otherwise IOError naming the error that still stops writes and the time waited.
-  Status AwaitWritable(std::chrono::milliseconds timeout);
+  Status AwaitWritable(std::chrono::milliseconds timeout) PARTKV_EXCLUDES(mu_);
 
  private:
-  mutable std::mutex mu_;
-  std::condition_variable changed_;
-  rocksdb::Status error_;  // the background error that stops writes; OK when none
-  int stopped_ = 0, delayed_ = 0;  // column families in each stall condition
+  mutable port::Mutex mu_;
+  port::CondVar changed_{&mu_};  // signalled on every change of the fields below
+  // The background error that stops writes; OK when none.
+  rocksdb::Status error_ PARTKV_GUARDED_BY(mu_);
+  // Column families in each stall condition.
+  int stopped_ PARTKV_GUARDED_BY(mu_) = 0;
+  int delayed_ PARTKV_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace partkv::engine

@@ -9,7 +9,7 @@ std::shared_ptr<void> ResumeCache::TakeAny(const void* owner, const std::type_in
   std::vector<Entry> dropped;  // destroyed outside the lock
   std::shared_ptr<void> found;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::MutexLock lock(&mu_);
     for (size_t i = 0; i < entries_.size();) {
       Entry& e = entries_[i];
       // Two readers may page the same query and hold the same token: each takes one entry.
@@ -31,7 +31,7 @@ void ResumeCache::PutAny(const void* owner, const std::type_info& type, std::str
                          uint64_t sequence, std::shared_ptr<void> state) {
   std::vector<Entry> dropped;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::MutexLock lock(&mu_);
     for (size_t i = 0; i < entries_.size();) {
       if (entries_[i].sequence != sequence) {
         dropped.push_back(std::move(entries_[i]));
@@ -52,7 +52,7 @@ void ResumeCache::PutAny(const void* owner, const std::type_info& type, std::str
 void ResumeCache::Clear() {
   std::vector<Entry> dropped;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::MutexLock lock(&mu_);
     dropped.swap(entries_);
     size_.store(0, std::memory_order_relaxed);
   }

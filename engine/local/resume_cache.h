@@ -23,12 +23,14 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <typeinfo>
 #include <utility>
 #include <vector>
+
+#include "engine/port/mutex.h"
+#include "engine/port/thread_annotations.h"
 
 namespace partkv::engine {
 
@@ -49,10 +51,10 @@ class ResumeCache {
   }
   // A write is about to happen: drops every entry (each would be stale after it). One relaxed
   // load when the cache is empty.
-  void OnWrite() {
+  void OnWrite() PARTKV_EXCLUDES(mu_) {
     if (size_.load(std::memory_order_relaxed) != 0) Clear();
   }
-  void Clear();
+  void Clear() PARTKV_EXCLUDES(mu_);
   size_t size() const { return size_.load(std::memory_order_relaxed); }
 
  private:
@@ -64,12 +66,13 @@ class ResumeCache {
     std::shared_ptr<void> state;
   };
   std::shared_ptr<void> TakeAny(const void* owner, const std::type_info& type,
-                                std::string_view token, uint64_t sequence);
+                                std::string_view token, uint64_t sequence) PARTKV_EXCLUDES(mu_);
   void PutAny(const void* owner, const std::type_info& type, std::string token, uint64_t sequence,
-              std::shared_ptr<void> state);
+              std::shared_ptr<void> state) PARTKV_EXCLUDES(mu_);
 
-  std::mutex mu_;
-  std::vector<Entry> entries_;  // oldest first
+  port::Mutex mu_;
+  std::vector<Entry> entries_ PARTKV_GUARDED_BY(mu_);  // oldest first
+  // entries_.size(), written under mu_ and read without it: OnWrite's lock-free check.
   std::atomic<size_t> size_{0};
 };
 

@@ -63,7 +63,7 @@ ScanMerge::SpareLanes::~SpareLanes() = default;
 
 std::unique_ptr<ScanMerge::Lane> ScanMerge::SpareLanes::Take() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    port::MutexLock lock(&mu_);
     if (!lanes_.empty()) {
       std::unique_ptr<Lane> lane = std::move(lanes_.back());
       lanes_.pop_back();
@@ -92,14 +92,14 @@ void ScanMerge::SpareLanes::Give(std::unique_ptr<Lane> lane) {
   l.kept_pos = 0;
   l.slots.clear();
   const size_t size = Capacity(l);
-  std::lock_guard<std::mutex> lock(mu_);
+  port::MutexLock lock(&mu_);
   if (bytes_ + size > kSpareBytes) return;  // freed here, outside nothing but the lock
   bytes_ += size;
   lanes_.push_back(std::move(lane));
 }
 
 size_t ScanMerge::SpareLanes::bytes() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  port::MutexLock lock(&mu_);
   return bytes_;
 }
 

@@ -34,7 +34,6 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,6 +42,8 @@
 
 #include "engine/local/cursor.h"
 #include "engine/filter_expr.h"
+#include "engine/port/mutex.h"
+#include "engine/port/thread_annotations.h"
 #include "engine/worker_pool.h"
 #include "partkv/entity.h"
 #include "partkv/status.h"
@@ -103,15 +104,15 @@ class ScanMerge {
     ~SpareLanes();
     SpareLanes(const SpareLanes&) = delete;
     SpareLanes& operator=(const SpareLanes&) = delete;
-    std::unique_ptr<Lane> Take();
-    void Give(std::unique_ptr<Lane> lane);
+    std::unique_ptr<Lane> Take() PARTKV_EXCLUDES(mu_);
+    void Give(std::unique_ptr<Lane> lane) PARTKV_EXCLUDES(mu_);
     // Capacity held, in bytes (for tests).
-    size_t bytes() const;
+    size_t bytes() const PARTKV_EXCLUDES(mu_);
 
    private:
-    mutable std::mutex mu_;
-    std::vector<std::unique_ptr<Lane>> lanes_;
-    size_t bytes_ = 0;
+    mutable port::Mutex mu_;
+    std::vector<std::unique_ptr<Lane>> lanes_ PARTKV_GUARDED_BY(mu_);
+    size_t bytes_ PARTKV_GUARDED_BY(mu_) = 0;  // the capacity lanes_ hold
   };
 
   // `expected_rows`: the rows a page is expected to take (sizes the first runs). `spare`: where

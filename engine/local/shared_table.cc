@@ -9,8 +9,15 @@ namespace partkv::engine {
 uint64_t HashPartitionKey(std::string_view pk) { return XXH3_64bits(pk.data(), pk.size()); }
 uint64_t HashBytes(std::string_view bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
-SharedTable::SharedTable(TableRecord record, std::vector<PhysicalPartition> partitions)
-    : record_(std::move(record)), partitions_(std::move(partitions)),
+SharedTable::SharedTable(TableRecord record, std::vector<PhysicalPartition> partitions,
+                         std::optional<KeyStrategy> pk_scheme, std::optional<KeyStrategy> rk_scheme,
+                         ProfileSpec profile, std::unique_ptr<Throttler> throttler)
+    : record_(std::move(record)),
+      partitions_(std::move(partitions)),
+      pk_scheme_(std::move(pk_scheme)),
+      rk_scheme_(std::move(rk_scheme)),
+      profile_(std::move(profile)),
+      throttler_(std::move(throttler)),
       stats_(std::make_unique<TableStatsCollector>(partitions_.size())),
       acl_(record_.access_policies) {}
 

@@ -1,9 +1,15 @@
 // SharedTable: the one engine object per table — its catalog record, its physical partitions
 // (each a hash range of PartitionKeys stored under a key prefix in one of the store's shared data
 // column families), its statistics and throttling. Owned by StoreState's catalog and shared by
-// every TableHandle (the per-handle object, engine/local/table_handle.h). It owns no RocksDB handle: the data column families belong to StoreState, which
-// outlives every SharedTable reference holder. A table costs its catalog record, this object and
-// a few dozen bytes per physical partition, so a store holds many thousands.
+// every TableHandle (the per-handle object, engine/local/table_handle.h). It owns no RocksDB
+// handle: the data column families belong to StoreState, which outlives every SharedTable
+// reference holder. A table costs its catalog record, this object and a few dozen bytes per
+// physical partition, so a store holds many thousands.
+//
+// Thread-safety: any thread may use a SharedTable once StoreState has published it (put it in its
+// catalog, the only way to it for other threads). What it is made with is constant from then on
+// and read without a lock (see its fields); the access policies change under acl_mu_, the
+// statistics and the throttler lock inside, and the dropped mark is atomic.
 
 #ifndef PARTKV_ENGINE_LOCAL_SHARED_TABLE_H_
 #define PARTKV_ENGINE_LOCAL_SHARED_TABLE_H_
@@ -11,7 +17,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <mutex>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +27,8 @@
 #include "engine/profile_spec.h"
 #include "engine/stats.h"
 #include "engine/local/throttle.h"
+#include "engine/port/mutex.h"
+#include "engine/port/thread_annotations.h"
 #include "engine/validation.h"
 #include "partkv/keys.h"
 #include "rocksdb/db.h"
@@ -36,7 +44,10 @@ struct PhysicalPartition {
 
 class SharedTable {
  public:
-  SharedTable(TableRecord record, std::vector<PhysicalPartition> partitions);
+  // `throttler`: null when throttling emulation is off for the table.
+  SharedTable(TableRecord record, std::vector<PhysicalPartition> partitions,
+              std::optional<KeyStrategy> pk_scheme, std::optional<KeyStrategy> rk_scheme,
+              ProfileSpec profile, std::unique_ptr<Throttler> throttler);
   SharedTable(const SharedTable&) = delete;
   SharedTable& operator=(const SharedTable&) = delete;
 
@@ -47,10 +58,6 @@ class SharedTable {
   // Null when throttling emulation is off for this table.
   Throttler* throttler() const { return throttler_.get(); }
   TableStatsCollector& stats() const { return *stats_; }
-  void Configure(ProfileSpec profile, std::unique_ptr<Throttler> throttler) {
-    profile_ = std::move(profile);
-    throttler_ = std::move(throttler);
-  }
 
   // The physical partition owning PartitionKey `pk` (by its XXH3 hash).
   size_t PartitionIndexOf(std::string_view pk) const;
@@ -59,18 +66,14 @@ class SharedTable {
   // The table's key scheme (TableOptions), parsed from the catalog record.
   const std::optional<KeyStrategy>& partition_key_scheme() const { return pk_scheme_; }
   const std::optional<KeyStrategy>& row_key_scheme() const { return rk_scheme_; }
-  void set_schemes(std::optional<KeyStrategy> pk, std::optional<KeyStrategy> rk) {
-    pk_scheme_ = std::move(pk);
-    rk_scheme_ = std::move(rk);
-  }
 
   // The stored access policies (StoreState::SetAccessPolicies changes them).
-  std::vector<AccessPolicy> access_policies() const {
-    std::lock_guard<std::mutex> lock(acl_mu_);
+  std::vector<AccessPolicy> access_policies() const PARTKV_EXCLUDES(acl_mu_) {
+    port::MutexLock lock(&acl_mu_);
     return acl_;
   }
-  void set_access_policies(std::vector<AccessPolicy> policies) {
-    std::lock_guard<std::mutex> lock(acl_mu_);
+  void set_access_policies(std::vector<AccessPolicy> policies) PARTKV_EXCLUDES(acl_mu_) {
+    port::MutexLock lock(&acl_mu_);
     acl_ = std::move(policies);
   }
 
@@ -78,15 +81,20 @@ class SharedTable {
   void MarkDropped() { dropped_.store(true, std::memory_order_release); }
 
  private:
-  TableRecord record_;
-  std::vector<PhysicalPartition> partitions_;
-  ProfileSpec profile_{"azure-table", Limits::AzureTable(), {}};
-  std::unique_ptr<Throttler> throttler_;
-  std::unique_ptr<TableStatsCollector> stats_;
+  // Constant after publication. Set by the constructor, before StoreState publishes the table
+  // (puts it in its catalog under catalog_mu_, the only way to the table for any other thread),
+  // and read from then on by any thread without a lock. const, so that no writer can appear
+  // later: one would race every reader. (The objects the two pointers own lock inside.)
+  const TableRecord record_;
+  const std::vector<PhysicalPartition> partitions_;
+  const std::optional<KeyStrategy> pk_scheme_, rk_scheme_;
+  const ProfileSpec profile_;
+  const std::unique_ptr<Throttler> throttler_;
+  const std::unique_ptr<TableStatsCollector> stats_;
+
   std::atomic<bool> dropped_{false};
-  std::optional<KeyStrategy> pk_scheme_, rk_scheme_;
-  mutable std::mutex acl_mu_;
-  std::vector<AccessPolicy> acl_;
+  mutable port::Mutex acl_mu_;
+  std::vector<AccessPolicy> acl_ PARTKV_GUARDED_BY(acl_mu_);
 };
 
 uint64_t HashPartitionKey(std::string_view pk);

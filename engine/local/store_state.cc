@@ -319,9 +319,12 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   st->ticks_limit_ = static_cast<int64_t>(*reserved);
   auto next_id = ReadNumber(st->db_.get(), st->meta_, kNextTableIdKey);
   if (!next_id.ok()) return next_id.status().WithContext("store meta");
-  st->next_table_id_ = static_cast<uint32_t>(*next_id);
-
-  PARTKV_RETURN_IF_ERROR(st->LoadCatalog());
+  {
+    // Nothing else sees the store yet: the lock is for the analysis, and costs nothing here.
+    port::MutexLock lock(&st->catalog_mu_);
+    st->next_table_id_ = static_cast<uint32_t>(*next_id);
+    PARTKV_RETURN_IF_ERROR(st->LoadCatalog());
+  }
   return st;
 }
 
@@ -367,10 +370,9 @@ Status StoreState::LoadCatalog() {
       *out = std::move(*parsed);
     }
     std::string key = LowerCase(record->name);
-    auto parts = PartitionsOf(*record);
-    auto data = std::make_shared<SharedTable>(std::move(*record), std::move(parts));
-    data->set_schemes(std::move(pk_scheme), std::move(rk_scheme));
-    PARTKV_RETURN_IF_ERROR(ConfigureTable(data.get()));
+    PARTKV_ASSIGN_OR_RETURN(
+        std::shared_ptr<SharedTable> data,
+        NewSharedTable(std::move(*record), std::move(pk_scheme), std::move(rk_scheme)));
     tables_[key] = std::move(data);
   }
   if (!it->status().ok()) return FromRocks(it->status(), "read catalog");
@@ -425,7 +427,7 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
   for (const auto* scheme : {&options.partition_key_scheme, &options.row_key_scheme}) {
     if (*scheme) PARTKV_RETURN_IF_ERROR(scheme->value().Validate().WithContext("key scheme"));
   }
-  std::lock_guard<std::mutex> lock(catalog_mu_);
+  port::MutexLock lock(&catalog_mu_);
   std::string key = LowerCase(name);
   if (tables_.count(key) != 0) {
     return Status::AlreadyExists("table '" + std::string(name) + "' exists");
@@ -447,26 +449,29 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
   wb.Put(meta_, kNextTableIdKey, std::to_string(record.id + 1));
   PARTKV_RETURN_IF_ERROR(Write(/*sync=*/true, &wb, "create table '" + std::string(name) + "'"));
   ++next_table_id_;
-  auto parts = PartitionsOf(record);
-  auto data = std::make_shared<SharedTable>(std::move(record), std::move(parts));
-  data->set_schemes(options.partition_key_scheme, options.row_key_scheme);
-  PARTKV_RETURN_IF_ERROR(ConfigureTable(data.get()));
+  PARTKV_ASSIGN_OR_RETURN(
+      std::shared_ptr<SharedTable> data,
+      NewSharedTable(std::move(record), options.partition_key_scheme, options.row_key_scheme));
   tables_[key] = std::move(data);
   return Status::OK();
 }
 
-Status StoreState::ConfigureTable(SharedTable* data) {
-  const TableRecord& r = data->record();
+Result<std::shared_ptr<SharedTable>> StoreState::NewSharedTable(
+    TableRecord record, std::optional<KeyStrategy> pk_scheme,
+    std::optional<KeyStrategy> rk_scheme) const {
+  const TableRecord& r = record;  // moved into the table last
   const std::string& name = r.profile.empty() ? default_profile_ : r.profile;
   auto profile = GetProfile(name);
   if (!profile.ok()) return Status::Corruption("table '" + r.name + "': " + profile.status().ToString());
+  std::vector<PhysicalPartition> parts = PartitionsOf(r);
   bool throttling = r.throttling < 0 ? default_throttling_ : r.throttling == 1;
   std::unique_ptr<Throttler> throttler;
   if (throttling && profile->model.write_rate > 0) {
-    throttler = std::make_unique<Throttler>(profile->model, data->partitions().size(), clock_source_);
+    throttler = std::make_unique<Throttler>(profile->model, parts.size(), clock_source_);
   }
-  data->Configure(std::move(*profile), std::move(throttler));
-  return Status::OK();
+  return std::make_shared<SharedTable>(std::move(record), std::move(parts), std::move(pk_scheme),
+                                       std::move(rk_scheme), std::move(*profile),
+                                       std::move(throttler));
 }
 
 rocksdb::ColumnFamilyOptions StoreState::DataOptions(uint32_t count) const {
@@ -481,7 +486,7 @@ rocksdb::ColumnFamilyOptions StoreState::DataOptions(uint32_t count) const {
 Status StoreState::DropTable(std::string_view name) {
   std::shared_ptr<SharedTable> data;
   {
-    std::lock_guard<std::mutex> lock(catalog_mu_);
+    port::MutexLock lock(&catalog_mu_);
     auto it = tables_.find(LowerCase(name));
     if (it == tables_.end()) {
       return Status::NotFound("table '" + std::string(name) + "' does not exist");
@@ -515,7 +520,7 @@ Status StoreState::DropTable(std::string_view name) {
 }
 
 std::vector<TableInfo> StoreState::ListTables() const {
-  std::lock_guard<std::mutex> lock(catalog_mu_);
+  port::MutexLock lock(&catalog_mu_);
   std::vector<TableInfo> out;
   for (const auto& [key, data] : tables_) {
     const TableRecord& r = data->record();
@@ -527,7 +532,7 @@ std::vector<TableInfo> StoreState::ListTables() const {
 }
 
 Result<std::shared_ptr<SharedTable>> StoreState::FindTable(std::string_view name) const {
-  std::lock_guard<std::mutex> lock(catalog_mu_);
+  port::MutexLock lock(&catalog_mu_);
   auto it = tables_.find(LowerCase(name));
   if (it == tables_.end()) return Status::NotFound("table '" + std::string(name) + "' does not exist");
   return it->second;
@@ -535,7 +540,7 @@ Result<std::shared_ptr<SharedTable>> StoreState::FindTable(std::string_view name
 
 Status StoreState::SetAccessPolicies(SharedTable* table, std::vector<AccessPolicy> policies) {
   PARTKV_RETURN_IF_ERROR(ValidateAccessPolicies(policies));
-  std::lock_guard<std::mutex> lock(catalog_mu_);
+  port::MutexLock lock(&catalog_mu_);
   if (table->dropped()) {
     return Status::NotFound("table '" + table->record().name + "' has been dropped");
   }

@@ -48,7 +48,7 @@ Result<int64_t> StoreState::IssueTicks(uint64_t n) {
   } while (!last_ticks_.compare_exchange_weak(last, first + count - 1, std::memory_order_relaxed));
   const int64_t end = first + count;  // one past the last tick issued
   if (end <= ticks_limit_.load(std::memory_order_acquire)) return first;
-  std::lock_guard<std::mutex> lock(clock_mu_);
+  port::MutexLock lock(&clock_mu_);
   if (end > ticks_limit_.load(std::memory_order_acquire)) {
     PARTKV_RETURN_IF_ERROR(ReserveTicks(end));
   }
@@ -88,11 +88,10 @@ Status StoreState::Write(bool sync, rocksdb::WriteBatch* batch, std::string_view
 
 void StoreState::SetClockForTesting(std::function<int64_t()> clock) { clock_ = std::move(clock); }
 
-std::vector<std::unique_lock<std::mutex>> StoreState::LockRows(
-    const std::vector<std::string_view>& keys) {
+StoreState::RowLocks StoreState::LockRows(const std::vector<std::string_view>& keys) {
   std::bitset<kLockStripes> stripes;
   for (std::string_view key : keys) stripes.set(StripeOf(HashBytes(key)));
-  std::vector<std::unique_lock<std::mutex>> locks;
+  RowLocks locks;
   locks.reserve(stripes.count());
   for (size_t s = 0; s < kLockStripes; ++s) {
     if (stripes.test(s)) locks.emplace_back(stripes_[s]);

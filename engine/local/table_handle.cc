@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 #include <random>
 #include <tuple>
 
@@ -13,6 +12,7 @@
 #include "engine/profile_spec.h"
 #include "engine/local/rocks_status.h"
 #include "engine/local/row_sealer.h"
+#include "engine/port/mutex.h"
 #include "engine/validation.h"
 #include "engine/value_codec.h"
 #include "rocksdb/write_batch.h"
@@ -144,7 +144,7 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, SharedTable& dat
       EncodeValue(headers[i], *ops[i].entity, &encoded[i]);
     }
   }
-  std::vector<std::unique_lock<std::mutex>> locks = store.LockRows(keys);
+  StoreState::RowLocks locks = store.LockRows(keys);
 
   rocksdb::ColumnFamilyHandle* cf = data.partitions()[physical].cf;
   std::vector<rocksdb::Slice> key_slices(ops.size());
@@ -268,7 +268,7 @@ Result<WriteResult> TableHandle::Write(OpType type, const Entity& given, const I
   }
 
   rocksdb::DB* db = store_->db();
-  std::lock_guard<std::mutex> lock(store_->Stripe(StoreState::StripeOf(HashBytes(key))));
+  port::MutexLock lock(&store_->Stripe(StoreState::StripeOf(HashBytes(key))));
   rocksdb::PinnableSlice current;
   rocksdb::Status gs = db->Get(rocksdb::ReadOptions(), cf, key, &current);
   if (!gs.ok() && !gs.IsNotFound()) return FromRocks(gs, "read entity");

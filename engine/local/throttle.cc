@@ -84,7 +84,7 @@ Status Throttler::Charge(bool write, std::string_view pk, size_t physical, doubl
   Shard& shard = ShardOf(pk, physical);
   int64_t wait;
   {
-    std::lock_guard<std::mutex> lock(shard.mu);
+    port::MutexLock lock(&shard.mu);
     Buckets& b = Find(shard, pk, physical, now);
     wait = (write || shared ? b.write : b.read).TryTake(cost, rate, capacity, now);
   }
@@ -109,7 +109,7 @@ void Throttler::Debit(bool write, std::string_view pk, size_t physical, double c
   const double capacity = rate * model_.burst_seconds;
   int64_t now = clock_->NowMicros();
   Shard& shard = ShardOf(pk, physical);
-  std::lock_guard<std::mutex> lock(shard.mu);
+  port::MutexLock lock(&shard.mu);
   Buckets& b = Find(shard, pk, physical, now);
   (write || shared ? b.write : b.read).Debit(cost, rate, capacity, now);
 }

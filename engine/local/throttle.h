@@ -11,12 +11,13 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "engine/port/mutex.h"
+#include "engine/port/thread_annotations.h"
 #include "engine/profile_spec.h"
 #include "partkv/clock.h"
 #include "partkv/status.h"
@@ -52,6 +53,7 @@ class Throttler {
   Status Charge(bool write, std::string_view pk, size_t physical, double cost);
   // Charges after the fact (never fails; may leave debt).
   void Debit(bool write, std::string_view pk, size_t physical, double cost);
+  // (Each locks one shard, only while it touches that shard's buckets: no lock order.)
 
   const ThroughputModel& model() const { return model_; }
 
@@ -65,13 +67,15 @@ class Throttler {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
   struct Shard {
-    std::mutex mu;
-    std::unordered_map<std::string, Buckets, Hash, std::equal_to<>> by_key;
+    port::Mutex mu;
+    std::unordered_map<std::string, Buckets, Hash, std::equal_to<>> by_key PARTKV_GUARDED_BY(mu);
   };
   static constexpr size_t kShards = 32;
   static constexpr size_t kSweepAt = 65536;  // keys per shard before full buckets are dropped
 
-  Buckets& Find(Shard& shard, std::string_view pk, size_t physical, int64_t now);
+  // The buckets of (pk, physical) in `shard`; valid while shard.mu is held.
+  Buckets& Find(Shard& shard, std::string_view pk, size_t physical, int64_t now)
+      PARTKV_REQUIRES(shard.mu);
   Shard& ShardOf(std::string_view pk, size_t physical);
 
   ThroughputModel model_;

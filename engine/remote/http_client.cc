@@ -22,13 +22,14 @@
 
 #include <algorithm>
 #include <charconv>
-#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
 #include <system_error>
 
+#include "engine/port/mutex.h"
 #include "engine/port/strings.h"
+#include "engine/port/thread_annotations.h"
 #include "engine/remote/connection_string.h"
 
 namespace partkv::remote {
@@ -268,30 +269,33 @@ std::string HttpResponse::Header(std::string_view name) const {
 struct HttpClient::Impl {
   HttpOptions options;
 
-  std::mutex mu;
-  std::condition_variable freed;
-  std::vector<std::unique_ptr<Connection>> idle;  // most recently used last
-  size_t made = 0;  // connections in existence, idle or lent (at most max_connections)
+  port::Mutex mu;
+  port::CondVar freed{&mu};  // signalled when a connection goes back to `idle`
+  // Most recently used last.
+  std::vector<std::unique_ptr<Connection>> idle PARTKV_GUARDED_BY(mu);
+  // Connections in existence, idle or lent (at most max_connections).
+  size_t made PARTKV_GUARDED_BY(mu) = 0;
 
-  std::unique_ptr<Connection> Acquire() {
-    std::unique_lock lock(mu);
-    freed.wait(lock, [&] { return !idle.empty() || made < options.max_connections; });
-    if (!idle.empty()) {
-      std::unique_ptr<Connection> c = std::move(idle.back());
-      idle.pop_back();
-      return c;
+  std::unique_ptr<Connection> Acquire() PARTKV_EXCLUDES(mu) {
+    {
+      port::MutexLock lock(&mu);
+      while (idle.empty() && made >= options.max_connections) freed.Wait();
+      if (!idle.empty()) {
+        std::unique_ptr<Connection> c = std::move(idle.back());
+        idle.pop_back();
+        return c;
+      }
+      ++made;
     }
-    ++made;
-    lock.unlock();
     return std::make_unique<Connection>();
   }
 
-  void Release(std::unique_ptr<Connection> c) {
+  void Release(std::unique_ptr<Connection> c) PARTKV_EXCLUDES(mu) {
     {
-      std::lock_guard lock(mu);
+      port::MutexLock lock(&mu);
       idle.push_back(std::move(c));
     }
-    freed.notify_one();
+    freed.Signal();
   }
 
   // Makes `c`'s easy handle with the options every request shares.

@@ -251,7 +251,7 @@ Status RemoteTable::QueryEntities(const Query& query, Page* page) const {
 // the rows after that row.
 
 std::optional<std::vector<ShardCursor>> RemoteTable::TakeResume(const std::string& token) const {
-  std::lock_guard lock(resume_mu_);
+  port::MutexLock lock(&resume_mu_);
   const auto now = std::chrono::steady_clock::now();
   const uint64_t generation = write_generation_.load();
   for (auto it = resume_.begin(); it != resume_.end(); ++it) {
@@ -265,7 +265,7 @@ std::optional<std::vector<ShardCursor>> RemoteTable::TakeResume(const std::strin
 }
 
 void RemoteTable::KeepResume(std::string token, std::vector<ShardCursor> shards) const {
-  std::lock_guard lock(resume_mu_);
+  port::MutexLock lock(&resume_mu_);
   const auto now = std::chrono::steady_clock::now();
   resume_.push_front(ShardResume{std::move(token), write_generation_.load(), now, std::move(shards)});
   while (resume_.size() > kResumeEntries ||

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <list>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +16,8 @@
 #include <vector>
 
 #include "engine/backend.h"
+#include "engine/port/mutex.h"
+#include "engine/port/thread_annotations.h"
 #include "engine/remote/service_client.h"
 #include "engine/stats.h"
 #include "engine/validation.h"
@@ -97,10 +98,12 @@ class RemoteTable final : public engine::TableBackend {
   static constexpr size_t kResumeRows(size_t n) {
     return std::max<size_t>(4 * Query::kMaxPageSize, 64 * n);
   }
-  std::optional<std::vector<ShardCursor>> TakeResume(const std::string& token) const;
-  void KeepResume(std::string token, std::vector<ShardCursor> shards) const;
-  mutable std::mutex resume_mu_;
-  mutable std::list<ShardResume> resume_;  // newest first
+  std::optional<std::vector<ShardCursor>> TakeResume(const std::string& token) const
+      PARTKV_EXCLUDES(resume_mu_);
+  void KeepResume(std::string token, std::vector<ShardCursor> shards) const
+      PARTKV_EXCLUDES(resume_mu_);
+  mutable port::Mutex resume_mu_;
+  mutable std::list<ShardResume> resume_ PARTKV_GUARDED_BY(resume_mu_);  // newest first
   std::atomic<uint64_t> write_generation_{0};
 
   std::shared_ptr<ServiceClient> client_;

@@ -52,6 +52,8 @@ set(port "^#include \"engine/port/")
 set(rocks "^#include [\"<]rocksdb/")
 set(curl "^#include [\"<]curl/")
 
+check_dir(engine/port ON "^#include \"" "${port}"
+          "engine/port/ is below everything: the standard library and its own headers only")
 check_dir(api/include/partkv ON "^#include \"(engine|api|tools|bench)/" ""
           "a public header includes only public headers")
 check_dir(engine/vocab ON "^#include \"(engine|api|tools|bench)/" "^#include \"engine/(vocab|port)/"

@@ -24,7 +24,6 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_set>
@@ -36,6 +35,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 
+#include "engine/port/mutex.h"
+#include "engine/port/thread_annotations.h"
 #include "tools/serve/auth.h"
 #include "tools/serve/services.h"
 #include "tools/serve/session.h"
@@ -117,22 +118,22 @@ class Server final : public SessionHost {
   const ServeOptions& options() const override { return options_; }
   const Services& services() const override { return *services_; }
 
-  void Register(Session* s, bool admitted) override {
-    std::lock_guard lock(mu_);
+  void Register(Session* s, bool admitted) override PARTKV_EXCLUDES(mu_) {
+    port::MutexLock lock(&mu_);
     sessions_.insert(s);
     if (admitted) ++admitted_;
   }
-  void Unregister(Session* s, bool admitted) override {
-    std::lock_guard lock(mu_);
+  void Unregister(Session* s, bool admitted) override PARTKV_EXCLUDES(mu_) {
+    port::MutexLock lock(&mu_);
     sessions_.erase(s);
     if (admitted) --admitted_;
   }
 
  private:
   // Strong references to the sessions alive now (one being destroyed is skipped).
-  std::vector<std::shared_ptr<Session>> Live() {
+  std::vector<std::shared_ptr<Session>> Live() PARTKV_EXCLUDES(mu_) {
     std::vector<std::shared_ptr<Session>> live;
-    std::lock_guard lock(mu_);
+    port::MutexLock lock(&mu_);
     live.reserve(sessions_.size());
     for (Session* s : sessions_) {
       if (auto strong = s->weak_from_this().lock()) live.push_back(std::move(strong));
@@ -149,7 +150,7 @@ class Server final : public SessionHost {
         socket.set_option(tcp::no_delay(true), ignored);
         bool admitted;
         {
-          std::lock_guard lock(mu_);
+          port::MutexLock lock(&mu_);
           admitted = admitted_ < static_cast<size_t>(options_.max_connections);
         }
         std::make_shared<Session>(*this, std::move(socket), admitted)->Start();
@@ -185,7 +186,7 @@ class Server final : public SessionHost {
       }
       live.clear();  // a session may end here, on this thread
       if (stopping()) {
-        std::lock_guard lock(mu_);
+        port::MutexLock lock(&mu_);
         if (sessions_.empty()) {  // nothing left: let every io_context run out of work
           guards_.clear();
           return;
@@ -213,9 +214,10 @@ class Server final : public SessionHost {
   asio::steady_timer sweeper_;  // on contexts_[0], one wait at a time (its chain)
   std::atomic<bool> stopping_{false};
   Clock::time_point grace_end_;  // set by Stop's handler before stopping_ is seen by the sweeper
-  std::mutex mu_;
-  std::unordered_set<Session*> sessions_;
-  size_t admitted_ = 0;
+  // The sessions alive, registered by the threads that run them.
+  port::Mutex mu_;
+  std::unordered_set<Session*> sessions_ PARTKV_GUARDED_BY(mu_);
+  size_t admitted_ PARTKV_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <mutex>
 
 #include <nlohmann/json.hpp>
 
@@ -68,20 +67,20 @@ Result<Table> Service::OpenTable(std::string_view name) const {
   std::string key = LowerCase(name);
   uint64_t generation;
   {
-    std::shared_lock lock(tables_mu_);
+    port::ReaderMutexLock lock(&tables_mu_);
     if (auto it = tables_.find(key); it != tables_.end()) return it->second;
     generation = tables_generation_;
   }
   Result<Table> table = store_.OpenTable(name);
   if (table.ok()) {
-    std::unique_lock lock(tables_mu_);
+    port::WriterMutexLock lock(&tables_mu_);
     if (generation == tables_generation_) tables_.emplace(std::move(key), *table);
   }
   return table;
 }
 
 void Service::ForgetTables() const {
-  std::unique_lock lock(tables_mu_);
+  port::WriterMutexLock lock(&tables_mu_);
   tables_.clear();
   ++tables_generation_;
 }

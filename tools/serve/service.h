@@ -21,14 +21,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <variant>
 
+#include "engine/port/mutex.h"
+#include "engine/port/thread_annotations.h"
 #include "partkv/batch.h"
 #include "partkv/query.h"
 #include "partkv/store.h"
@@ -103,7 +103,8 @@ class Service {
   HttpReply XmlOperation(const HttpRequest& request, const Resource& resource,
                          const AuthResult& auth) const;
   HttpReply GetServiceProperties(const AuthResult& auth) const;
-  HttpReply SetServiceProperties(const HttpRequest& request, const AuthResult& auth) const;
+  HttpReply SetServiceProperties(const HttpRequest& request, const AuthResult& auth) const
+      PARTKV_EXCLUDES(properties_mu_);
   HttpReply GetTableAcl(const Resource& resource, const AuthResult& auth) const;
   HttpReply SetTableAcl(const HttpRequest& request, const Resource& resource,
                         const AuthResult& auth) const;
@@ -121,19 +122,23 @@ class Service {
   // the store's lock. Create Table and Delete Table empty the cache after changing the catalog;
   // a handle opened before such a change is not cached (generation check), so a dropped table's
   // handle (every call NotFound) never outlives the drop in the cache.
-  Result<Table> OpenTable(std::string_view name) const;
-  void ForgetTables() const;
+  Result<Table> OpenTable(std::string_view name) const PARTKV_EXCLUDES(tables_mu_);
+  void ForgetTables() const PARTKV_EXCLUDES(tables_mu_);
 
   mutable Store store_;  // thread-safe: the Handle() paths share it
-  mutable std::shared_mutex tables_mu_;
-  mutable std::unordered_map<std::string, Table> tables_;  // by lower-case name
-  mutable uint64_t tables_generation_ = 0;                 // bumped by ForgetTables
+  mutable port::SharedMutex tables_mu_;
+  // By lower-case name.
+  mutable std::unordered_map<std::string, Table> tables_ PARTKV_GUARDED_BY(tables_mu_);
+  // Bumped by ForgetTables.
+  mutable uint64_t tables_generation_ PARTKV_GUARDED_BY(tables_mu_) = 0;
   Accounts accounts_;
   ServiceOptions options_;
   PolicyLookup policies_;  // FindPolicy, bound to this service
   // Set Table Service Properties reads, merges and writes the document: one at a time, so that
-  // concurrent Sets of different elements do not lose each other's changes.
-  mutable std::mutex properties_mu_;
+  // concurrent Sets of different elements do not lose each other's changes. It guards the
+  // document in the store, not a field: nothing here is GUARDED_BY it. Independent of
+  // tables_mu_: neither is taken with the other held.
+  mutable port::Mutex properties_mu_;
 };
 
 }  // namespace partkv::serve

@@ -80,7 +80,7 @@ HttpReply Service::SetServiceProperties(const HttpRequest& request,
       return XmlErrorReply(*denied);
     }
   }
-  std::lock_guard lock(properties_mu_);
+  port::MutexLock lock(&properties_mu_);
   auto stored = store_.ServiceProperties();
   if (!stored.ok()) return XmlErrorReply(ErrorFor(stored.status(), Subject::kTableOperation));
   auto properties = ParseServiceProperties(*stored);
