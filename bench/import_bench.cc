@@ -33,6 +33,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -157,36 +158,41 @@ struct Round {
 
 std::string Verdict(bool met) { return met ? "met" : "MISSED"; }
 
-int Main(int argc, char** argv) {
+// The command line.
+struct Flags {
   uint64_t entities = 1'000'000;
   uint64_t keys = 5'000;
   std::string partkv = PARTKV_CLI_PATH;
   int rounds = 3;
   bool report_only = false;
+};
+
+// Parses the command line into `flags`, the PartitionKeys at most the rows. The exit status
+// when the program ends here (help, or a bad flag); nullopt to go on.
+std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
   CLI::App app{
       "partkv-import-bench: partkv import of sorted and interleaved PartitionKeys "
       "against the library's batch insert"};
-  app.add_option("--entities", entities, "rows in each file (default 1,000,000)")
+  app.add_option("--entities", flags->entities, "rows in each file (default 1,000,000)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1'000'000'000}));
-  app.add_option("--partition_keys", keys, "PartitionKeys the rows spread over (default 5,000)")
+  app.add_option("--partition_keys", flags->keys,
+                 "PartitionKeys the rows spread over (default 5,000)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
-  app.add_option("--partkv", partkv, "the partkv tool (default: the one built with this)");
-  app.add_option("--rounds", rounds, "rounds of the three measurements (default 3)")
+  app.add_option("--partkv", flags->partkv, "the partkv tool (default: the one built with this)");
+  app.add_option("--rounds", flags->rounds, "rounds of the three measurements (default 3)")
       ->check(CLI::Range(1, 20));
-  app.add_flag("--report_only", report_only, "exit 0 even when a target is missed");
+  app.add_flag("--report_only", flags->report_only, "exit 0 even when a target is missed");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  keys = std::min(keys, entities);
-  Layout layout{keys, entities / keys};
-  const uint64_t rows = layout.rows();
+  flags->keys = std::min(flags->keys, flags->entities);
+  return std::nullopt;
+}
 
-  TempDir dir("partkv-import-bench");
-  const std::string sorted = dir.Sub("sorted.jsonl"), interleaved = dir.Sub("interleaved.jsonl");
-  uint64_t input_bytes = WriteInput(sorted, layout, /*interleaved=*/false);
-  (void)WriteInput(interleaved, layout, /*interleaved=*/true);
+void PrintBenchConfiguration(const Flags& flags, const Layout& layout, uint64_t input_bytes) {
+  const uint64_t rows = layout.rows();
   PrintConfiguration(
       stdout,
       "partkv-import-bench: `partkv import`, sorted and interleaved, vs Table::Submit of the same "
@@ -198,36 +204,52 @@ int Main(int argc, char** argv) {
        {"sorted", "PartitionKey by PartitionKey"},
        {"interleaved", fmt::format("round robin over the {} PartitionKeys", layout.keys)},
        {"baseline", "Table::Submit of the sorted rows, 100 a batch, only the calls timed"},
-       {"tool", partkv + " import (insert mode), timed from fork to exit; peak = ru_maxrss"}});
+       {"tool",
+        flags.partkv + " import (insert mode), timed from fork to exit; peak = ru_maxrss"}});
+}
 
+// Each round: the library's batch insert, then the import of the sorted file and of the
+// interleaved one, each into a fresh store under `dir`.
+std::vector<Round> RunRounds(const Flags& flags, const TempDir& dir, const Layout& layout,
+                             const std::string& sorted, const std::string& interleaved) {
+  const uint64_t rows = layout.rows();
   std::vector<Round> results;
-  for (int r = 0; r < rounds; ++r) {
+  for (int r = 0; r < flags.rounds; ++r) {
     Round round;
     const std::string lib_dir = dir.Sub("library-" + std::to_string(r));
     round.library = LibraryRun(lib_dir, layout);
     std::error_code ec;
     std::filesystem::remove_all(lib_dir, ec);
-    round.sorted = ImportRun(partkv, dir.Sub("sorted-" + std::to_string(r)), sorted, rows);
+    round.sorted = ImportRun(flags.partkv, dir.Sub("sorted-" + std::to_string(r)), sorted, rows);
     round.interleaved =
-        ImportRun(partkv, dir.Sub("interleaved-" + std::to_string(r)), interleaved, rows);
+        ImportRun(flags.partkv, dir.Sub("interleaved-" + std::to_string(r)), interleaved, rows);
     results.push_back(round);
   }
+  return results;
+}
 
-  std::printf("\n%-6s %12s %12s %12s %11s %11s %11s %11s %11s\n", "round", "library/s", "sorted/s",
-              "interleav/s", "inter/sort", "sort/lib", "inter/lib", "peak sort", "peak inter");
+// Per round, the rate ratios and CPU-time ratios; the largest peak RSS of an import.
+struct RoundRatios {
   std::vector<double> inter_sorted, sorted_lib, inter_lib, cpu_sorted, cpu_inter;
   double peak = 0;
+};
+
+// Prints each round's rates, ratios and peaks, then its CPU seconds.
+RoundRatios PrintRounds(const std::vector<Round>& results) {
+  std::printf("\n%-6s %12s %12s %12s %11s %11s %11s %11s %11s\n", "round", "library/s", "sorted/s",
+              "interleav/s", "inter/sort", "sort/lib", "inter/lib", "peak sort", "peak inter");
+  RoundRatios m;
   for (size_t i = 0; i < results.size(); ++i) {
     const Round& r = results[i];
-    inter_sorted.push_back(r.interleaved.rate / r.sorted.rate);
-    sorted_lib.push_back(r.sorted.rate / r.library.rate);
-    inter_lib.push_back(r.interleaved.rate / r.library.rate);
-    cpu_sorted.push_back(r.library.cpu_seconds / r.sorted.cpu_seconds);
-    cpu_inter.push_back(r.library.cpu_seconds / r.interleaved.cpu_seconds);
-    peak = std::max({peak, r.sorted.peak_rss_mib, r.interleaved.peak_rss_mib});
+    m.inter_sorted.push_back(r.interleaved.rate / r.sorted.rate);
+    m.sorted_lib.push_back(r.sorted.rate / r.library.rate);
+    m.inter_lib.push_back(r.interleaved.rate / r.library.rate);
+    m.cpu_sorted.push_back(r.library.cpu_seconds / r.sorted.cpu_seconds);
+    m.cpu_inter.push_back(r.library.cpu_seconds / r.interleaved.cpu_seconds);
+    m.peak = std::max({m.peak, r.sorted.peak_rss_mib, r.interleaved.peak_rss_mib});
     std::printf("%-6zu %12.0f %12.0f %12.0f %10.2fx %10.2fx %10.2fx %7.1f MiB %7.1f MiB\n", i + 1,
-                r.library.rate, r.sorted.rate, r.interleaved.rate, inter_sorted.back(),
-                sorted_lib.back(), inter_lib.back(), r.sorted.peak_rss_mib,
+                r.library.rate, r.sorted.rate, r.interleaved.rate, m.inter_sorted.back(),
+                m.sorted_lib.back(), m.inter_lib.back(), r.sorted.peak_rss_mib,
                 r.interleaved.peak_rss_mib);
   }
   std::printf("\nCPU seconds per round (library: its Submit calls; imports: the whole process):\n");
@@ -236,28 +258,50 @@ int Main(int argc, char** argv) {
     std::printf("  round %zu: library %.2f s, sorted import %.2f s, interleaved import %.2f s\n",
                 i + 1, r.library.cpu_seconds, r.sorted.cpu_seconds, r.interleaved.cpu_seconds);
   }
+  return m;
+}
 
-  const double m_inter_sorted = Median(inter_sorted), m_sorted_lib = Median(sorted_lib),
-               m_inter_lib = Median(inter_lib);
+// Each target, met or missed, on the medians over the rounds. True when every one was met.
+bool PrintTargets(const RoundRatios& m) {
+  const double m_inter_sorted = Median(m.inter_sorted), m_sorted_lib = Median(m.sorted_lib),
+               m_inter_lib = Median(m.inter_lib);
   const bool ok_inter = m_inter_sorted >= kTargetInterleavedRatio;
   const bool ok_sorted_lib = m_sorted_lib >= kTargetLibraryRatio;
   const bool ok_inter_lib = m_inter_lib >= kTargetLibraryRatio;
-  const bool ok_peak = peak < kTargetPeakMiB;
+  const bool ok_peak = m.peak < kTargetPeakMiB;
   std::printf("\ntarget: interleaved import >= %.1fx the sorted import: median %.2fx, %s\n",
               kTargetInterleavedRatio, m_inter_sorted, Verdict(ok_inter).c_str());
   std::printf("target: sorted import >= %.1fx the library's batch insert: median %.2fx, %s\n",
               kTargetLibraryRatio, m_sorted_lib, Verdict(ok_sorted_lib).c_str());
   std::printf("target: interleaved import >= %.1fx the library's batch insert: median %.2fx, %s\n",
               kTargetLibraryRatio, m_inter_lib, Verdict(ok_inter_lib).c_str());
-  std::printf("target: import peak RSS < %.0f MiB: %.1f MiB, %s\n", kTargetPeakMiB, peak,
+  std::printf("target: import peak RSS < %.0f MiB: %.1f MiB, %s\n", kTargetPeakMiB, m.peak,
               Verdict(ok_peak).c_str());
   std::printf(
       "CPU: the library's Submit calls over each import's whole process: median %.2fx "
       "(sorted), %.2fx (interleaved)\n",
-      Median(cpu_sorted), Median(cpu_inter));
-  const bool all_met = ok_inter && ok_sorted_lib && ok_inter_lib && ok_peak;
-  if (!all_met && report_only) std::printf("(--report_only: a missed target does not fail)\n");
-  return all_met || report_only ? 0 : 1;
+      Median(m.cpu_sorted), Median(m.cpu_inter));
+  return ok_inter && ok_sorted_lib && ok_inter_lib && ok_peak;
+}
+
+int Main(int argc, char** argv) {
+  Flags flags;
+  if (std::optional<int> exit = ParseFlags(argc, argv, &flags)) return *exit;
+  Layout layout{flags.keys, flags.entities / flags.keys};
+
+  TempDir dir("partkv-import-bench");
+  const std::string sorted = dir.Sub("sorted.jsonl"), interleaved = dir.Sub("interleaved.jsonl");
+  uint64_t input_bytes = WriteInput(sorted, layout, /*interleaved=*/false);
+  (void)WriteInput(interleaved, layout, /*interleaved=*/true);
+  PrintBenchConfiguration(flags, layout, input_bytes);
+
+  const std::vector<Round> results = RunRounds(flags, dir, layout, sorted, interleaved);
+  const RoundRatios ratios = PrintRounds(results);
+  const bool all_met = PrintTargets(ratios);
+  if (!all_met && flags.report_only) {
+    std::printf("(--report_only: a missed target does not fail)\n");
+  }
+  return all_met || flags.report_only ? 0 : 1;
 }
 
 }  // namespace

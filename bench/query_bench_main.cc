@@ -130,8 +130,9 @@ void ReportHotSetCounters(const QueryBenchReporter& reporter, nlohmann::json* re
                           {"scan_rows_per_second_beside", *scan}};
 }
 
-int Main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
+// Parses the command line into g_config. The exit status when the program ends here (help, or
+// a bad flag); nullopt to go on.
+std::optional<int> ParseFlags(int argc, char** argv) {
   CLI::App app{"partkv-query-bench: partkv queries against raw RocksDB iterators"};
   app.add_option("--rounds", g_config.rounds, "interleaved rounds of every pair")
       ->check(CLI::Range(1, 99));
@@ -177,41 +178,41 @@ int Main(int argc, char** argv) {
                  static_cast<unsigned long long>(g_config.hot_table_entities));
     return 1;
   }
+  return std::nullopt;
+}
 
-  Fixtures fixtures;
-  g_fixtures = &fixtures;
+// Builds the fixtures of the phases that run.
+void BuildFixtures(Fixtures* fixtures) {
   // Announces a fixture on stderr before it is built (the large ones take seconds).
   auto populating = [](const char* what, uint64_t n) {
     std::fprintf(stderr, "populating: %s (%llu)...\n", what, static_cast<unsigned long long>(n));
   };
   if (g_config.Runs(kPhaseScan)) {
     populating("partition scan", g_config.scan_entities);
-    PopulateSinglePartition(&fixtures.single, g_config.scan_entities);
+    PopulateSinglePartition(&fixtures->single, g_config.scan_entities);
     populating("table scan", g_config.scan_entities);
-    PopulateLayout(&fixtures.wide, g_config.scan_entities);
+    PopulateLayout(&fixtures->wide, g_config.scan_entities);
   }
   if (g_config.Runs(kPhaseBounded)) {
     populating("small table", g_config.small_entities);
-    BuildBounded(&fixtures.small, g_config.small_entities);
+    BuildBounded(&fixtures->small, g_config.small_entities);
     populating("large table", g_config.large_entities);
-    BuildBounded(&fixtures.large, g_config.large_entities);
+    BuildBounded(&fixtures->large, g_config.large_entities);
   }
   if (g_config.Runs(kPhaseParallel)) {
     populating("scan-threads table", g_config.parallel_entities);
-    BuildParallel(&fixtures.parallel.emplace(), g_config.parallel_entities);
-    std::fprintf(stderr, "  built and copied in %.1f s\n", fixtures.parallel->build_seconds);
+    BuildParallel(&fixtures->parallel.emplace(), g_config.parallel_entities);
+    std::fprintf(stderr, "  built and copied in %.1f s\n", fixtures->parallel->build_seconds);
   }
   if (g_config.Runs(kPhaseHotSet)) {
     populating("hot-set table", g_config.hot_table_entities);
-    BuildHotSet(&fixtures.hot.emplace(), g_config.hot_table_entities);
-    std::fprintf(stderr, "  built and copied in %.1f s\n", fixtures.hot->build_seconds);
+    BuildHotSet(&fixtures->hot.emplace(), g_config.hot_table_entities);
+    std::fprintf(stderr, "  built and copied in %.1f s\n", fixtures->hot->build_seconds);
   }
-  Warm(fixtures);
-  PrintConfiguration(stdout, "partkv-query-bench: partkv queries vs raw RocksDB iterators, "
-                             "same process, same bytes",
-                     FixtureFacts(fixtures));
+}
 
-  // Pairs registered side by side, alternating which goes first each round.
+// The pairs of the phases that run, each registered side by side.
+std::vector<std::pair<Registration, Registration>> PairsToRun() {
   std::vector<std::pair<Registration, Registration>> pairs;
   const std::vector<std::pair<Registration, Registration>> scan_pairs = {
       // The targets' pair side by side: the paging API and the raw iterator.
@@ -253,6 +254,11 @@ int Main(int argc, char** argv) {
         std::pair{kPhaseParallel, &parallel_pairs}, std::pair{kPhaseHotSet, &hot_set_pairs}}) {
     if (g_config.Runs(phase)) pairs.insert(pairs.end(), phase_pairs->begin(), phase_pairs->end());
   }
+  return pairs;
+}
+
+// Registers every pair once per round, alternating which goes first each round.
+void RegisterRounds(const std::vector<std::pair<Registration, Registration>>& pairs) {
   for (int round = 1; round <= g_config.rounds; ++round) {
     for (const auto& [a, b] : pairs) {
       auto add = [&](const Registration& r) {
@@ -276,11 +282,11 @@ int Main(int argc, char** argv) {
       }
     }
   }
-  QueryBenchReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
+}
 
-  const std::vector<RatioLine> ratios = {
+// The ratio table's lines: the pairs' ratios, and the targets of some.
+std::vector<RatioLine> RatioLines() {
+  return {
       // Paging through a reused Page (Table::QueryEntities(query, &page)), the paging API: the
       // targets. A new Page per call allocates every entity's strings again: shown for scale.
       {"partition scan / raw iterator", "partkv_PartitionScanReused", "raw_PartitionScan", false,
@@ -308,6 +314,27 @@ int Main(int argc, char** argv) {
       {"  hot reads (wall): beside / alone", "partkv_HotReadsBesideScan", "partkv_HotReadsAlone",
        true, {}, false},
   };
+}
+
+int Main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (std::optional<int> exit = ParseFlags(argc, argv)) return *exit;
+
+  Fixtures fixtures;
+  g_fixtures = &fixtures;
+  BuildFixtures(&fixtures);
+  Warm(fixtures);
+  PrintConfiguration(stdout,
+                     "partkv-query-bench: partkv queries vs raw RocksDB iterators, "
+                     "same process, same bytes",
+                     FixtureFacts(fixtures));
+
+  RegisterRounds(PairsToRun());
+  QueryBenchReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+
+  const std::vector<RatioLine> ratios = RatioLines();
   RatesByName rates = reporter.rates();
   AddCpuRates(&rates, {"partkv_HotReadsBesideScan", "partkv_HotReadsAlone"});
   const auto facts = FixtureFacts(fixtures);

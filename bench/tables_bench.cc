@@ -317,7 +317,8 @@ struct Figure {
   bool pass = true;
 };
 
-int Main(int argc, char** argv) {
+// The command line.
+struct Flags {
   std::vector<uint64_t> counts = {10, 1000, 10000};
   uint64_t entities = 100;
   uint64_t samples = 200;
@@ -325,164 +326,203 @@ int Main(int argc, char** argv) {
   uint64_t ops = 20000;
   bool report_only = false;
   std::string child, child_dir;
+};
+
+// Parses the command line into `flags`, the table counts sorted and unique. The exit status
+// when the program ends here (help, or a bad flag); nullopt to go on.
+std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
   CLI::App app{"partkv-tables-bench: what a table costs a store of many tables"};
-  app.add_option("--tables", counts,
+  app.add_option("--tables", flags->counts,
                  "table counts for the creation latencies, smallest first; the largest is also "
                  "the store of the memory, rate and reopen figures (default 10,1000,10000)")
       ->delimiter(',')
       ->check(CLI::Range(uint64_t{1}, uint64_t{1'000'000}));
-  app.add_option("--entities", entities, "entities in every table (default 100)")
+  app.add_option("--entities", flags->entities, "entities in every table (default 100)")
       ->check(CLI::Range(uint64_t{0}, uint64_t{1'000'000}));
-  app.add_option("--samples", samples, "timed table creations per count (default 200)")
+  app.add_option("--samples", flags->samples, "timed table creations per count (default 200)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{99'999}));
-  app.add_option("--rounds", rounds, "rounds of the rate comparison and of the reopen (default 5)")
+  app.add_option("--rounds", flags->rounds,
+                 "rounds of the rate comparison and of the reopen (default 5)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{99}));
-  app.add_option("--ops", ops, "inserts and Gets per round (default 20,000)")
+  app.add_option("--ops", flags->ops, "inserts and Gets per round (default 20,000)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
-  app.add_flag("--report_only", report_only,
+  app.add_flag("--report_only", flags->report_only,
                "print the targets' PASS/FAIL but exit 0 when one is missed");
-  app.add_option("--child", child, "run one child step (build, hold)")->group("");
-  app.add_option("--dir", child_dir, "the child's store")->group("");
+  app.add_option("--child", flags->child, "run one child step (build, hold)")->group("");
+  app.add_option("--dir", flags->child_dir, "the child's store")->group("");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  std::sort(counts.begin(), counts.end());
-  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-  const uint64_t many = counts.back();
+  std::sort(flags->counts.begin(), flags->counts.end());
+  flags->counts.erase(std::unique(flags->counts.begin(), flags->counts.end()), flags->counts.end());
+  return std::nullopt;
+}
 
-  if (!child.empty()) {
-    nlohmann::json report;
-    if (child == "build") {
-      report = ChildBuild(child_dir, many, entities);
-    } else if (child == "hold") {
-      report = ChildHold(child_dir, many, entities);
-    } else {
-      Die("unknown --child step '" + child + "'");
-    }
-    std::printf("%s\n", report.dump().c_str());
-    return 0;
+// --child STEP: runs the step on the store of `many` tables and prints its report as JSON.
+int RunChildStep(const Flags& flags, uint64_t many) {
+  nlohmann::json report;
+  if (flags.child == "build") {
+    report = ChildBuild(flags.child_dir, many, flags.entities);
+  } else if (flags.child == "hold") {
+    report = ChildHold(flags.child_dir, many, flags.entities);
+  } else {
+    Die("unknown --child step '" + flags.child + "'");
   }
+  std::printf("%s\n", report.dump().c_str());
+  return 0;
+}
 
-  TempDir dir("partkv-tables-bench");
+void PrintBenchConfiguration(const Flags& flags, uint64_t many) {
   PrintConfiguration(
       stdout, "partkv-tables-bench: the cost of a table in a store of many tables",
       {{"tables", fmt::format("{} (creation latency at each count; the last also for memory, "
                               "rates and reopen)",
-                              fmt::join(counts, ", "))},
+                              fmt::join(flags.counts, ", "))},
        {"table", fmt::format("{} entities, {} physical partitions, default StoreOptions "
                              "({} MiB memory budget)",
-                             entities, TableOptions().physical_partitions,
+                             flags.entities, TableOptions().physical_partitions,
                              StoreOptions().memory_budget_bytes >> 20)},
        {"creation", fmt::format("{} timed CreateTable per count, each dropped again untimed, "
                                 "counts in turn",
-                                samples)},
+                                flags.samples)},
        {"rates", fmt::format("{} rounds of {} single Inserts, a paged query of the table, {} "
                              "Gets in scrambled order; {} tables vs 1, interleaved in slices of "
                              "{} operations (a page for the query); timed by the thread's CPU time "
                              "(and the wall clock)",
-                             rounds, ops, ops, many, std::max<uint64_t>(1, ops / kSlices))},
+                             flags.rounds, flags.ops, flags.ops, many,
+                             std::max<uint64_t>(1, flags.ops / kSlices))},
        {"memory",
         "VmHWM of a fresh child process: one builds the store, one reopens it and reads "
         "every table"}});
+}
 
-  const std::string many_dir = dir.Sub("many");
-  Progress(fmt::format("building {} tables of {} entities (child process)...", many, entities));
-  nlohmann::json built = RunChild("build", many_dir, many, entities);
-  Progress("reopening them and reading every table (child process)...");
-  nlohmann::json held = RunChild("hold", many_dir, many, entities);
-
+// Store::Open of the store in `dir`, `rounds` times: the seconds of each.
+std::vector<double> TimeReopens(const std::string& dir, uint64_t rounds) {
   std::vector<double> reopen_seconds;
   for (uint64_t r = 0; r < rounds; ++r) {
     Clock::time_point t0 = Clock::now();
-    Store store = OpenStore(many_dir);
+    Store store = OpenStore(dir);
     reopen_seconds.push_back(Seconds(Clock::now() - t0));
   }
+  return reopen_seconds;
+}
 
-  Progress("building the smaller stores...");
+// A store of each table count: the largest is the one built in `many_dir`, the others are built
+// here under `dir`.
+std::vector<Store> OpenStoresOfEachCount(const TempDir& dir, const std::string& many_dir,
+                                         const Flags& flags, uint64_t many) {
   std::vector<Store> stores;
-  for (uint64_t count : counts) {
+  for (uint64_t count : flags.counts) {
     if (count == many) {
       stores.push_back(OpenStore(many_dir));
     } else {
       stores.push_back(OpenStore(dir.Sub(fmt::format("tables-{}", count))));
-      AddTables(stores.back(), count, entities);
+      AddTables(stores.back(), count, flags.entities);
     }
   }
-  Progress("timing table creation...");
-  std::vector<Latency> latency = CreationLatency(stores, counts, samples);
+  return stores;
+}
 
-  Progress("comparing one table among many with one alone...");
-  Store& many_store = stores.back();
-  Store one_store = OpenStore(dir.Sub("one"));
+// Each round's rates of the table among many and of the table alone.
+struct RateRounds {
+  std::vector<Rates> with_many, alone;
+};
+
+// Creates the hot table in both stores and runs the rounds on them.
+RateRounds CompareOneAmongMany(Store& many_store, Store& one_store, const Flags& flags) {
   for (Store* s : {&many_store, &one_store}) {
     Status created = s->CreateTable(kHotTable);
     if (!created.ok()) Die(std::string("create ") + kHotTable + ": " + created.ToString());
   }
   Table hot_many = OpenTable(many_store, kHotTable);
   Table hot_one = OpenTable(one_store, kHotTable);
-  std::vector<Rates> with_many, alone;
-  for (uint64_t r = 0; r < rounds; ++r) {
-    auto [m, o] = RunRound(many_store, hot_many, one_store, hot_one, r, ops);
-    with_many.push_back(m);
-    alone.push_back(o);
+  RateRounds out;
+  for (uint64_t r = 0; r < flags.rounds; ++r) {
+    auto [m, o] = RunRound(many_store, hot_many, one_store, hot_one, r, flags.ops);
+    out.with_many.push_back(m);
+    out.alone.push_back(o);
   }
+  return out;
+}
 
-  std::vector<Figure> figures;
+// Per round, rate(many) / rate(one) of `phase` by `clock`.
+std::vector<double> Ratios(const RateRounds& rates, double (Rates::*clock)[3], int phase) {
+  std::vector<double> out;
+  for (size_t r = 0; r < rates.with_many.size(); ++r) {
+    out.push_back((rates.with_many[r].*clock)[phase] / (rates.alone[r].*clock)[phase]);
+  }
+  return out;
+}
+
+// The median over `rounds` of the rate of `phase` by `clock`.
+double MedianRate(const std::vector<Rates>& rounds, double (Rates::*clock)[3], int phase) {
+  std::vector<double> v;
+  for (const Rates& r : rounds) v.push_back((r.*clock)[phase]);
+  return Median(v);
+}
+
+// Creation and drop latencies at each count, and the creation p99's growth (a target).
+void AddLatencyFigures(const std::vector<Latency>& latency, std::vector<Figure>* figures) {
   for (const Latency& l : latency) {
-    figures.push_back(
+    figures->push_back(
         {fmt::format("create: median / p99 at {} tables", l.tables),
          fmt::format("{:.2f} / {:.2f} ms", Median(l.create_ms), Quantile(l.create_ms, 0.99)), "",
          true});
   }
   for (const Latency& l : latency) {
-    figures.push_back(
+    figures->push_back(
         {fmt::format("drop: median / p99 at {} tables", l.tables),
          fmt::format("{:.2f} / {:.2f} ms", Median(l.drop_ms), Quantile(l.drop_ms, 0.99)), "",
          true});
   }
   double p99_ratio =
       Quantile(latency.back().create_ms, 0.99) / Quantile(latency.front().create_ms, 0.99);
-  figures.push_back({fmt::format("create p99: {} tables / {} tables", latency.back().tables,
-                                 latency.front().tables),
-                     fmt::format("{:.2f}x", p99_ratio), fmt::format("<= {:.1f}x", kMaxP99Ratio),
-                     p99_ratio <= kMaxP99Ratio});
+  figures->push_back({fmt::format("create p99: {} tables / {} tables", latency.back().tables,
+                                  latency.front().tables),
+                      fmt::format("{:.2f}x", p99_ratio), fmt::format("<= {:.1f}x", kMaxP99Ratio),
+                      p99_ratio <= kMaxP99Ratio});
+}
+
+// The children's peak RSS (targets).
+void AddMemoryFigures(const nlohmann::json& built, const nlohmann::json& held, uint64_t many,
+                      uint64_t entities, std::vector<Figure>* figures) {
   for (const auto& [what, report] :
        {std::pair<std::string, const nlohmann::json*>{"building", &built}, {"holding", &held}}) {
     double peak = (*report)["peak_rss_mib"].get<double>();
-    figures.push_back({fmt::format("peak RSS {} {} tables x {}", what, many, entities),
-                       fmt::format("{:.1f} MiB", peak), fmt::format("< {:.0f} MiB", kMaxPeakMiB),
-                       peak < kMaxPeakMiB});
+    figures->push_back({fmt::format("peak RSS {} {} tables x {}", what, many, entities),
+                        fmt::format("{:.1f} MiB", peak), fmt::format("< {:.0f} MiB", kMaxPeakMiB),
+                        peak < kMaxPeakMiB});
   }
-  // Per phase: the median over the rounds of rate(many) / rate(one), by CPU time (the target) and
-  // by the wall clock; and each side's median rate.
-  auto ratios = [&](double(Rates::*clock)[3], int phase) {
-    std::vector<double> out;
-    for (size_t r = 0; r < with_many.size(); ++r) {
-      out.push_back((with_many[r].*clock)[phase] / (alone[r].*clock)[phase]);
-    }
-    return out;
-  };
-  auto median_rate = [](const std::vector<Rates>& rounds, double(Rates::*clock)[3], int phase) {
-    std::vector<double> v;
-    for (const Rates& r : rounds) v.push_back((r.*clock)[phase]);
-    return Median(v);
-  };
-  for (int phase = 0; phase < 3; ++phase) {
-    double ratio = Median(ratios(&Rates::cpu, phase));
-    figures.push_back({fmt::format("{}: {} tables / 1, CPU time (wall clock {:.2f}x)",
-                                   kPhaseNames[phase], many, Median(ratios(&Rates::wall, phase))),
-                       fmt::format("{:.2f}x", ratio), fmt::format(">= {:.2f}x", kMinRateRatio),
-                       ratio >= kMinRateRatio});
-  }
-  figures.push_back({"open: first, in a fresh process",
-                     fmt::format("{:.3f} s", held["open_seconds"].get<double>()), "", true});
-  double reopen = Median(reopen_seconds);
-  figures.push_back({fmt::format("reopen of the {}-table store (median)", many),
-                     fmt::format("{:.3f} s", reopen), fmt::format("< {:.0f} s", kMaxReopenSeconds),
-                     reopen < kMaxReopenSeconds});
+}
 
+// Per phase: the median over the rounds of rate(many) / rate(one), by CPU time (the target) and
+// by the wall clock.
+void AddRateFigures(const RateRounds& rates, uint64_t many, std::vector<Figure>* figures) {
+  for (int phase = 0; phase < 3; ++phase) {
+    double ratio = Median(Ratios(rates, &Rates::cpu, phase));
+    figures->push_back(
+        {fmt::format("{}: {} tables / 1, CPU time (wall clock {:.2f}x)", kPhaseNames[phase], many,
+                     Median(Ratios(rates, &Rates::wall, phase))),
+         fmt::format("{:.2f}x", ratio), fmt::format(">= {:.2f}x", kMinRateRatio),
+         ratio >= kMinRateRatio});
+  }
+}
+
+// The first open in a fresh process, and the reopen's median (a target).
+void AddOpenFigures(const nlohmann::json& held, const std::vector<double>& reopen_seconds,
+                    uint64_t many, std::vector<Figure>* figures) {
+  figures->push_back({"open: first, in a fresh process",
+                      fmt::format("{:.3f} s", held["open_seconds"].get<double>()), "", true});
+  double reopen = Median(reopen_seconds);
+  figures->push_back({fmt::format("reopen of the {}-table store (median)", many),
+                      fmt::format("{:.3f} s", reopen), fmt::format("< {:.0f} s", kMaxReopenSeconds),
+                      reopen < kMaxReopenSeconds});
+}
+
+// The result table. True when every target was met.
+bool PrintFigures(const std::vector<Figure>& figures) {
   std::printf("\n%-62s %16s %10s  %s\n", "figure", "value", "target", "result");
   bool all_pass = true;
   for (const Figure& f : figures) {
@@ -492,22 +532,62 @@ int Main(int argc, char** argv) {
     all_pass = all_pass && f.pass;
   }
   std::printf("\n");
+  return all_pass;
+}
+
+// By CPU time and by the wall clock: each side's median rate per phase, and each round's ratios.
+void PrintRates(const RateRounds& rates, uint64_t many) {
   for (auto [clock, name] : {std::pair{&Rates::cpu, "CPU time"}, {&Rates::wall, "wall clock"}}) {
     std::printf("rows/s by %s, %zu tables vs 1 (median):", name, static_cast<size_t>(many));
     for (int phase = 0; phase < 3; ++phase) {
-      std::printf(" %s %.0f vs %.0f;", kPhaseNames[phase], median_rate(with_many, clock, phase),
-                  median_rate(alone, clock, phase));
+      std::printf(" %s %.0f vs %.0f;", kPhaseNames[phase],
+                  MedianRate(rates.with_many, clock, phase), MedianRate(rates.alone, clock, phase));
     }
     std::printf("\n  ratio per round (insert, query, Get):");
-    std::vector<double> by_phase[3] = {ratios(clock, kInsert), ratios(clock, kQuery),
-                                       ratios(clock, kGet)};
-    for (size_t r = 0; r < with_many.size(); ++r) {
+    std::vector<double> by_phase[3] = {Ratios(rates, clock, kInsert), Ratios(rates, clock, kQuery),
+                                       Ratios(rates, clock, kGet)};
+    for (size_t r = 0; r < rates.with_many.size(); ++r) {
       std::printf(" [%.2f %.2f %.2f]", by_phase[0][r], by_phase[1][r], by_phase[2][r]);
     }
     std::printf("\n");
   }
+}
+
+int Main(int argc, char** argv) {
+  Flags flags;
+  if (std::optional<int> exit = ParseFlags(argc, argv, &flags)) return *exit;
+  const uint64_t many = flags.counts.back();
+  if (!flags.child.empty()) return RunChildStep(flags, many);
+
+  TempDir dir("partkv-tables-bench");
+  PrintBenchConfiguration(flags, many);
+
+  const std::string many_dir = dir.Sub("many");
+  Progress(
+      fmt::format("building {} tables of {} entities (child process)...", many, flags.entities));
+  nlohmann::json built = RunChild("build", many_dir, many, flags.entities);
+  Progress("reopening them and reading every table (child process)...");
+  nlohmann::json held = RunChild("hold", many_dir, many, flags.entities);
+  const std::vector<double> reopen_seconds = TimeReopens(many_dir, flags.rounds);
+
+  Progress("building the smaller stores...");
+  std::vector<Store> stores = OpenStoresOfEachCount(dir, many_dir, flags, many);
+  Progress("timing table creation...");
+  std::vector<Latency> latency = CreationLatency(stores, flags.counts, flags.samples);
+
+  Progress("comparing one table among many with one alone...");
+  Store one_store = OpenStore(dir.Sub("one"));
+  const RateRounds rates = CompareOneAmongMany(stores.back(), one_store, flags);
+
+  std::vector<Figure> figures;
+  AddLatencyFigures(latency, &figures);
+  AddMemoryFigures(built, held, many, flags.entities, &figures);
+  AddRateFigures(rates, many, &figures);
+  AddOpenFigures(held, reopen_seconds, many, &figures);
+  const bool all_pass = PrintFigures(figures);
+  PrintRates(rates, many);
   std::printf("%s\n", all_pass ? "every target met" : "a target was missed");
-  return all_pass || report_only ? 0 : 1;
+  return all_pass || flags.report_only ? 0 : 1;
 }
 
 }  // namespace

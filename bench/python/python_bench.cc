@@ -436,140 +436,198 @@ std::string Ratios(const std::vector<double>& ratios) {
   return out;
 }
 
-int Main(int argc, char** argv) {
+// The command line.
+struct Flags {
   uint64_t entities = 100000;
   int rounds = 3;
   uint64_t chunk = 10;
-  CLI::App app{"partkv's Python package against its C++ library (paging, batches), in one process"};
-  app.add_option("--entities", entities, "Entities written and paged per round (a multiple of 100)")
-      ->check(CLI::Range(uint64_t{1000}, uint64_t{100'000'000}));
-  app.add_option("--rounds", rounds, "Rounds, each in fresh stores; ratios are their median")
-      ->check(CLI::Range(1, 99));
-  app.add_option("--chunk", chunk, "Batches each side writes in turn")->check(CLI::Range(uint64_t{1}, uint64_t{100000}));
   std::string sdk_module = "partkv";
-  app.add_option("--sdk", sdk_module,
-                 "The Python module measured (default partkv); another module of the same API, such as "
-                 "fake_azure_tables with PYTHONPATH=python/tests, tests this program without the package");
-  CLI11_PARSE(app, argc, argv);
-  entities -= entities % kEntitiesPerPartitionKey;
+};
 
-  StartPython();
-  Ref workload = Import("workload");
-  Ref sdk = Import(sdk_module.c_str());
-  Ref versions = Check(PyObject_CallMethod(workload.get(), "versions", nullptr), "workload.versions");
+// Parses the command line into `flags`, --entities rounded down to whole PartitionKeys. The exit
+// status when the program ends here (help, or a bad flag); nullopt to go on.
+std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
+  CLI::App app{"partkv's Python package against its C++ library (paging, batches), in one process"};
+  app.add_option("--entities", flags->entities,
+                 "Entities written and paged per round (a multiple of 100)")
+      ->check(CLI::Range(uint64_t{1000}, uint64_t{100'000'000}));
+  app.add_option("--rounds", flags->rounds, "Rounds, each in fresh stores; ratios are their median")
+      ->check(CLI::Range(1, 99));
+  app.add_option("--chunk", flags->chunk, "Batches each side writes in turn")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100000}));
+  app.add_option("--sdk", flags->sdk_module,
+                 "The Python module measured (default partkv); another module of the same API, "
+                 "such as fake_azure_tables with PYTHONPATH=python/tests, tests this program "
+                 "without the package");
+  CLI11_PARSE(app, argc, argv);
+  flags->entities -= flags->entities % kEntitiesPerPartitionKey;
+  return std::nullopt;
+}
+
+// The run's configuration: sizes, and the versions of the library, Python and the modules.
+void PrintBenchConfiguration(const Flags& flags, PyObject* workload, PyObject* sdk) {
+  Ref versions = Check(PyObject_CallMethod(workload, "versions", nullptr), "workload.versions");
   auto version_of = [&](const char* name) {
     PyObject* v = PyDict_GetItemString(versions.get(), name);  // borrowed
     return v != nullptr ? AsString(v) : std::string("?");
   };
-  Ref package_file(PyObject_GetAttrString(sdk.get(), "__file__"));
+  Ref package_file(PyObject_GetAttrString(sdk, "__file__"));
   PyErr_Clear();
-  Ref json_size = Check(PyObject_CallMethod(workload.get(), "entity_json_bytes", nullptr), "entity_json_bytes");
+  Ref json_size =
+      Check(PyObject_CallMethod(workload, "entity_json_bytes", nullptr), "entity_json_bytes");
+  PrintConfiguration(
+      stdout, "partkv-python-bench: the Python package against the C++ library, one process",
+      {
+          {"entities", fmt::format("{} per round, {} per batch (one PartitionKey), pages of {}",
+                                   flags.entities, kEntitiesPerPartitionKey, kPageSize)},
+          {"rounds", fmt::format("{} (fresh stores each; ratios are the median of the "
+                                 "rounds' ratios)",
+                                 flags.rounds)},
+          {"interleaving", fmt::format("{} batches / 1 page of each side in turn", flags.chunk)},
+          {"libpartkv", fmt::format("{} ({})", partkv_version(), PARTKV_LIBRARY_PATH)},
+          {"python",
+           fmt::format("{} ({})", version_of("python"),
+                       PARTKV_PYTHON_EXECUTABLE[0] ? PARTKV_PYTHON_EXECUTABLE : "embedded")},
+          {"Python module", fmt::format("{} ({})", flags.sdk_module,
+                                        package_file ? AsString(package_file.get()) : "?")},
+          {"cffi", version_of("cffi")},
+          {"python3-lmdb", version_of("python3-lmdb") + ", sync=False"},
+          {"python3-plyvel", version_of("python3-plyvel")},
+          {"key-value values", fmt::format("JSON, key {} B, value {} B",
+                                           AsLong(PyTuple_GetItem(json_size.get(), 0), "size"),
+                                           AsLong(PyTuple_GetItem(json_size.get(), 1), "size"))},
+      });
+}
 
-  PrintConfiguration(stdout, "partkv-python-bench: the Python package against the C++ library, one process",
-                     {
-                         {"entities", fmt::format("{} per round, {} per batch (one PartitionKey), "
-                                                  "pages of {}", entities, kEntitiesPerPartitionKey, kPageSize)},
-                         {"rounds", fmt::format("{} (fresh stores each; ratios are the median of the "
-                                                "rounds' ratios)", rounds)},
-                         {"interleaving", fmt::format("{} batches / 1 page of each side in turn", chunk)},
-                         {"libpartkv", fmt::format("{} ({})", partkv_version(), PARTKV_LIBRARY_PATH)},
-                         {"python", fmt::format("{} ({})", version_of("python"),
-                                                PARTKV_PYTHON_EXECUTABLE[0] ? PARTKV_PYTHON_EXECUTABLE : "embedded")},
-                         {"Python module", fmt::format("{} ({})", sdk_module,
-                                                       package_file ? AsString(package_file.get()) : "?")},
-                         {"cffi", version_of("cffi")},
-                         {"python3-lmdb", version_of("python3-lmdb") + ", sync=False"},
-                         {"python3-plyvel", version_of("python3-plyvel")},
-                         {"key-value values", fmt::format("JSON, key {} B, value {} B",
-                                                          AsLong(PyTuple_GetItem(json_size.get(), 0), "size"),
-                                                          AsLong(PyTuple_GetItem(json_size.get(), 1), "size"))},
-                     });
-
+// Runs the rounds, printing each one's rates as it ends.
+std::vector<Round> RunRounds(PyObject* workload, PyObject* sdk, const Flags& flags) {
   std::vector<Round> results;
-  for (int i = 0; i < rounds; ++i) {
-    results.push_back(RunRound(workload.get(), sdk.get(), entities, chunk, i));
+  for (int i = 0; i < flags.rounds; ++i) {
+    results.push_back(RunRound(workload, sdk, flags.entities, flags.chunk, i));
     const Round& r = results.back();
-    std::printf("  round %d: batches C++ %s, Python %s (%.3fx); paging C++ %s (new Page per call %s), "
-                "Python %s (%.3fx)\n", i + 1,
-                Rate(r.cpp_write.rate()).c_str(), Rate(r.py_write.rate()).c_str(),
-                r.py_write.rate() / r.cpp_write.rate(), Rate(r.cpp_read.rate()).c_str(),
-                Rate(r.cpp_read_new_page.rate()).c_str(), Rate(r.py_read.rate()).c_str(),
-                r.py_read.rate() / r.cpp_read.rate());
+    std::printf(
+        "  round %d: batches C++ %s, Python %s (%.3fx); paging C++ %s (new Page per call %s), "
+        "Python %s (%.3fx)\n",
+        i + 1, Rate(r.cpp_write.rate()).c_str(), Rate(r.py_write.rate()).c_str(),
+        r.py_write.rate() / r.cpp_write.rate(), Rate(r.cpp_read.rate()).c_str(),
+        Rate(r.cpp_read_new_page.rate()).c_str(), Rate(r.py_read.rate()).c_str(),
+        r.py_read.rate() / r.cpp_read.rate());
     std::fflush(stdout);
   }
+  return results;
+}
 
-  auto median_rate = [&](auto pick) {
-    std::vector<double> v;
-    for (const Round& r : results) {
-      const std::optional<Side> side = pick(r);
-      if (side) v.push_back(side->rate());
-    }
-    return Median(v);
-  };
-  auto ratios = [&](auto num, auto den) {
-    std::vector<double> v;
-    for (const Round& r : results) {
-      const std::optional<Side> a = num(r), b = den(r);
-      if (a && b && b->rate() > 0) v.push_back(a->rate() / b->rate());
-    }
-    return v;
-  };
-  auto cpp_write = [](const Round& r) { return std::optional<Side>(r.cpp_write); };
-  auto py_write = [](const Round& r) { return std::optional<Side>(r.py_write); };
-  auto cpp_read = [](const Round& r) { return std::optional<Side>(r.cpp_read); };
-  auto cpp_read_new_page = [](const Round& r) { return std::optional<Side>(r.cpp_read_new_page); };
-  auto py_read = [](const Round& r) { return std::optional<Side>(r.py_read); };
-  auto lmdb_write = [](const Round& r) { return r.lmdb_write; };
-  auto lmdb_read = [](const Round& r) { return r.lmdb_read; };
-  auto plyvel_write = [](const Round& r) { return r.plyvel_write; };
-  auto plyvel_read = [](const Round& r) { return r.plyvel_read; };
+// One side of a round, when it ran.
+using Pick = std::optional<Side> (*)(const Round&);
+std::optional<Side> CppWrite(const Round& r) { return r.cpp_write; }
+std::optional<Side> PyWrite(const Round& r) { return r.py_write; }
+std::optional<Side> CppRead(const Round& r) { return r.cpp_read; }
+std::optional<Side> CppReadNewPage(const Round& r) { return r.cpp_read_new_page; }
+std::optional<Side> PyRead(const Round& r) { return r.py_read; }
+std::optional<Side> LmdbWrite(const Round& r) { return r.lmdb_write; }
+std::optional<Side> LmdbRead(const Round& r) { return r.lmdb_read; }
+std::optional<Side> PlyvelWrite(const Round& r) { return r.plyvel_write; }
+std::optional<Side> PlyvelRead(const Round& r) { return r.plyvel_read; }
 
+// The median over the rounds of the rate of `pick`.
+double MedianRate(const std::vector<Round>& results, Pick pick) {
+  std::vector<double> v;
+  for (const Round& r : results) {
+    const std::optional<Side> side = pick(r);
+    if (side) v.push_back(side->rate());
+  }
+  return Median(v);
+}
+
+// Per round, the rate of `num` over the rate of `den`.
+std::vector<double> RoundRatios(const std::vector<Round>& results, Pick num, Pick den) {
+  std::vector<double> v;
+  for (const Round& r : results) {
+    const std::optional<Side> a = num(r), b = den(r);
+    if (a && b && b->rate() > 0) v.push_back(a->rate() / b->rate());
+  }
+  return v;
+}
+
+// A line of the rate table: `pick`'s median rate and its ratio to `baseline`, judged against
+// `target` when it is above 0; `error` instead when the side could not run.
+void PrintRow(const std::vector<Round>& results, const std::string& name, Pick pick, Pick baseline,
+              const char* target_text, double target, const std::string& error) {
+  if (!error.empty()) {
+    std::printf("%-58s %12s %14s  (%s)\n", name.c_str(), "-", "-", error.c_str());
+    return;
+  }
+  std::vector<double> v = RoundRatios(results, pick, baseline);
+  double ratio = Median(v);
+  std::string judged = target > 0 ? fmt::format("{} {}  (rounds: {})", target_text,
+                                                ratio >= target ? "MET" : "MISSED", Ratios(v))
+                                  : fmt::format("(rounds: {})", Ratios(v));
+  std::printf("%-58s %12s %13.3fx  %s\n", name.c_str(), Rate(MedianRate(results, pick)).c_str(),
+              ratio, judged.c_str());
+}
+
+// The rate table: batch inserts, then paging, each side against C++ partkv.
+void PrintRateTable(const std::vector<Round>& results, const std::string& sdk_module) {
   std::printf("\n%-58s %12s %14s  %s\n", "workload (median rate over the rounds)", "entities/s",
               "x C++ partkv", "target");
-  auto row = [&](const std::string& name, auto pick, auto baseline, const char* target_text, double target,
-                 const std::string& error) {
-    if (!error.empty()) {
-      std::printf("%-58s %12s %14s  (%s)\n", name.c_str(), "-", "-", error.c_str());
-      return;
-    }
-    std::vector<double> v = ratios(pick, baseline);
-    double ratio = Median(v);
-    std::string judged = target > 0 ? fmt::format("{} {}  (rounds: {})", target_text,
-                                                  ratio >= target ? "MET" : "MISSED", Ratios(v))
-                                    : fmt::format("(rounds: {})", Ratios(v));
-    std::printf("%-58s %12s %13.3fx  %s\n", name.c_str(), Rate(median_rate(pick)).c_str(), ratio, judged.c_str());
-  };
   std::printf("Batch inserts, 100 entities a batch\n");
-  row("  C++ partkv Table::Submit", cpp_write, cpp_write, "", 0, "");
+  PrintRow(results, "  C++ partkv Table::Submit", CppWrite, CppWrite, "", 0, "");
   const std::string py_name = "  Python " + sdk_module;
-  row(py_name + " TableClient.submit_transaction", py_write, cpp_write, ">= 0.3x", kBatchTarget, "");
-  row("  python3-lmdb write transaction of 100 (JSON)", lmdb_write, cpp_write, "", 0, results[0].lmdb_error);
-  row("  python3-plyvel WriteBatch of 100 (JSON)", plyvel_write, cpp_write, "", 0, results[0].plyvel_error);
+  PrintRow(results, py_name + " TableClient.submit_transaction", PyWrite, CppWrite, ">= 0.3x",
+           kBatchTarget, "");
+  PrintRow(results, "  python3-lmdb write transaction of 100 (JSON)", LmdbWrite, CppWrite, "", 0,
+           results[0].lmdb_error);
+  PrintRow(results, "  python3-plyvel WriteBatch of 100 (JSON)", PlyvelWrite, CppWrite, "", 0,
+           results[0].plyvel_error);
   std::printf("Paging / scanning every entity, every property touched\n");
-  row("  C++ partkv Table::QueryEntities, reused Page, 1000/page", cpp_read, cpp_read, "", 0, "");
-  row("  C++ partkv Table::QueryEntities, new Page per call", cpp_read_new_page, cpp_read, "", 0, "");
-  row(py_name + " list_entities().by_page(), 1000/page", py_read, cpp_read, ">= 0.2x", kPagingTarget, "");
-  row("  python3-lmdb cursor scan + json.loads", lmdb_read, cpp_read, "", 0, results[0].lmdb_error);
-  row("  python3-plyvel iterator scan + json.loads", plyvel_read, cpp_read, "", 0, results[0].plyvel_error);
+  PrintRow(results, "  C++ partkv Table::QueryEntities, reused Page, 1000/page", CppRead, CppRead,
+           "", 0, "");
+  PrintRow(results, "  C++ partkv Table::QueryEntities, new Page per call", CppReadNewPage, CppRead,
+           "", 0, "");
+  PrintRow(results, py_name + " list_entities().by_page(), 1000/page", PyRead, CppRead, ">= 0.2x",
+           kPagingTarget, "");
+  PrintRow(results, "  python3-lmdb cursor scan + json.loads", LmdbRead, CppRead, "", 0,
+           results[0].lmdb_error);
+  PrintRow(results, "  python3-plyvel iterator scan + json.loads", PlyvelRead, CppRead, "", 0,
+           results[0].plyvel_error);
+}
 
-  double batch_ratio = Median(ratios(py_write, cpp_write));
-  double paging_ratio = Median(ratios(py_read, cpp_read));
-  double paging_ratio_new_page = Median(ratios(py_read, cpp_read_new_page));
-  std::printf("\nTargets: Python paging %.3fx of C++ (>= %.1fx: %s); Python batches %.3fx of C++ (>= %.1fx: %s)\n",
-              paging_ratio, kPagingTarget, paging_ratio >= kPagingTarget ? "met" : "missed", batch_ratio,
-              kBatchTarget, batch_ratio >= kBatchTarget ? "met" : "missed");
-  std::printf("(the targets are judged against the reused-Page rate, the C++ fast path; against a new Page\n"
-              " per call, Python paging is at %.3fx)\n", paging_ratio_new_page);
+// The targets, met or missed, and the pages each side read.
+void PrintTargets(const std::vector<Round>& results) {
+  double batch_ratio = Median(RoundRatios(results, PyWrite, CppWrite));
+  double paging_ratio = Median(RoundRatios(results, PyRead, CppRead));
+  double paging_ratio_new_page = Median(RoundRatios(results, PyRead, CppReadNewPage));
+  std::printf(
+      "\nTargets: Python paging %.3fx of C++ (>= %.1fx: %s); Python batches %.3fx of C++ "
+      "(>= %.1fx: %s)\n",
+      paging_ratio, kPagingTarget, paging_ratio >= kPagingTarget ? "met" : "missed", batch_ratio,
+      kBatchTarget, batch_ratio >= kBatchTarget ? "met" : "missed");
+  std::printf(
+      "(the targets are judged against the reused-Page rate, the C++ fast path; against a new "
+      "Page\n per call, Python paging is at %.3fx)\n",
+      paging_ratio_new_page);
   std::printf("Pages per table: C++ %llu, Python %llu\n",
               static_cast<unsigned long long>(results[0].cpp_pages),
               static_cast<unsigned long long>(results[0].py_pages));
+}
 
-  versions.reset();
-  json_size.reset();
-  package_file.reset();
+int Main(int argc, char** argv) {
+  Flags flags;
+  if (std::optional<int> exit = ParseFlags(argc, argv, &flags)) return *exit;
+
+  StartPython();
+  Ref workload = Import("workload");
+  Ref sdk = Import(flags.sdk_module.c_str());
+  PrintBenchConfiguration(flags, workload.get(), sdk.get());
+  const std::vector<Round> results = RunRounds(workload.get(), sdk.get(), flags);
+  PrintRateTable(results, flags.sdk_module);
+  PrintTargets(results);
+
   sdk.reset();
   workload.reset();
-  if (Py_FinalizeEx() != 0) std::fprintf(stderr, "partkv-python-bench: Python did not finalize cleanly\n");
+  if (Py_FinalizeEx() != 0) {
+    std::fprintf(stderr, "partkv-python-bench: Python did not finalize cleanly\n");
+  }
   return 0;
 }
 

@@ -226,6 +226,41 @@ TEST_F(ManyTablesTest, EveryPhysicalPartitionCountReturnsExactlyWhatWasWritten) 
   }
 }
 
+// Table c (of 1 to 4 physical partitions) is created and written; then table c-1 is dropped,
+// except every third table, which is kept: creates and drops interleave, a drop always has a
+// live neighbour, and dropped tables come in several shapes. The first failure, or "".
+std::string ChurnTables(Store& store, int churned, std::vector<std::string>* kept,
+                        std::vector<std::string>* dropped) {
+  std::string churn_failure;
+  for (int c = 0; c < churned && churn_failure.empty(); ++c) {
+    std::string name = TableName("Churn", c);
+    Status s = store.CreateTable(name, {.physical_partitions = 1 + static_cast<uint32_t>(c % 4)});
+    auto table = store.OpenTable(name);
+    if (!s.ok() || !table.ok()) {
+      churn_failure = "create " + name + ": " + s.ToString() + " / " + table.status().ToString();
+      break;
+    }
+    for (const Entity& e : SmallTableRows(name)) {
+      auto w = table->Insert(e);
+      if (!w.ok()) churn_failure = "write " + name + ": " + w.status().ToString();
+    }
+    if (c % 3 == 0) {
+      kept->push_back(name);
+    } else {
+      dropped->push_back(name);
+    }
+    if (c > 0 && (c - 1) % 3 != 0) {
+      s = store.DropTable(TableName("Churn", c - 1));
+      if (!s.ok()) churn_failure = "drop: " + s.ToString();
+    }
+  }
+  if (churned > 0 && (churned - 1) % 3 != 0) {
+    Status s = store.DropTable(TableName("Churn", churned - 1));
+    if (!s.ok() && churn_failure.empty()) churn_failure = "drop the last: " + s.ToString();
+  }
+  return churn_failure;
+}
+
 TEST_F(ManyTablesTest, CreatingAndDroppingTablesLosesNoConcurrentlyAcknowledgedWrite) {
   constexpr int kWriters = 4;
   constexpr int kMinWritesPerWriter = 100;
@@ -270,38 +305,10 @@ TEST_F(ManyTablesTest, CreatingAndDroppingTablesLosesNoConcurrentlyAcknowledgedW
     });
   }
 
-  // Table c (of 1 to 4 physical partitions) is created and written; then table c-1 is dropped,
-  // except every third table, which is kept: creates and drops interleave, a drop always has a
-  // live neighbour, and dropped tables come in several shapes.
+  // Tables created, written and dropped while the writers run.
   writing.wait();
   std::vector<std::string> kept, dropped;
-  std::string churn_failure;
-  for (int c = 0; c < churned && churn_failure.empty(); ++c) {
-    std::string name = TableName("Churn", c);
-    Status s = store_->CreateTable(name, {.physical_partitions = 1 + static_cast<uint32_t>(c % 4)});
-    auto table = store_->OpenTable(name);
-    if (!s.ok() || !table.ok()) {
-      churn_failure = "create " + name + ": " + s.ToString() + " / " + table.status().ToString();
-      break;
-    }
-    for (const Entity& e : SmallTableRows(name)) {
-      auto w = table->Insert(e);
-      if (!w.ok()) churn_failure = "write " + name + ": " + w.status().ToString();
-    }
-    if (c % 3 == 0) {
-      kept.push_back(name);
-    } else {
-      dropped.push_back(name);
-    }
-    if (c > 0 && (c - 1) % 3 != 0) {
-      s = store_->DropTable(TableName("Churn", c - 1));
-      if (!s.ok()) churn_failure = "drop: " + s.ToString();
-    }
-  }
-  if (churned > 0 && (churned - 1) % 3 != 0) {
-    Status s = store_->DropTable(TableName("Churn", churned - 1));
-    if (!s.ok() && churn_failure.empty()) churn_failure = "drop the last: " + s.ToString();
-  }
+  const std::string churn_failure = ChurnTables(*store_, churned, &kept, &dropped);
   churn_over.store(true);
   for (auto& t : writers) t.join();
   ASSERT_EQ(churn_failure, "");

@@ -50,9 +50,9 @@ std::function<Status(ErrorsTest&)> Strategy(std::string text) {
   return [text](ErrorsTest&) { return KeyStrategy::Parse(text).status(); };
 }
 
-std::vector<Case> Catalogue() {
+// Keys.
+std::vector<Case> KeyCases() {
   std::vector<Case> c;
-  // Keys.
   c.push_back({"K01", "PartitionKeyWithSlash", Code::kInvalidArgument,
                "PartitionKey 'a/b' contains the forbidden character '/'", Inserting(WithKeys("a/b", "r"))});
   c.push_back({"K02", "RowKeyWithBackslash", Code::kInvalidArgument,
@@ -90,8 +90,12 @@ std::vector<Case> Catalogue() {
                [](ErrorsTest& t) { return t.table().Delete("alpha#", "1", IfMatch::Any()); }});
   c.push_back({"K17", "GetWithForbiddenKey", Code::kNotFound, "entity (PartitionKey 'alpha/', RowKey '1') does not exist",
                [](ErrorsTest& t) { return t.table().Get("alpha/", "1").status(); }});
+  return c;
+}
 
-  // Properties and values.
+// Properties and values.
+std::vector<Case> PropertyCases() {
+  std::vector<Case> c;
   c.push_back({"P01", "TooManyProperties", Code::kInvalidArgument, "entity has 253 properties; the limit is 252 custom properties",
                [](ErrorsTest& t) {
                  Entity e("gamma", "1");
@@ -130,8 +134,12 @@ std::vector<Case> Catalogue() {
                  e.Set("a-b", Value::Int32(1));
                  return t.table().Merge(e, IfMatch::Any()).status();
                }});
+  return c;
+}
 
-  // Batches.
+// Batches.
+std::vector<Case> BatchCases() {
+  std::vector<Case> c;
   c.push_back({"B01", "BatchOf101Operations", Code::kInvalidArgument, "operation 100: the batch has 101 operations; the limit is 100",
                [](ErrorsTest& t) {
                  Batch b;
@@ -174,8 +182,12 @@ std::vector<Case> Catalogue() {
                  b.Insert(WithKeys("beta", "new")).Insert(WithKeys("beta", "row3"));
                  return t.table().Submit(b).status();
                }});
+  return c;
+}
 
-  // ETags.
+// ETags.
+std::vector<Case> ETagCases() {
+  std::vector<Case> c;
   c.push_back({"T01", "MalformedETag", Code::kPreconditionFailed,
                "If-Match ETag garbage does not match the current ETag", [](ErrorsTest& t) {
                  return t.table().Replace(WithKeys("alpha", "2"), IfMatch::ETag("garbage")).status();
@@ -193,8 +205,12 @@ std::vector<Case> Catalogue() {
                  }
                  return s;
                }});
+  return c;
+}
 
-  // JSON entities.
+// JSON entities.
+std::vector<Case> JsonCases() {
+  std::vector<Case> c;
   c.push_back({"J01", "JsonTruncated", Code::kInvalidArgument, "invalid JSON at byte 21",
                Json(R"({"PartitionKey":"p",)")});
   c.push_back({"J02", "JsonNotAnObject", Code::kInvalidArgument, "entity JSON must be an object",
@@ -232,16 +248,24 @@ std::vector<Case> Catalogue() {
                Json(R"({"PartitionKey":"p","RowKey":"r"} x)")});
   c.push_back({"J19", "JsonValidButInvalidKey", Code::kInvalidArgument,
                "contains the forbidden character '/'", Json(R"({"PartitionKey":"a/b","RowKey":"r"})")});
+  return c;
+}
 
-  // Typed values parsed from text.
+// Typed values parsed from text.
+std::vector<Case> TypedTextCases() {
+  std::vector<Case> c;
   c.push_back({"V01", "DateTimeMonth13", Code::kInvalidArgument, "invalid DateTime '2024-13-01T00:00:00Z'",
                [](ErrorsTest&) { return DateTime::Parse("2024-13-01T00:00:00Z").status(); }});
   c.push_back({"V02", "DateTimeNotIso8601", Code::kInvalidArgument, "invalid DateTime 'yesterday'",
                [](ErrorsTest&) { return DateTime::Parse("yesterday").status(); }});
   c.push_back({"V03", "GuidMalformed", Code::kInvalidArgument, "invalid Guid 'c9da6455-213d'",
                [](ErrorsTest&) { return Guid::Parse("c9da6455-213d").status(); }});
+  return c;
+}
 
-  // Filters.
+// Filters.
+std::vector<Case> FilterCases() {
+  std::vector<Case> c;
   c.push_back({"F01", "FilterUnknownOperator", Code::kInvalidArgument,
                "filter: at position 4: expected a comparison operator", Filtering("Age eqq 30")});
   c.push_back({"F02", "FilterUpperCaseOperator", Code::kInvalidArgument, "(keywords are lower case: 'eq')",
@@ -278,8 +302,12 @@ std::vector<Case> Catalogue() {
                Filtering("Age eq 1 Name")});
   c.push_back({"F16", "FilterDoubleOutOfRange", Code::kInvalidArgument, "Double literal '1e999' is out of range",
                Filtering("Ratio eq 1e999")});
+  return c;
+}
 
-  // Query shape and $select.
+// Query shape and $select.
+std::vector<Case> QueryShapeCases() {
+  std::vector<Case> c;
   c.push_back({"Q01", "PageSizeZero", Code::kInvalidArgument, "page size is 0; it must be 1..1000",
                [](ErrorsTest& t) {
                  Query q;
@@ -305,8 +333,12 @@ std::vector<Case> Catalogue() {
                  q.select = {"a-b"};
                  return t.table().QueryEntities(q).status();
                }});
+  return c;
+}
 
-  // Continuation tokens.
+// Continuation tokens.
+std::vector<Case> TokenCases() {
+  std::vector<Case> c;
   c.push_back({"C01", "TokenNotBase64url", Code::kInvalidArgument,
                "invalid continuation token: not base64url",
                [](ErrorsTest& t) { return t.QueryWithToken("!!not-a-token!!"); }});
@@ -350,8 +382,12 @@ std::vector<Case> Catalogue() {
                }});
   c.push_back({"C07", "TokenTooLong", Code::kInvalidArgument, "longer than 8192 characters",
                [](ErrorsTest& t) { return t.QueryWithToken(std::string(9000, 'A')); }});
+  return c;
+}
 
-  // Key strategies (text forms and tables declaring them).
+// Key strategies (text forms and tables declaring them).
+std::vector<Case> StrategyCases() {
+  std::vector<Case> c;
   c.push_back({"S01", "StrategyUnknownName", Code::kInvalidArgument, "unknown form 'reverse'",
                Strategy("reverse(a)")});
   c.push_back({"S02", "StrategyZeroShards", Code::kInvalidArgument, "N = 0 is outside 1..65535",
@@ -380,8 +416,12 @@ std::vector<Case> Catalogue() {
                  if (!t.store().DropTable("Sharded").ok()) return Status::Corruption("teardown");
                  return w;
                }});
+  return c;
+}
 
-  // Tables.
+// Tables.
+std::vector<Case> TableCases() {
+  std::vector<Case> c;
   c.push_back({"N01", "TableNameTooShort", Code::kInvalidArgument, "invalid table name 'ab'",
                [](ErrorsTest& t) { return t.store().CreateTable("ab"); }});
   c.push_back({"N02", "TableNameWithDash", Code::kInvalidArgument, "invalid table name 'my-table'",
@@ -398,8 +438,12 @@ std::vector<Case> Catalogue() {
                [](ErrorsTest& t) { return t.store().CreateTable("ITEMS"); }});
   c.push_back({"N07", "OpenMissingTable", Code::kNotFound, "table 'Nope' does not exist",
                [](ErrorsTest& t) { return t.store().OpenTable("Nope").status(); }});
+  return c;
+}
 
-  // Store directories and files.
+// Store directories and the options that open them.
+std::vector<Case> StoreDirectoryCases() {
+  std::vector<Case> c;
   c.push_back({"D01", "StorePathIsAFile", Code::kInvalidArgument, "exists and is not a directory",
                [](ErrorsTest& t) {
                  std::ofstream(t.Sub("file")) << "x";
@@ -466,6 +510,12 @@ std::vector<Case> Catalogue() {
                }});
   c.push_back({"D09", "EmptyStorePath", Code::kInvalidArgument, "store path is empty",
                [](ErrorsTest&) { return Store::Open("").status(); }});
+  return c;
+}
+
+// Store files: damaged, too large for the disk, being created or held by another.
+std::vector<Case> StoreFileCases() {
+  std::vector<Case> c;
   c.push_back({"D10", "DamagedCurrentFile", Code::kCorruption, "CURRENT file does not end with newline",
                [](ErrorsTest& t) {
                  t.Close();
@@ -561,6 +611,20 @@ std::vector<Case> Catalogue() {
                  return Store::Open(t.store_path()).status();
                }});
   return c;
+}
+
+// Every case, kind by kind, in the order of docs/errors.md.
+std::vector<Case> Catalogue() {
+  std::vector<Case> all;
+  for (std::vector<Case> (*kind)() :
+       {KeyCases, PropertyCases, BatchCases, ETagCases, JsonCases, TypedTextCases, FilterCases,
+        QueryShapeCases, TokenCases, StrategyCases, TableCases, StoreDirectoryCases,
+        StoreFileCases}) {
+    std::vector<Case> cases = kind();
+    all.insert(all.end(), std::make_move_iterator(cases.begin()),
+               std::make_move_iterator(cases.end()));
+  }
+  return all;
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <functional>
 #include <latch>
 #include <map>
+#include <mutex>
 #include <random>
 #include <set>
 #include <string>
@@ -53,6 +54,74 @@ std::string GroupRk(int group, int row) {
   return "grp-" + std::to_string(group) + "-" + (row < 10 ? "0" : "") + std::to_string(row);
 }
 int GroupOf(const std::string& rk) { return std::stoi(rk.substr(4, rk.find('-', 4) - 4)); }
+
+// The threads of each role. The work each does is in Work.
+constexpr int kCounterThreads = 4, kRaceThreads = 3, kBatchThreads = 2, kChurnThreads = 2;
+constexpr int kReaderThreads = 2;
+constexpr int kThreads =
+    kCounterThreads + kRaceThreads + kBatchThreads + kChurnThreads + kReaderThreads;
+
+// The work of each role's threads, PARTKV_STRESS_SCALE times the default.
+struct Work {
+  explicit Work(int scale)
+      : increments_per_thread(1000 * scale),
+        race_rounds(500 * scale),
+        batches_per_thread(400 * scale),
+        churn_ops_per_thread(3000 * scale) {}
+  const int increments_per_thread, race_rounds, batches_per_thread, churn_ops_per_thread;
+};
+
+// The workload's threads: they start together on a latch; the readers go on while a writer
+// runs. Unexpected statuses are kept and reported after the threads join.
+class Crew {
+ public:
+  Crew() : start_(kThreads), writers_left_(kThreads - kReaderThreads) {}
+
+  void Spawn(bool writer, std::function<void()> body) {
+    threads_.emplace_back([this, writer, body = std::move(body)] {
+      start_.arrive_and_wait();
+      body();
+      if (writer) writers_left_.fetch_sub(1);
+    });
+  }
+  void Unexpected(const std::string& what, const Status& s) {
+    std::lock_guard<std::mutex> lock(errors_mu_);
+    if (errors_.size() < 20) errors_.push_back(what + ": " + s.ToString());
+  }
+  int writers_left() const { return writers_left_.load(); }
+  std::mutex& errors_mu() { return errors_mu_; }
+
+  void JoinAndReport() {
+    for (auto& th : threads_) th.join();
+    for (const auto& e : errors_) ADD_FAILURE() << "unexpected status: " << e;
+  }
+
+ private:
+  std::latch start_;
+  std::atomic<int> writers_left_;
+  std::vector<std::thread> threads_;
+  std::vector<std::string> errors_;  // unexpected statuses, reported after join
+  std::mutex errors_mu_;
+};
+
+// What the threads count while they run, for the invariants checked after they join.
+struct Tally {
+  explicit Tally(const Work& work)
+      : increments(kCounters),
+        round_barrier(kRaceThreads),
+        winners(work.race_rounds),
+        winner_id(work.race_rounds),
+        churn_balance(kChurnKeys) {}
+  std::vector<std::atomic<int64_t>> increments;
+  std::atomic<int64_t> conflicts{0};
+  std::barrier<> round_barrier;
+  std::vector<std::atomic<int>> winners;
+  std::vector<std::atomic<int>> winner_id;
+  std::atomic<int64_t> next_gen{1}, batches_ok{0};
+  std::vector<std::atomic<int>> churn_balance;
+  std::atomic<int64_t> pages_checked{0}, torn_pages{0};
+  std::string first_torn;  // under the crew's errors_mu
+};
 
 class StressTest : public ::testing::Test {
  protected:
@@ -109,51 +178,51 @@ class StressTest : public ::testing::Test {
     return static_cast<int>(rows.size());
   }
 
+  // Each counter holds exactly its successful updates (no lost update). Their total.
+  int64_t CheckCounters(const Tally& tally) {
+    int64_t total = 0;
+    for (int c = 0; c < kCounters; ++c) {
+      EXPECT_EQ(CounterValue(c), tally.increments[c].load()) << "counter " << c << " lost updates";
+      total += tally.increments[c].load();
+    }
+    return total;
+  }
+
+  // Each round of racing inserts has one winner, whose row is stored.
+  void CheckRaces(const Work& work, const Tally& tally) {
+    for (int r = 0; r < work.race_rounds; ++r) {
+      ASSERT_EQ(tally.winners[r].load(), 1) << "round " << r;
+      auto e = table_->Get(Pk(r), RaceRk(r));
+      ASSERT_OK(e);
+      EXPECT_EQ(e->Get("thread")->as_int32(), tally.winner_id[r].load()) << "round " << r;
+    }
+  }
+
+  // Per churned key, inserts minus deletes is 0 or 1 and says whether the row exists.
+  void CheckChurn(const Tally& tally) {
+    for (int k = 0; k < kChurnKeys; ++k) {
+      int balance = tally.churn_balance[k].load();
+      EXPECT_TRUE(balance == 0 || balance == 1) << "churn key " << k << ": balance " << balance;
+      EXPECT_EQ(table_->Get(Pk(k), ChurnRk(k)).ok(), balance == 1) << "churn key " << k;
+    }
+  }
+
   testing::TempDir dir_;
   std::optional<Store> store_;
   std::optional<Table> table_;
 };
 
-TEST_F(StressTest, MixedWorkloadKeepsEveryInvariant) {
-  const int scale = Scale();
-  const int kCounterThreads = 4, kIncrementsPerThread = 1000 * scale;
-  const int kRaceThreads = 3, kRaceRounds = 500 * scale;
-  const int kBatchThreads = 2, kBatchesPerThread = 400 * scale;
-  const int kChurnThreads = 2, kChurnOpsPerThread = 3000 * scale;
-  const int kReaderThreads = 2;
-  const int kThreads =
-      kCounterThreads + kRaceThreads + kBatchThreads + kChurnThreads + kReaderThreads;
-
-  Table& table = *table_;
-  std::latch start(kThreads);
-  std::atomic<int> writers_left(kThreads - kReaderThreads);
-  std::vector<std::thread> threads;
-  std::vector<std::string> errors;  // unexpected statuses, reported after join
-  std::mutex errors_mu;
-  auto unexpected = [&](const std::string& what, const Status& s) {
-    std::lock_guard<std::mutex> lock(errors_mu);
-    if (errors.size() < 20) errors.push_back(what + ": " + s.ToString());
-  };
-  auto spawn = [&](bool writer, std::function<void()> body) {
-    threads.emplace_back([&, writer, body = std::move(body)] {
-      start.arrive_and_wait();
-      body();
-      if (writer) writers_left.fetch_sub(1);
-    });
-  };
-
-  // 1. ETag-guarded read-modify-write loops on shared counters (Replace and Merge alternate;
-  //    every fourth update goes through a one-row batch).
-  std::vector<std::atomic<int64_t>> increments(kCounters);
-  std::atomic<int64_t> conflicts(0);
+// 1. ETag-guarded read-modify-write loops on shared counters (Replace and Merge alternate;
+//    every fourth update goes through a one-row batch).
+void SpawnCounterUpdaters(Table& table, const Work& work, Crew& crew, Tally& tally) {
   for (int t = 0; t < kCounterThreads; ++t) {
-    spawn(true, [&, t] {
+    crew.Spawn(true, [&, t] {
       std::mt19937 rng(100 + t);
-      for (int i = 0; i < kIncrementsPerThread; ++i) {
+      for (int i = 0; i < work.increments_per_thread; ++i) {
         int c = static_cast<int>(rng() % kCounters);
         for (;;) {
           auto cur = table.Get(Pk(c), CounterRk(c));
-          if (!cur.ok()) return unexpected("counter get", cur.status());
+          if (!cur.ok()) return crew.Unexpected("counter get", cur.status());
           Entity next(Pk(c), CounterRk(c));
           next.Set("n", Value::Int64(cur->Get("n")->as_int64() + 1));
           IfMatch guard = IfMatch::ETag(cur->etag());
@@ -171,44 +240,44 @@ TEST_F(StressTest, MixedWorkloadKeepsEveryInvariant) {
             s = table.Merge(next, guard).status();
           }
           if (s.ok()) break;
-          if (!s.IsPreconditionFailed()) return unexpected("counter update", s);
-          conflicts.fetch_add(1);
+          if (!s.IsPreconditionFailed()) return crew.Unexpected("counter update", s);
+          tally.conflicts.fetch_add(1);
         }
-        increments[c].fetch_add(1);
+        tally.increments[c].fetch_add(1);
       }
     });
   }
+}
 
-  // 2. Contested inserts: every race thread inserts the same key each round.
-  std::barrier round_barrier(kRaceThreads);
-  std::vector<std::atomic<int>> winners(kRaceRounds);
-  std::vector<std::atomic<int>> winner_id(kRaceRounds);
+// 2. Contested inserts: every race thread inserts the same key each round.
+void SpawnRacers(Table& table, const Work& work, Crew& crew, Tally& tally) {
   for (int t = 0; t < kRaceThreads; ++t) {
-    spawn(true, [&, t] {
-      for (int r = 0; r < kRaceRounds; ++r) {
-        round_barrier.arrive_and_wait();
+    crew.Spawn(true, [&, t] {
+      for (int r = 0; r < work.race_rounds; ++r) {
+        tally.round_barrier.arrive_and_wait();
         Entity e(Pk(r), RaceRk(r));
         e.Set("thread", Value::Int32(t));
         auto w = table.Insert(e);
         if (w.ok()) {
-          winners[r].fetch_add(1);
-          winner_id[r].store(t);
+          tally.winners[r].fetch_add(1);
+          tally.winner_id[r].store(t);
         } else if (!w.status().IsAlreadyExists()) {
-          unexpected("race insert", w.status());
+          crew.Unexpected("race insert", w.status());
         }
       }
     });
   }
+}
 
-  // 3. Whole-group batches: one generation into every row of the group, or the group deleted.
-  std::atomic<int64_t> next_gen(1), batches_ok(0);
+// 3. Whole-group batches: one generation into every row of the group, or the group deleted.
+void SpawnBatchers(Table& table, const Work& work, Crew& crew, Tally& tally) {
   for (int t = 0; t < kBatchThreads; ++t) {
-    spawn(true, [&, t] {
+    crew.Spawn(true, [&, t] {
       std::mt19937 rng(200 + t);
-      for (int i = 0; i < kBatchesPerThread; ++i) {
+      for (int i = 0; i < work.batches_per_thread; ++i) {
         int p = static_cast<int>(rng() % kPartitions);
         int g = static_cast<int>(rng() % kGroupsPerPartition);
-        int64_t gen = next_gen.fetch_add(1);
+        int64_t gen = tally.next_gen.fetch_add(1);
         int kind = static_cast<int>(rng() % 10);
         Batch b;
         for (int k = 0; k < kGroupRows; ++k) {
@@ -224,20 +293,21 @@ TEST_F(StressTest, MixedWorkloadKeepsEveryInvariant) {
         }
         auto r = table.Submit(b);
         if (r.ok()) {
-          batches_ok.fetch_add(1);
+          tally.batches_ok.fetch_add(1);
         } else if (!r.status().IsNotFound() && !r.status().IsAlreadyExists()) {
-          unexpected("batch", r.status());
+          crew.Unexpected("batch", r.status());
         }
       }
     });
   }
+}
 
-  // 4. Insert / delete churn on a small key set shared by two threads.
-  std::vector<std::atomic<int>> churn_balance(kChurnKeys);
+// 4. Insert / delete churn on a small key set shared by two threads.
+void SpawnChurners(Table& table, const Work& work, Crew& crew, Tally& tally) {
   for (int t = 0; t < kChurnThreads; ++t) {
-    spawn(true, [&, t] {
+    crew.Spawn(true, [&, t] {
       std::mt19937 rng(300 + t);
-      for (int i = 0; i < kChurnOpsPerThread; ++i) {
+      for (int i = 0; i < work.churn_ops_per_thread; ++i) {
         int k = static_cast<int>(rng() % kChurnKeys);
         int dice = static_cast<int>(rng() % 3);
         if (dice == 0) {
@@ -245,9 +315,9 @@ TEST_F(StressTest, MixedWorkloadKeepsEveryInvariant) {
           e.Set("by", Value::Int32(t));
           auto w = table.Insert(e);
           if (w.ok()) {
-            churn_balance[k].fetch_add(1);
+            tally.churn_balance[k].fetch_add(1);
           } else if (!w.status().IsAlreadyExists()) {
-            unexpected("churn insert", w.status());
+            crew.Unexpected("churn insert", w.status());
           }
         } else {
           // Unconditional, or guarded by the ETag just read (which may be stale by now).
@@ -259,102 +329,105 @@ TEST_F(StressTest, MixedWorkloadKeepsEveryInvariant) {
           }
           Status s = table.Delete(Pk(k), ChurnRk(k), m);
           if (s.ok()) {
-            churn_balance[k].fetch_sub(1);
+            tally.churn_balance[k].fetch_sub(1);
           } else if (!s.IsNotFound() && !s.IsPreconditionFailed()) {
-            unexpected("churn delete", s);
+            crew.Unexpected("churn delete", s);
           }
         }
       }
     });
   }
+}
 
-  // 5. Paged queries over the same keys while they change: no page shows a torn batch.
-  std::atomic<int64_t> pages_checked(0), torn_pages(0);
-  std::string first_torn;
+// Counts `page` in `tally`, and as torn when a run of one group in page order mixes
+// generations or, but for the first and last run, is not whole.
+void CheckPage(const Page& page, Crew& crew, Tally& tally) {
+  // Runs of one group in page order: every run but the first and last must be whole,
+  // and every run has one generation.
+  std::vector<std::pair<std::string, int>> run_keys;
+  std::vector<std::set<int64_t>> run_gens;
+  std::vector<int> run_sizes;
+  for (const auto& e : page.entities) {
+    if (e.row_key().rfind("grp-", 0) != 0) continue;
+    auto g = std::make_pair(e.partition_key(), GroupOf(e.row_key()));
+    if (run_keys.empty() || run_keys.back() != g) {
+      run_keys.push_back(g);
+      run_gens.emplace_back();
+      run_sizes.push_back(0);
+    }
+    run_gens.back().insert(e.Get("gen")->as_int64());
+    ++run_sizes.back();
+  }
+  for (size_t i = 0; i < run_keys.size(); ++i) {
+    bool interior = i > 0 && i + 1 < run_keys.size();
+    if (run_gens[i].size() != 1 || (interior && run_sizes[i] != kGroupRows)) {
+      if (tally.torn_pages.fetch_add(1) == 0) {
+        std::lock_guard<std::mutex> lock(crew.errors_mu());
+        tally.first_torn = run_keys[i].first + "/grp-" + std::to_string(run_keys[i].second) + ": " +
+                           std::to_string(run_sizes[i]) + " rows, " +
+                           std::to_string(run_gens[i].size()) + " generations";
+      }
+    }
+  }
+  tally.pages_checked.fetch_add(1);
+}
+
+// 5. Paged queries over the same keys while they change: no page shows a torn batch.
+void SpawnReaders(Table& table, Crew& crew, Tally& tally) {
   for (int t = 0; t < kReaderThreads; ++t) {
-    spawn(false, [&, t] {
+    crew.Spawn(false, [&, t] {
       std::mt19937 rng(400 + t);
-      while (writers_left.load() > 0 || pages_checked.load() < 50) {
+      while (crew.writers_left() > 0 || tally.pages_checked.load() < 50) {
         Query q;
         q.page_size = 5 + rng() % 60;
         q.descending = rng() % 2 == 0;
         if (rng() % 2 == 0) q.partition_key = Pk(static_cast<int>(rng() % kPartitions));
         for (int pages = 0; pages < 20; ++pages) {
           auto page = table.QueryEntities(q);
-          if (!page.ok()) return unexpected("query", page.status());
-          // Runs of one group in page order: every run but the first and last must be whole,
-          // and every run has one generation.
-          std::vector<std::pair<std::string, int>> run_keys;
-          std::vector<std::set<int64_t>> run_gens;
-          std::vector<int> run_sizes;
-          for (const auto& e : page->entities) {
-            if (e.row_key().rfind("grp-", 0) != 0) continue;
-            auto g = std::make_pair(e.partition_key(), GroupOf(e.row_key()));
-            if (run_keys.empty() || run_keys.back() != g) {
-              run_keys.push_back(g);
-              run_gens.emplace_back();
-              run_sizes.push_back(0);
-            }
-            run_gens.back().insert(e.Get("gen")->as_int64());
-            ++run_sizes.back();
-          }
-          for (size_t i = 0; i < run_keys.size(); ++i) {
-            bool interior = i > 0 && i + 1 < run_keys.size();
-            if (run_gens[i].size() != 1 || (interior && run_sizes[i] != kGroupRows)) {
-              if (torn_pages.fetch_add(1) == 0) {
-                std::lock_guard<std::mutex> lock(errors_mu);
-                first_torn = run_keys[i].first + "/grp-" + std::to_string(run_keys[i].second) +
-                             ": " + std::to_string(run_sizes[i]) + " rows, " +
-                             std::to_string(run_gens[i].size()) + " generations";
-              }
-            }
-          }
-          pages_checked.fetch_add(1);
+          if (!page.ok()) return crew.Unexpected("query", page.status());
+          CheckPage(*page, crew, tally);
           if (!page->has_more()) break;
           q.continuation = page->continuation;
         }
       }
     });
   }
+}
 
-  for (auto& th : threads) th.join();
-  for (const auto& e : errors) ADD_FAILURE() << "unexpected status: " << e;
-
-  int64_t total = 0;
-  for (int c = 0; c < kCounters; ++c) {
-    EXPECT_EQ(CounterValue(c), increments[c].load()) << "counter " << c << " lost updates";
-    total += increments[c].load();
-  }
-  EXPECT_EQ(total, int64_t{kCounterThreads} * kIncrementsPerThread);
-
-  for (int r = 0; r < kRaceRounds; ++r) {
-    ASSERT_EQ(winners[r].load(), 1) << "round " << r;
-    auto e = table.Get(Pk(r), RaceRk(r));
-    ASSERT_OK(e);
-    EXPECT_EQ(e->Get("thread")->as_int32(), winner_id[r].load()) << "round " << r;
+TEST_F(StressTest, MixedWorkloadKeepsEveryInvariant) {
+  const Work work(Scale());
+  Tally tally(work);
+  Table& table = *table_;
+  {
+    Crew crew;
+    SpawnCounterUpdaters(table, work, crew, tally);
+    SpawnRacers(table, work, crew, tally);
+    SpawnBatchers(table, work, crew, tally);
+    SpawnChurners(table, work, crew, tally);
+    SpawnReaders(table, crew, tally);
+    crew.JoinAndReport();
   }
 
-  for (int k = 0; k < kChurnKeys; ++k) {
-    int balance = churn_balance[k].load();
-    EXPECT_TRUE(balance == 0 || balance == 1) << "churn key " << k << ": balance " << balance;
-    EXPECT_EQ(table.Get(Pk(k), ChurnRk(k)).ok(), balance == 1) << "churn key " << k;
-  }
-
-  EXPECT_EQ(torn_pages.load(), 0) << "first torn page: " << first_torn;
-  EXPECT_GE(pages_checked.load(), 50);
-  EXPECT_GT(batches_ok.load(), 0);
+  const int64_t total = CheckCounters(tally);
+  EXPECT_EQ(total, int64_t{kCounterThreads} * work.increments_per_thread);
+  ASSERT_NO_FATAL_FAILURE(CheckRaces(work, tally));
+  CheckChurn(tally);
+  EXPECT_EQ(tally.torn_pages.load(), 0) << "first torn page: " << tally.first_torn;
+  EXPECT_GE(tally.pages_checked.load(), 50);
+  EXPECT_GT(tally.batches_ok.load(), 0);
   int groups = CheckGroupsWhole();
 
   // The same invariants hold after a restart.
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  for (int c = 0; c < kCounters; ++c) EXPECT_EQ(CounterValue(c), increments[c].load());
+  for (int c = 0; c < kCounters; ++c) EXPECT_EQ(CounterValue(c), tally.increments[c].load());
   EXPECT_EQ(CheckGroupsWhole(), groups);
 
-  std::printf("[stress] %lld guarded updates (%lld ETag conflicts retried), %d contested "
-              "inserts with one winner each, %lld batches applied, %lld pages checked, 0 torn\n",
-              static_cast<long long>(total), static_cast<long long>(conflicts.load()),
-              kRaceRounds, static_cast<long long>(batches_ok.load()),
-              static_cast<long long>(pages_checked.load()));
+  std::printf(
+      "[stress] %lld guarded updates (%lld ETag conflicts retried), %d contested "
+      "inserts with one winner each, %lld batches applied, %lld pages checked, 0 torn\n",
+      static_cast<long long>(total), static_cast<long long>(tally.conflicts.load()),
+      work.race_rounds, static_cast<long long>(tally.batches_ok.load()),
+      static_cast<long long>(tally.pages_checked.load()));
 }
 
 }  // namespace

@@ -308,8 +308,25 @@ std::vector<std::pair<std::string, std::string>> MachineFacts() {
   };
 }
 
-Result<ComparisonResult> RunComparison(const ComparisonOptions& options, ProgressSink* sink) {
-  const auto wall_start = SteadyClock::now();
+namespace {
+
+// What every step of a comparison reads: the data, and what the options choose for it.
+struct Inputs {
+  const ComparisonOptions& options;
+  std::shared_ptr<const Workload> built_in;  // null for the user's data
+  std::shared_ptr<const DataSet> data;
+  std::vector<StrategySpec> specs;
+  KeyStrategy row_key;
+  std::vector<ReadSpec> read_specs;
+  std::vector<int64_t> replay;
+  Peaks peaks;
+  uint64_t key_seed;
+  uint32_t partitions;
+  double n;          // the data's entities
+  double burst_day;  // the entities of the busiest day
+};
+
+Status CheckOptions(const ComparisonOptions& options) {
   if (options.data == nullptr && (options.workload.events == 0 || options.workload.days == 0)) {
     return Status::InvalidArgument("the workload needs at least one event and one day");
   }
@@ -317,50 +334,68 @@ Result<ComparisonResult> RunComparison(const ComparisonOptions& options, Progres
     return Status::InvalidArgument("physical partitions must be 1..1024");
   }
   if (!(options.replay_rate > 0)) return Status::InvalidArgument("the replay rate must be > 0");
+  return Status::OK();
+}
 
-  std::shared_ptr<const Workload> built_in;
-  std::shared_ptr<const DataSet> data_holder = options.data;
-  if (data_holder == nullptr) {
-    built_in = std::make_shared<const Workload>(Workload::Generate(options.workload));
-    data_holder = std::make_shared<const DataSet>(DataSet::FromWorkload(built_in));
-  }
+// The built-in strategies, RowKey scheme and reads where the options name none.
+Inputs MakeInputs(const ComparisonOptions& options, std::shared_ptr<const Workload> built_in,
+                  std::shared_ptr<const DataSet> data_holder) {
   const DataSet& data = *data_holder;
-  if (data.size() == 0) return Status::InvalidArgument("the data has no entities");
-  const std::vector<StrategySpec> specs =
-      options.strategies.empty() ? DefaultStrategies() : options.strategies;
-  const KeyStrategy row_key = options.row_key ? *options.row_key : RowKeyScheme();
-  // The built-in reads only for the built-in data: the user's data is read as the user says.
-  const std::vector<ReadSpec> read_specs =
-      options.reads.empty() && options.data == nullptr ? DefaultReads() : options.reads;
-  const std::vector<int64_t> replay = ReplayTimes(data, options.replay_rate);
   const Peaks peaks = FindPeaks(data);
-  const uint64_t key_seed = KeySeed(options.workload.seed);
-  const uint32_t partitions = options.physical_partitions;
-  const double n = static_cast<double>(data.size());
-  const double burst_day = static_cast<double>(peaks.day_end - peaks.day_begin);
+  return Inputs{
+      .options = options,
+      .built_in = std::move(built_in),
+      .data = std::move(data_holder),
+      .specs = options.strategies.empty() ? DefaultStrategies() : options.strategies,
+      .row_key = options.row_key ? *options.row_key : RowKeyScheme(),
+      // The built-in reads only for the built-in data: the user's data is read as the user says.
+      .read_specs =
+          options.reads.empty() && options.data == nullptr ? DefaultReads() : options.reads,
+      .replay = ReplayTimes(data, options.replay_rate),
+      .peaks = peaks,
+      .key_seed = KeySeed(options.workload.seed),
+      .partitions = options.physical_partitions,
+      .n = static_cast<double>(data.size()),
+      .burst_day = static_cast<double>(peaks.day_end - peaks.day_begin),
+  };
+}
 
+// The result's facts known before anything runs: the workload and the reads.
+ComparisonResult StartResult(const Inputs& in) {
   ComparisonResult result;
-  result.physical_partitions = partitions;
-  result.replay_rate = options.replay_rate;
-  result.workload = Summarize(data, peaks, built_in.get(),
-                              built_in != nullptr ? "time" : options.time_attribute, row_key);
-  for (const ReadSpec& r : read_specs) result.reads.push_back({r.name, r.attributes, r.weight});
-  Tracker tracker(
-      sink, n * (kAnalyzeWeight +
-                 specs.size() * (kPlanWeight + kWriteWeight + kRawWeight + kReadWeight)) +
-                burst_day * kThrottleWeight * specs.size() * options.throttle_profiles.size() +
-                (options.target.location.empty() ? 0 : n * kTargetWeight * specs.size()));
+  result.physical_partitions = in.partitions;
+  result.replay_rate = in.options.replay_rate;
+  result.workload =
+      Summarize(*in.data, in.peaks, in.built_in.get(),
+                in.built_in != nullptr ? "time" : in.options.time_attribute, in.row_key);
+  for (const ReadSpec& r : in.read_specs) result.reads.push_back({r.name, r.attributes, r.weight});
+  return result;
+}
 
-  // The analyzer's view of every strategy, from one pass over the entities.
+// The whole run's progress units, each step's weighted by its entities.
+double ProgressUnits(const Inputs& in) {
+  const ComparisonOptions& options = in.options;
+  const std::vector<StrategySpec>& specs = in.specs;
+  const double n = in.n;
+  return n * (kAnalyzeWeight +
+              specs.size() * (kPlanWeight + kWriteWeight + kRawWeight + kReadWeight)) +
+         in.burst_day * kThrottleWeight * specs.size() * options.throttle_profiles.size() +
+         (options.target.location.empty() ? 0 : n * kTargetWeight * specs.size());
+}
+
+// The analyzer's view of every strategy, from one pass over the entities.
+Result<std::vector<Analyzer>> AnalyzeData(const Inputs& in, Tracker* tracker) {
+  const DataSet& data = *in.data;
+  const KeyStrategy& row_key = in.row_key;
   std::vector<Analyzer> analyzers;
-  for (const StrategySpec& spec : specs) {
+  for (const StrategySpec& spec : in.specs) {
     AnalyzerOptions ao;
-    ao.physical_partitions = partitions;
-    ao.seed = key_seed;
+    ao.physical_partitions = in.partitions;
+    ao.seed = in.key_seed;
     PARTKV_ASSIGN_OR_RETURN(Analyzer a, Analyzer::Create(spec.partition_key, ao));
     analyzers.push_back(std::move(a));
   }
-  tracker.Step("analyzing the data", n * kAnalyzeWeight);
+  tracker->Step("analyzing the data", in.n * kAnalyzeWeight);
   for (size_t i = 0; i < data.size(); ++i) {
     // The whole entity: the analyzer's cloud costs count every property's bytes.
     PARTKV_ASSIGN_OR_RETURN(Entity e, data.MakeEntity(i));
@@ -368,68 +403,82 @@ Result<ComparisonResult> RunComparison(const ComparisonOptions& options, Progres
     if (!rk.ok()) return EntityError(data, i, rk.status(), "--row-key " + row_key.ToString());
     e.set_row_key(std::move(*rk));
     for (Analyzer& a : analyzers) a.Add(e);
-    if (i % 4096 == 0) tracker.Tick(static_cast<double>(i) / n);
+    if (i % 4096 == 0) tracker->Tick(static_cast<double>(i) / in.n);
   }
+  return analyzers;
+}
 
-  PARTKV_ASSIGN_OR_RETURN(Store store, Store::Open(options.work_dir + "/store"));
-  std::vector<Table> tables;
-  std::vector<std::vector<BatchPlan>> plans(specs.size());
-  for (size_t s = 0; s < specs.size(); ++s) {
-    const StrategySpec& spec = specs[s];
-    StrategyResult& r = result.strategies.emplace_back();
-    r.label = spec.label;
-    r.strategy = spec.partition_key.ToString();
-    r.explanation = spec.explanation;
-    r.suggested = spec.suggested;
-    r.table = spec.table_name;
-    r.analysis = analyzers[s].Finish();
-    if (r.analysis.errors > 0) {
-      // An entity the strategy cannot key: planning names its line (InvalidArgument).
-      PARTKV_RETURN_IF_ERROR(PlanBatches(data, spec, key_seed, replay).status());
-    }
-    PARTKV_RETURN_IF_ERROR(Check(r.analysis.errors == 0, r.label + ": the analyzer could not key " +
-                                                             std::to_string(r.analysis.errors) +
-                                                             " entities (" +
-                                                             r.analysis.first_error + ")"));
-
-    tracker.Step("planning batches: " + spec.label, n * kPlanWeight);
-    PARTKV_ASSIGN_OR_RETURN(plans[s], PlanBatches(data, spec, key_seed, replay));
-    uint64_t planned = 0;
-    for (const BatchPlan& p : plans[s]) planned += p.events.size();
-    PARTKV_RETURN_IF_ERROR(Check(planned == data.size(),
-                                 fmt::format("{}: {} entities planned, the data has {}",
-                                             r.label, planned, data.size())));
-    r.peak_hour_hot_share = PeakHourHotShare(peaks, plans[s]);
-    if (spec.partition_key.is_sharded()) {
-      std::unordered_set<std::string_view> suffixes;
-      for (const BatchPlan& p : plans[s]) {
-        const std::string_view key = p.partition_key;
-        suffixes.insert(key.substr(key.rfind('.') + 1));
-      }
-      r.shard_count = spec.partition_key.shard_count();
-      r.shards_used = suffixes.size();
-    }
-
-    TableOptions to;
-    to.physical_partitions = partitions;
-    to.partition_key_scheme = spec.partition_key;
-    to.row_key_scheme = row_key;
-    PARTKV_RETURN_IF_ERROR(store.CreateTable(spec.table_name, to));
-    PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(spec.table_name));
-    tables.push_back(table);
-
-    tracker.Step("writing: " + spec.label, n * (kWriteWeight + kRawWeight));
-    PARTKV_RETURN_IF_ERROR(WriteInterleaved(store, tables.back(),
-                                            options.work_dir + "/raw-" + std::to_string(s), data,
-                                            row_key, plans[s], partitions, &r, &tracker));
+// Strategy `s`'s result as the analyzer sees it; fails when the analyzer could not key an entity.
+Status RecordAnalysis(const Inputs& in, size_t s, Analyzer& analyzer, StrategyResult* r) {
+  const StrategySpec& spec = in.specs[s];
+  r->label = spec.label;
+  r->strategy = spec.partition_key.ToString();
+  r->explanation = spec.explanation;
+  r->suggested = spec.suggested;
+  r->table = spec.table_name;
+  r->analysis = analyzer.Finish();
+  if (r->analysis.errors > 0) {
+    // An entity the strategy cannot key: planning names its line (InvalidArgument).
+    PARTKV_RETURN_IF_ERROR(PlanBatches(*in.data, spec, in.key_seed, in.replay).status());
   }
+  return Check(r->analysis.errors == 0, r->label + ": the analyzer could not key " +
+                                            std::to_string(r->analysis.errors) + " entities (" +
+                                            r->analysis.first_error + ")");
+}
 
-  // The layout on disk, checked against the workload and the analyzer.
-  tracker.Step("checking the layout on disk", 0);
+// Strategy `s`'s batches, checked to hold every entity once; with the burst's hot share and the
+// shards the batches use.
+Status PlanStrategy(const Inputs& in, size_t s, std::vector<BatchPlan>* plans, StrategyResult* r,
+                    Tracker* tracker) {
+  const StrategySpec& spec = in.specs[s];
+  const DataSet& data = *in.data;
+  tracker->Step("planning batches: " + spec.label, in.n * kPlanWeight);
+  PARTKV_ASSIGN_OR_RETURN(*plans, PlanBatches(data, spec, in.key_seed, in.replay));
+  uint64_t planned = 0;
+  for (const BatchPlan& p : *plans) planned += p.events.size();
+  PARTKV_RETURN_IF_ERROR(Check(
+      planned == data.size(),
+      fmt::format("{}: {} entities planned, the data has {}", r->label, planned, data.size())));
+  r->peak_hour_hot_share = PeakHourHotShare(in.peaks, *plans);
+  if (spec.partition_key.is_sharded()) {
+    std::unordered_set<std::string_view> suffixes;
+    for (const BatchPlan& p : *plans) {
+      const std::string_view key = p.partition_key;
+      suffixes.insert(key.substr(key.rfind('.') + 1));
+    }
+    r->shard_count = spec.partition_key.shard_count();
+    r->shards_used = suffixes.size();
+  }
+  return Status::OK();
+}
+
+// Creates strategy `s`'s table in `store` (appended to `tables`) and writes its batches to it and
+// to a raw RocksDB database.
+Status WriteStrategy(const Inputs& in, size_t s, Store& store, const std::vector<BatchPlan>& plans,
+                     std::vector<Table>* tables, StrategyResult* r, Tracker* tracker) {
+  const StrategySpec& spec = in.specs[s];
+  TableOptions to;
+  to.physical_partitions = in.partitions;
+  to.partition_key_scheme = spec.partition_key;
+  to.row_key_scheme = in.row_key;
+  PARTKV_RETURN_IF_ERROR(store.CreateTable(spec.table_name, to));
+  PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(spec.table_name));
+  tables->push_back(table);
+
+  tracker->Step("writing: " + spec.label, in.n * (kWriteWeight + kRawWeight));
+  return WriteInterleaved(store, tables->back(), in.options.work_dir + "/raw-" + std::to_string(s),
+                          *in.data, in.row_key, plans, in.partitions, r, tracker);
+}
+
+// The layout on disk, checked against the workload and the analyzer.
+Status CheckLayoutOnDisk(const Inputs& in, Store& store, const std::vector<Table>& tables,
+                         ComparisonResult* result, Tracker* tracker) {
+  const DataSet& data = *in.data;
+  tracker->Step("checking the layout on disk", 0);
   PARTKV_RETURN_IF_ERROR(store.Flush());
-  result.settled = store.AwaitBackgroundWork(kSettleTimeout).ok();
-  for (size_t s = 0; s < specs.size(); ++s) {
-    StrategyResult& r = result.strategies[s];
+  result->settled = store.AwaitBackgroundWork(kSettleTimeout).ok();
+  for (size_t s = 0; s < in.specs.size(); ++s) {
+    StrategyResult& r = result->strategies[s];
     PARTKV_ASSIGN_OR_RETURN(TableCensus census, tables[s].Census(CensusOptions{.top = 0}));
     r.bytes_on_disk = census.sst_bytes;
     r.lsm_shape = LsmShape(census);
@@ -442,16 +491,19 @@ Result<ComparisonResult> RunComparison(const ComparisonOptions& options, Progres
                                  r.label + ": the entities per physical partition on disk "
                                            "differ from the analyzer's"));
   }
+  return Status::OK();
+}
 
-  // Reads on disk: the same samples for every strategy.
-  PARTKV_ASSIGN_OR_RETURN(
-      const std::vector<std::vector<SampledRead>> samples,
-      SampleReads(data, read_specs, options.workload.seed ^ 0x7265616473ULL));
+// Reads on disk: the same samples for every strategy.
+Status ReadOnDisk(const Inputs& in, const std::vector<Table>& tables,
+                  const std::vector<std::vector<SampledRead>>& samples, ComparisonResult* result,
+                  Tracker* tracker) {
+  const std::vector<StrategySpec>& specs = in.specs;
   for (size_t s = 0; s < specs.size(); ++s) {
-    StrategyResult& r = result.strategies[s];
-    tracker.Step("reading: " + specs[s].label, n * kReadWeight);
-    PARTKV_RETURN_IF_ERROR(MeasureReads(tables[s], specs[s], row_key, read_specs, samples,
-                                        &r.reads, tracker.Ticker())
+    StrategyResult& r = result->strategies[s];
+    tracker->Step("reading: " + specs[s].label, in.n * kReadWeight);
+    PARTKV_RETURN_IF_ERROR(MeasureReads(tables[s], specs[s], in.row_key, in.read_specs, samples,
+                                        &r.reads, tracker->Ticker())
                                .WithContext("reads of " + r.label));
     for (const ReadStats& rs : r.reads) {
       PARTKV_RETURN_IF_ERROR(
@@ -461,65 +513,114 @@ Result<ComparisonResult> RunComparison(const ComparisonOptions& options, Progres
                                                 rs.how)));
     }
   }
+  return Status::OK();
+}
 
-  // The busiest day, offered under each profile with throttling on, on a manual clock.
-  {
-    auto clock = std::make_shared<ManualClock>(1'000'000);
-    StoreOptions so;
-    so.clock = clock;
-    PARTKV_ASSIGN_OR_RETURN(Store throttle_store, Store::Open(options.work_dir + "/throttle", so));
-    for (size_t s = 0; s < specs.size(); ++s) {
-      std::vector<const BatchPlan*> day;
-      for (const BatchPlan& p : plans[s]) {
-        const size_t first = p.events.front();
-        if (first >= peaks.day_begin && first < peaks.day_end) day.push_back(&p);
-      }
-      for (size_t k = 0; k < options.throttle_profiles.size(); ++k) {
-        const std::string& profile = options.throttle_profiles[k];
-        tracker.Step(fmt::format("throttled replay: {} under {}", specs[s].label, profile),
-                     burst_day * kThrottleWeight);
-        PARTKV_ASSIGN_OR_RETURN(
-            ThrottleStats t,
-            ReplayThrottled(throttle_store, *clock, fmt::format("T{}{}", specs[s].table_name, k),
-                            specs[s], row_key, profile, partitions, data, day,
-                            tracker.Ticker()));
-        PARTKV_RETURN_IF_ERROR(
-            Check(t.store_throttled == t.throttled_calls,
-                  fmt::format("{} under {}: {} calls throttled, the table "
-                              "counted {}",
-                              specs[s].label, profile, t.throttled_calls, t.store_throttled)));
-        result.strategies[s].throttle.push_back(std::move(t));
-      }
+// The busiest day, offered under each profile with throttling on, on a manual clock.
+Status ReplayBusiestDay(const Inputs& in, const std::vector<std::vector<BatchPlan>>& plans,
+                        ComparisonResult* result, Tracker* tracker) {
+  const std::vector<StrategySpec>& specs = in.specs;
+  const Peaks& peaks = in.peaks;
+  auto clock = std::make_shared<ManualClock>(1'000'000);
+  StoreOptions so;
+  so.clock = clock;
+  PARTKV_ASSIGN_OR_RETURN(Store throttle_store, Store::Open(in.options.work_dir + "/throttle", so));
+  for (size_t s = 0; s < specs.size(); ++s) {
+    std::vector<const BatchPlan*> day;
+    for (const BatchPlan& p : plans[s]) {
+      const size_t first = p.events.front();
+      if (first >= peaks.day_begin && first < peaks.day_end) day.push_back(&p);
+    }
+    for (size_t k = 0; k < in.options.throttle_profiles.size(); ++k) {
+      const std::string& profile = in.options.throttle_profiles[k];
+      tracker->Step(fmt::format("throttled replay: {} under {}", specs[s].label, profile),
+                    in.burst_day * kThrottleWeight);
+      PARTKV_ASSIGN_OR_RETURN(
+          ThrottleStats t,
+          ReplayThrottled(throttle_store, *clock, fmt::format("T{}{}", specs[s].table_name, k),
+                          specs[s], in.row_key, profile, in.partitions, *in.data, day,
+                          tracker->Ticker()));
+      PARTKV_RETURN_IF_ERROR(
+          Check(t.store_throttled == t.throttled_calls,
+                fmt::format("{} under {}: {} calls throttled, the table "
+                            "counted {}",
+                            specs[s].label, profile, t.throttled_calls, t.store_throttled)));
+      result->strategies[s].throttle.push_back(std::move(t));
     }
   }
+  return Status::OK();
+}
 
-  // The same batches and reads against the target endpoint.
+// The same batches and reads against the target endpoint.
+Status RunAgainstTarget(const Inputs& in, const std::vector<std::vector<BatchPlan>>& plans,
+                        const std::vector<std::vector<SampledRead>>& samples,
+                        ComparisonResult* result, Tracker* tracker) {
+  const DataSet& data = *in.data;
+  const std::vector<StrategySpec>& specs = in.specs;
+  TargetOptions target = in.options.target;
+  if (target.table_prefix.empty()) {
+    target.table_prefix = fmt::format("pkvb{:08x}", std::random_device{}());
+  }
+  result->target = Store::RedactLocation(target.location);
+  result->target_profile = TargetProfile(target.location);
+  Result<Store> remote = Store::Open(target.location);
+  if (!remote.ok()) return remote.status().WithContext("--target");
+  for (size_t s = 0; s < specs.size(); ++s) {
+    StrategyResult& r = result->strategies[s];
+    tracker->Step("on the target: " + specs[s].label, in.n * kTargetWeight);
+    PARTKV_ASSIGN_OR_RETURN(TargetStats t,
+                            RunOnTarget(*remote, target, specs[s], in.row_key, data, plans[s],
+                                        in.read_specs, samples, tracker->Ticker()));
+    PARTKV_RETURN_IF_ERROR(Check(t.entities_written == data.size(),
+                                 fmt::format("{}: {} written to the target, the data has {}",
+                                             r.label, t.entities_written, data.size())));
+    for (const ReadStats& rs : t.reads) {
+      PARTKV_RETURN_IF_ERROR(Check(
+          rs.mismatches == 0, fmt::format("{}: {} of {} reads ({}: {}) on the target returned "
+                                          "other entities than the data holds",
+                                          r.label, rs.mismatches, rs.samples, rs.name, rs.how)));
+    }
+    r.target = std::move(t);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<ComparisonResult> RunComparison(const ComparisonOptions& options, ProgressSink* sink) {
+  const auto wall_start = SteadyClock::now();
+  PARTKV_RETURN_IF_ERROR(CheckOptions(options));
+  std::shared_ptr<const Workload> built_in;
+  std::shared_ptr<const DataSet> data = options.data;
+  if (data == nullptr) {
+    built_in = std::make_shared<const Workload>(Workload::Generate(options.workload));
+    data = std::make_shared<const DataSet>(DataSet::FromWorkload(built_in));
+  }
+  if (data->size() == 0) return Status::InvalidArgument("the data has no entities");
+  const Inputs in = MakeInputs(options, std::move(built_in), std::move(data));
+  ComparisonResult result = StartResult(in);
+  Tracker tracker(sink, ProgressUnits(in));
+  PARTKV_ASSIGN_OR_RETURN(std::vector<Analyzer> analyzers, AnalyzeData(in, &tracker));
+
+  // Each strategy planned and written to one store, each to its own table.
+  PARTKV_ASSIGN_OR_RETURN(Store store, Store::Open(options.work_dir + "/store"));
+  std::vector<Table> tables;
+  std::vector<std::vector<BatchPlan>> plans(in.specs.size());
+  for (size_t s = 0; s < in.specs.size(); ++s) {
+    StrategyResult& r = result.strategies.emplace_back();
+    PARTKV_RETURN_IF_ERROR(RecordAnalysis(in, s, analyzers[s], &r));
+    PARTKV_RETURN_IF_ERROR(PlanStrategy(in, s, &plans[s], &r, &tracker));
+    PARTKV_RETURN_IF_ERROR(WriteStrategy(in, s, store, plans[s], &tables, &r, &tracker));
+  }
+  PARTKV_RETURN_IF_ERROR(CheckLayoutOnDisk(in, store, tables, &result, &tracker));
+
+  PARTKV_ASSIGN_OR_RETURN(
+      const std::vector<std::vector<SampledRead>> samples,
+      SampleReads(*in.data, in.read_specs, options.workload.seed ^ 0x7265616473ULL));
+  PARTKV_RETURN_IF_ERROR(ReadOnDisk(in, tables, samples, &result, &tracker));
+  PARTKV_RETURN_IF_ERROR(ReplayBusiestDay(in, plans, &result, &tracker));
   if (!options.target.location.empty()) {
-    TargetOptions target = options.target;
-    if (target.table_prefix.empty()) {
-      target.table_prefix = fmt::format("pkvb{:08x}", std::random_device{}());
-    }
-    result.target = Store::RedactLocation(target.location);
-    result.target_profile = TargetProfile(target.location);
-    Result<Store> remote = Store::Open(target.location);
-    if (!remote.ok()) return remote.status().WithContext("--target");
-    for (size_t s = 0; s < specs.size(); ++s) {
-      StrategyResult& r = result.strategies[s];
-      tracker.Step("on the target: " + specs[s].label, n * kTargetWeight);
-      PARTKV_ASSIGN_OR_RETURN(
-          TargetStats t, RunOnTarget(*remote, target, specs[s], row_key, data, plans[s],
-                                     read_specs, samples, tracker.Ticker()));
-      PARTKV_RETURN_IF_ERROR(Check(t.entities_written == data.size(),
-                                   fmt::format("{}: {} written to the target, the data has {}",
-                                               r.label, t.entities_written, data.size())));
-      for (const ReadStats& rs : t.reads) {
-        PARTKV_RETURN_IF_ERROR(Check(
-            rs.mismatches == 0, fmt::format("{}: {} of {} reads ({}: {}) on the target returned "
-                                            "other entities than the data holds",
-                                            r.label, rs.mismatches, rs.samples, rs.name, rs.how)));
-      }
-      r.target = std::move(t);
-    }
+    PARTKV_RETURN_IF_ERROR(RunAgainstTarget(in, plans, samples, &result, &tracker));
   }
   tracker.Step("done", 0);
   result.phase_seconds = tracker.phases();

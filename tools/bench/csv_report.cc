@@ -92,115 +92,127 @@ void AddTarget(std::vector<std::pair<std::string, Getter>>* cols,
   }
 }
 
+// The columns that every CSV has: the strategy, the workload, the writes and the layout.
+std::vector<std::pair<std::string, Getter>> FixedColumns() {
+  return {
+      {"strategy", [](auto&, auto& r) { return r.label; }},
+      {"strategy_text", [](auto&, auto& r) { return r.strategy; }},
+      {"table", [](auto&, auto& r) { return r.table; }},
+      {"events", [](auto& c, auto&) { return Num(c.workload.events); }},
+      {"days", [](auto& c, auto&) { return Num(uint64_t{c.workload.days}); }},
+      {"seed", [](auto& c, auto&) { return Num(c.workload.seed); }},
+      {"physical_partitions", [](auto& c, auto&) { return Num(uint64_t{c.physical_partitions}); }},
+      {"entities_written", [](auto&, auto& r) { return Num(r.entities_written); }},
+      {"entities_on_disk", [](auto&, auto& r) { return Num(r.entities_on_disk()); }},
+      {"batches", [](auto&, auto& r) { return Num(r.batches); }},
+      {"write_seconds", [](auto&, auto& r) { return Num(r.write_seconds); }},
+      {"write_entities_per_s", [](auto&, auto& r) { return Num(r.write_rate()); }},
+      {"write_us_per_entity", [](auto&, auto& r) { return Num(r.micros_per_entity()); }},
+      {"write_cpu_us_per_entity", [](auto&, auto& r) { return Num(r.cpu_micros_per_entity()); }},
+      {"raw_write_seconds", [](auto&, auto& r) { return Num(r.raw_write_seconds); }},
+      {"raw_write_entities_per_s", [](auto&, auto& r) { return Num(r.raw_write_rate()); }},
+      {"write_ratio_to_raw", [](auto&, auto& r) { return Num(r.write_ratio()); }},
+      {"bytes_on_disk", [](auto&, auto& r) { return Num(r.bytes_on_disk); }},
+      {"raw_bytes_on_disk", [](auto&, auto& r) { return Num(r.raw_bytes_on_disk); }},
+      {"logical_partitions", [](auto&, auto& r) { return Num(r.analysis.logical.partitions); }},
+      {"logical_max", [](auto&, auto& r) { return Num(r.analysis.logical.max); }},
+      {"logical_mean", [](auto&, auto& r) { return Num(r.analysis.logical.mean); }},
+      {"logical_cv", [](auto&, auto& r) { return Num(r.analysis.logical.cv); }},
+      {"logical_hottest_share",
+       [](auto&, auto& r) { return Num(r.analysis.logical.hottest_share); }},
+      {"hottest_key",
+       [](auto&, auto& r) {
+         return r.analysis.hottest_logical.empty() ? std::string()
+                                                   : r.analysis.hottest_logical.front().key;
+       }},
+      {"physical_max", [](auto&, auto& r) { return Num(r.analysis.physical.max); }},
+      {"physical_mean", [](auto&, auto& r) { return Num(r.analysis.physical.mean); }},
+      {"physical_cv", [](auto&, auto& r) { return Num(r.analysis.physical.cv); }},
+      {"physical_max_over_mean", [](auto&, auto& r) { return Num(r.physical_max_over_mean()); }},
+      {"burst_hour_hot_share", [](auto&, auto& r) { return Num(r.peak_hour_hot_share); }},
+      {"read_fanout", [](auto&, auto& r) { return Num(uint64_t{r.analysis.read_fanout}); }},
+      {"physical_counts",
+       [](auto&, auto& r) {
+         std::string out;
+         for (uint64_t v : r.physical_on_disk) {
+           if (!out.empty()) out += ';';
+           out += Num(v);
+         }
+         return out;
+       }},
+  };
+}
+
+// Per profile: the analyzer's predicted write times and the throttled replay's figures.
+void AddProfiles(std::vector<std::pair<std::string, Getter>>* c) {
+  for (std::string profile : {"azure-table", "dynamodb", "cosmos"}) {
+    std::string p = profile;
+    for (char& ch : p) ch = ch == '-' ? '_' : ch;
+    c->push_back({p + "_predicted_s", [profile](auto&, auto& r) {
+                    auto* e = Cloud(r, profile);
+                    return e ? Num(e->seconds_with_skew) : std::string();
+                  }});
+    c->push_back({p + "_predicted_even_s", [profile](auto&, auto& r) {
+                    auto* e = Cloud(r, profile);
+                    return e ? Num(e->seconds_if_spread_evenly) : std::string();
+                  }});
+    c->push_back({p + "_offered_entities", [profile](auto&, auto& r) {
+                    auto* t = Throttle(r, profile);
+                    return t ? Num(t->offered_entities) : std::string();
+                  }});
+    c->push_back({p + "_throttled_entities", [profile](auto&, auto& r) {
+                    auto* t = Throttle(r, profile);
+                    return t ? Num(t->throttled_entities) : std::string();
+                  }});
+    c->push_back({p + "_throttle_rate", [profile](auto&, auto& r) {
+                    auto* t = Throttle(r, profile);
+                    return t ? Num(t->rate()) : std::string();
+                  }});
+  }
+}
+
+// The recommendation (recommendation.h): each strategy's score, its place, its traps.
+void AddRecommendation(std::vector<std::pair<std::string, Getter>>* c,
+                       const ComparisonResult& result) {
+  auto rec = std::make_shared<const Recommendation>(Recommend(result));
+  auto score = [rec](const StrategyResult& r) -> const StrategyScore* {
+    for (const StrategyScore& m : rec->scores) {
+      if (m.strategy == r.label) return &m;
+    }
+    return nullptr;
+  };
+  c->push_back({"score", [score](auto&, auto& r) {
+                  auto* m = score(r);
+                  return m ? Num(m->score) : std::string();
+                }});
+  c->push_back({"weighted_read_us", [score](auto&, auto& r) {
+                  auto* m = score(r);
+                  return m ? Num(m->read_micros) : std::string();
+                }});
+  c->push_back({"recommendation", [rec](auto&, auto& r) {
+                  return r.label == rec->best        ? std::string("best")
+                         : r.label == rec->runner_up ? std::string("runner-up")
+                                                     : std::string();
+                }});
+  c->push_back({"traps", [rec](auto&, auto& r) {
+                  std::string out;
+                  for (const Trap& t : rec->traps) {
+                    if (t.strategy == r.label) out += (out.empty() ? "" : "; ") + t.kind;
+                  }
+                  return out;
+                }});
+}
+
 // The columns of `result`'s CSV: fixed ones, then read_<name>_* per read, then per profile.
 std::vector<std::pair<std::string, Getter>> Columns(const ComparisonResult& result) {
-  {
-    auto columns = std::vector<std::pair<std::string, Getter>>{
-        {"strategy", [](auto&, auto& r) { return r.label; }},
-        {"strategy_text", [](auto&, auto& r) { return r.strategy; }},
-        {"table", [](auto&, auto& r) { return r.table; }},
-        {"events", [](auto& c, auto&) { return Num(c.workload.events); }},
-        {"days", [](auto& c, auto&) { return Num(uint64_t{c.workload.days}); }},
-        {"seed", [](auto& c, auto&) { return Num(c.workload.seed); }},
-        {"physical_partitions",
-         [](auto& c, auto&) { return Num(uint64_t{c.physical_partitions}); }},
-        {"entities_written", [](auto&, auto& r) { return Num(r.entities_written); }},
-        {"entities_on_disk", [](auto&, auto& r) { return Num(r.entities_on_disk()); }},
-        {"batches", [](auto&, auto& r) { return Num(r.batches); }},
-        {"write_seconds", [](auto&, auto& r) { return Num(r.write_seconds); }},
-        {"write_entities_per_s", [](auto&, auto& r) { return Num(r.write_rate()); }},
-        {"write_us_per_entity", [](auto&, auto& r) { return Num(r.micros_per_entity()); }},
-        {"write_cpu_us_per_entity", [](auto&, auto& r) { return Num(r.cpu_micros_per_entity()); }},
-        {"raw_write_seconds", [](auto&, auto& r) { return Num(r.raw_write_seconds); }},
-        {"raw_write_entities_per_s", [](auto&, auto& r) { return Num(r.raw_write_rate()); }},
-        {"write_ratio_to_raw", [](auto&, auto& r) { return Num(r.write_ratio()); }},
-        {"bytes_on_disk", [](auto&, auto& r) { return Num(r.bytes_on_disk); }},
-        {"raw_bytes_on_disk", [](auto&, auto& r) { return Num(r.raw_bytes_on_disk); }},
-        {"logical_partitions", [](auto&, auto& r) { return Num(r.analysis.logical.partitions); }},
-        {"logical_max", [](auto&, auto& r) { return Num(r.analysis.logical.max); }},
-        {"logical_mean", [](auto&, auto& r) { return Num(r.analysis.logical.mean); }},
-        {"logical_cv", [](auto&, auto& r) { return Num(r.analysis.logical.cv); }},
-        {"logical_hottest_share",
-         [](auto&, auto& r) { return Num(r.analysis.logical.hottest_share); }},
-        {"hottest_key",
-         [](auto&, auto& r) {
-           return r.analysis.hottest_logical.empty() ? std::string()
-                                                     : r.analysis.hottest_logical.front().key;
-         }},
-        {"physical_max", [](auto&, auto& r) { return Num(r.analysis.physical.max); }},
-        {"physical_mean", [](auto&, auto& r) { return Num(r.analysis.physical.mean); }},
-        {"physical_cv", [](auto&, auto& r) { return Num(r.analysis.physical.cv); }},
-        {"physical_max_over_mean", [](auto&, auto& r) { return Num(r.physical_max_over_mean()); }},
-        {"burst_hour_hot_share", [](auto&, auto& r) { return Num(r.peak_hour_hot_share); }},
-        {"read_fanout", [](auto&, auto& r) { return Num(uint64_t{r.analysis.read_fanout}); }},
-        {"physical_counts",
-         [](auto&, auto& r) {
-           std::string out;
-           for (uint64_t v : r.physical_on_disk) {
-             if (!out.empty()) out += ';';
-             out += Num(v);
-           }
-           return out;
-         }},
-    };
-    auto* c = &columns;
-    for (size_t k = 0; k < result.reads.size(); ++k) AddRead(c, result.reads[k].name, k);
-    for (std::string profile : {"azure-table", "dynamodb", "cosmos"}) {
-      std::string p = profile;
-      for (char& ch : p) ch = ch == '-' ? '_' : ch;
-      c->push_back({p + "_predicted_s", [profile](auto&, auto& r) {
-                      auto* e = Cloud(r, profile);
-                      return e ? Num(e->seconds_with_skew) : std::string();
-                    }});
-      c->push_back({p + "_predicted_even_s", [profile](auto&, auto& r) {
-                      auto* e = Cloud(r, profile);
-                      return e ? Num(e->seconds_if_spread_evenly) : std::string();
-                    }});
-      c->push_back({p + "_offered_entities", [profile](auto&, auto& r) {
-                      auto* t = Throttle(r, profile);
-                      return t ? Num(t->offered_entities) : std::string();
-                    }});
-      c->push_back({p + "_throttled_entities", [profile](auto&, auto& r) {
-                      auto* t = Throttle(r, profile);
-                      return t ? Num(t->throttled_entities) : std::string();
-                    }});
-      c->push_back({p + "_throttle_rate", [profile](auto&, auto& r) {
-                      auto* t = Throttle(r, profile);
-                      return t ? Num(t->rate()) : std::string();
-                    }});
-    }
-    c->push_back({"replay_entities_per_s", [](auto& c, auto&) { return Num(c.replay_rate); }});
-    // The recommendation (recommendation.h): each strategy's score, its place, its traps.
-    auto rec = std::make_shared<const Recommendation>(Recommend(result));
-    auto score = [rec](const StrategyResult& r) -> const StrategyScore* {
-      for (const StrategyScore& m : rec->scores) {
-        if (m.strategy == r.label) return &m;
-      }
-      return nullptr;
-    };
-    c->push_back({"score", [score](auto&, auto& r) {
-                    auto* m = score(r);
-                    return m ? Num(m->score) : std::string();
-                  }});
-    c->push_back({"weighted_read_us", [score](auto&, auto& r) {
-                    auto* m = score(r);
-                    return m ? Num(m->read_micros) : std::string();
-                  }});
-    c->push_back({"recommendation", [rec](auto&, auto& r) {
-                    return r.label == rec->best        ? std::string("best")
-                           : r.label == rec->runner_up ? std::string("runner-up")
-                                                       : std::string();
-                  }});
-    c->push_back({"traps", [rec](auto&, auto& r) {
-                    std::string out;
-                    for (const Trap& t : rec->traps) {
-                      if (t.strategy == r.label) out += (out.empty() ? "" : "; ") + t.kind;
-                    }
-                    return out;
-                  }});
-    AddTarget(c, result.reads);
-    return columns;
-  }
+  auto columns = FixedColumns();
+  auto* c = &columns;
+  for (size_t k = 0; k < result.reads.size(); ++k) AddRead(c, result.reads[k].name, k);
+  AddProfiles(c);
+  c->push_back({"replay_entities_per_s", [](auto& c, auto&) { return Num(c.replay_rate); }});
+  AddRecommendation(c, result);
+  AddTarget(c, result.reads);
+  return columns;
 }
 
 }  // namespace

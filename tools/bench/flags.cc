@@ -156,6 +156,216 @@ Status ApplyWorkloadFile(BenchFlags* flags, std::optional<std::string>* replay_r
   return Status::OK();
 }
 
+// The numeric flags as typed: parsed and range-checked once the workload file has filled the
+// ones the command line left unset.
+struct NumberTexts {
+  std::optional<std::string> events, days, seed, partitions, replay_rate, target_in_flight;
+};
+
+// --events, --days, --seed, --partitions, --replay-rate.
+void AddWorkloadOptions(CLI::App& app, const BenchFlags& flags, NumberTexts& texts) {
+  app.add_option("--events", texts.events,
+                 fmt::format("events in the workload ({}; default {})",
+                             fmt::format("{}..{}", Grouped(BenchFlags::kMinEvents),
+                                         Grouped(BenchFlags::kMaxEvents)),
+                             Grouped(flags.events)))
+      ->type_name("N");
+  app.add_option(
+         "--days", texts.days,
+         fmt::format("days the events span (1..{}; default {})", BenchFlags::kMaxDays, flags.days))
+      ->type_name("D");
+  app.add_option(
+         "--seed", texts.seed,
+         fmt::format("seed of the workload and of the random suffixes (default {})", flags.seed))
+      ->type_name("S");
+  app.add_option("--partitions", texts.partitions,
+                 fmt::format("physical partitions per table (1..{}; default {})",
+                             BenchFlags::kMaxPartitions, flags.partitions))
+      ->type_name("P");
+  app.add_option("--replay-rate", texts.replay_rate,
+                 fmt::format("average entities/s of the compressed timeline that batching and "
+                             "the throttled replay use (default {:.0f})",
+                             flags.replay_rate))
+      ->type_name("R");
+}
+
+// --out, --work-dir, --sweep, and the target's --target, --target-in-flight,
+// --keep-target-tables.
+void AddRunOptions(CLI::App& app, BenchFlags& flags, NumberTexts& texts) {
+  app.add_option("--out", flags.out,
+                 "directory for partkv-compare.csv and partkv-compare.html (created; default "
+                 "./partkv-report; the last one given wins)")
+      ->type_name("DIR")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--work-dir", flags.work_dir,
+                 "directory for the stores while the run lasts (default: a fresh one under "
+                 "$TMPDIR, removed at the end)")
+      ->type_name("DIR");
+  app.add_flag("--sweep", flags.sweep,
+               "run the comparison at 1x, 3x and 10x the events and report how the per-entity "
+               "write cost and the per-page read cost grow");
+  app.add_option("--target", flags.target,
+                 "also write every strategy's batches, at the replay's pace, and run its reads "
+                 "against this Table endpoint (an Azure Storage connection string or a table "
+                 "endpoint URL with a SAS; Azure Table Storage, Cosmos DB for Table, Azurite, "
+                 "partkv serve), and report the 503/429 answers and retry waits it met beside "
+                 "the predicted throttling")
+      ->type_name("CONN");
+  app.add_option("--target-in-flight", texts.target_in_flight,
+                 fmt::format("batches sent to the target at once (1..256; default {})",
+                             flags.target_in_flight))
+      ->type_name("N");
+  app.add_flag("--keep-target-tables", flags.keep_target_tables,
+               "leave the tables written on the target (default: deleted after each strategy)");
+}
+
+// --data, --strategy, --row-key, --read, --suggest, --workload, --export-workload, --time.
+void AddDataOptions(CLI::App& app, BenchFlags& flags) {
+  app.add_option("--data", flags.data,
+                 "compare on your own entities: JSON Lines as `partkv export` writes them "
+                 "(PartitionKey and RowKey optional), read in one streaming pass; - reads stdin. "
+                 "Default: the built-in telemetry workload")
+      ->type_name("FILE");
+  app.add_option("--strategy", flags.strategies,
+                 "a PartitionKey strategy to compare, in the text form of docs/keys.md, e.g. "
+                 "'hash-suffix(orderDate,orderId,50)' (repeatable; default: the built-in six)")
+      ->type_name("SPEC");
+  app.add_option("--row-key", flags.row_key,
+                 "the RowKey scheme every strategy's table uses (docs/keys.md), e.g. "
+                 "'concat(orderId)' (default: the data's own RowKey; the built-in workload's "
+                 "orderId)")
+      ->type_name("SPEC");
+  app.add_option("--read", flags.reads,
+                 "a read the application makes: every entity with given values of these "
+                 "attributes, values sampled from the data, WEIGHT its share of the reads "
+                 "(repeatable; e.g. by-customer=customerId@3)")
+      ->type_name("NAME=ATTR[,ATTR...][@WEIGHT]");
+  app.add_flag("--suggest", flags.suggest,
+               "also compare PartitionKey candidates proposed from the data: per read its "
+               "attributes concatenated, bucketed keys with suffixes sized from the write rate, "
+               "the best-spread attribute");
+  app.add_option("--workload", flags.workload,
+                 "a JSON file holding the comparison (data, strategies, row_key, reads, time, "
+                 "replay_rate, partitions, suggest); flags add strategies and reads to it and "
+                 "override the rest. The report prints the workload it ran")
+      ->type_name("FILE");
+  app.add_option("--export-workload", flags.export_workload,
+                 "write the built-in workload (--events, --days, --seed) as JSON Lines to FILE "
+                 "and exit: the entities without keys, as --data reads them")
+      ->type_name("FILE");
+  app.add_option("--time", flags.time,
+                 "the attribute (DateTime, date-time text or Unix seconds) that orders the "
+                 "data's timeline; without it, file order at --replay-rate")
+      ->type_name("ATTR");
+}
+
+// The numeric flags into `flags`, each within its range; --sweep's ten times --events too.
+Status ParseNumbers(const NumberTexts& texts, BenchFlags* flags) {
+  PARTKV_RETURN_IF_ERROR(ParseWhole<uint64_t>("--events", texts.events, BenchFlags::kMinEvents,
+                                              BenchFlags::kMaxEvents, &flags->events));
+  PARTKV_RETURN_IF_ERROR(
+      ParseWhole<uint32_t>("--days", texts.days, 1, BenchFlags::kMaxDays, &flags->days));
+  PARTKV_RETURN_IF_ERROR(ParseWhole<uint64_t>("--seed", texts.seed, 0, UINT64_MAX, &flags->seed));
+  PARTKV_RETURN_IF_ERROR(ParseWhole<uint32_t>("--partitions", texts.partitions, 1,
+                                              BenchFlags::kMaxPartitions, &flags->partitions));
+  PARTKV_RETURN_IF_ERROR(ParseRate("--replay-rate", texts.replay_rate, BenchFlags::kMaxReplayRate,
+                                   &flags->replay_rate));
+  if (flags->sweep && flags->events > BenchFlags::kMaxEvents / 10) {
+    return Status::InvalidArgument(fmt::format(
+        "--events: {} with --sweep runs {} events, above the limit of {}", Grouped(flags->events),
+        Grouped(flags->events * 10), Grouped(BenchFlags::kMaxEvents)));
+  }
+  return ParseWhole<uint32_t>("--target-in-flight", texts.target_in_flight, 1, 256,
+                              &flags->target_in_flight);
+}
+
+// --target names a remote store, and not with --sweep.
+Status CheckTarget(const BenchFlags& flags) {
+  if (flags.target.empty()) return Status::OK();
+  if (!Store::IsRemoteLocation(flags.target)) {
+    return Status::InvalidArgument(
+        fmt::format("--target: '{}' is not a connection string or a table endpoint URL with a SAS "
+                    "(the comparison's local store is its own; --target names a remote one)",
+                    Store::RedactLocation(flags.target)));
+  }
+  if (flags.sweep) {
+    return Status::InvalidArgument("--target: not with --sweep (one run goes to the target)");
+  }
+  return Status::OK();
+}
+
+// Each --strategy parses, and none is given twice.
+Status CheckStrategies(const BenchFlags& flags) {
+  for (size_t i = 0; i < flags.strategies.size(); ++i) {
+    auto spec = UserStrategy(flags.strategies[i], i);
+    if (!spec.ok()) return Status::InvalidArgument("--strategy: " + std::string(spec.status().message()));
+    for (size_t j = 0; j < i; ++j) {
+      if (UserStrategy(flags.strategies[j], j)->partition_key == spec->partition_key) {
+        return Status::InvalidArgument(fmt::format("--strategy: '{}' is given twice",
+                                                   spec->partition_key.ToString()));
+      }
+    }
+  }
+  return Status::OK();
+}
+
+// --row-key parses, and is not a random suffix.
+Status CheckRowKey(const BenchFlags& flags) {
+  if (flags.row_key.empty()) return Status::OK();
+  auto rk = KeyStrategy::Parse(flags.row_key);
+  if (!rk.ok()) return Status::InvalidArgument("--row-key: " + std::string(rk.status().message()));
+  if (rk->kind() == KeyStrategy::Kind::kRandomSuffix) {
+    return Status::InvalidArgument(
+        "--row-key: a random suffix cannot be a RowKey (a point read could not compute it)");
+  }
+  return Status::OK();
+}
+
+// Each --read parses, and no two share a name.
+Status CheckReads(const BenchFlags& flags) {
+  std::vector<std::string> read_names;
+  for (const std::string& text : flags.reads) {
+    auto read = ParseReadSpec(text);
+    if (!read.ok()) return Status::InvalidArgument("--read: " + std::string(read.status().message()));
+    if (std::find(read_names.begin(), read_names.end(), read->name) != read_names.end()) {
+      return Status::InvalidArgument(
+          fmt::format("--read: the name '{}' is given to two reads", read->name));
+    }
+    read_names.push_back(read->name);
+  }
+  return Status::OK();
+}
+
+// --data: a readable file (or -), with strategies to compare and without the built-in
+// workload's flags; --time only with it.
+Status CheckData(const BenchFlags& flags, const NumberTexts& texts) {
+  if (!flags.data.empty()) {
+    if (flags.sweep) {
+      return Status::InvalidArgument("--sweep: not with --data (the sweep scales the built-in "
+                                     "workload)");
+    }
+    if (texts.events || texts.days) {
+      return Status::InvalidArgument(fmt::format("{}: not with --data (the data is what it is)",
+                                                 texts.events ? "--events" : "--days"));
+    }
+    if (flags.strategies.empty() && !flags.suggest) {
+      return Status::InvalidArgument(
+          "--strategy: --data needs at least one --strategy to compare, or --suggest");
+    }
+    if (flags.data != "-") {
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(flags.data, ec)) {
+        return Status::InvalidArgument(
+            fmt::format("--data: '{}' is not a file that can be read", flags.data));
+      }
+    }
+  } else if (!flags.time.empty()) {
+    return Status::InvalidArgument("--time: only with --data (the built-in workload has its own "
+                                   "timeline)");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 std::string WorkloadJson(const BenchFlags& flags, const std::vector<std::string>& extra) {
@@ -205,91 +415,10 @@ Result<BenchFlags> ParseFlags(int argc, const char* const* argv) {
       "each strategy into its own table, against raw RocksDB on the same bytes — and writes a "
       "terminal table, a CSV and an HTML report."};
   app.set_help_flag("-h,--help", "print this help and exit");
-  std::optional<std::string> events, days, seed, partitions, replay_rate, target_in_flight;
-  app.add_option("--events", events,
-                 fmt::format("events in the workload ({}; default {})",
-                             fmt::format("{}..{}", Grouped(BenchFlags::kMinEvents),
-                                         Grouped(BenchFlags::kMaxEvents)),
-                             Grouped(flags.events)))
-      ->type_name("N");
-  app.add_option(
-         "--days", days,
-         fmt::format("days the events span (1..{}; default {})", BenchFlags::kMaxDays, flags.days))
-      ->type_name("D");
-  app.add_option(
-         "--seed", seed,
-         fmt::format("seed of the workload and of the random suffixes (default {})", flags.seed))
-      ->type_name("S");
-  app.add_option("--partitions", partitions,
-                 fmt::format("physical partitions per table (1..{}; default {})",
-                             BenchFlags::kMaxPartitions, flags.partitions))
-      ->type_name("P");
-  app.add_option("--replay-rate", replay_rate,
-                 fmt::format("average entities/s of the compressed timeline that batching and "
-                             "the throttled replay use (default {:.0f})",
-                             flags.replay_rate))
-      ->type_name("R");
-  app.add_option("--out", flags.out,
-                 "directory for partkv-compare.csv and partkv-compare.html (created; default "
-                 "./partkv-report; the last one given wins)")
-      ->type_name("DIR")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.add_option("--work-dir", flags.work_dir,
-                 "directory for the stores while the run lasts (default: a fresh one under "
-                 "$TMPDIR, removed at the end)")
-      ->type_name("DIR");
-  app.add_flag("--sweep", flags.sweep,
-               "run the comparison at 1x, 3x and 10x the events and report how the per-entity "
-               "write cost and the per-page read cost grow");
-  app.add_option("--target", flags.target,
-                 "also write every strategy's batches, at the replay's pace, and run its reads "
-                 "against this Table endpoint (an Azure Storage connection string or a table "
-                 "endpoint URL with a SAS; Azure Table Storage, Cosmos DB for Table, Azurite, "
-                 "partkv serve), and report the 503/429 answers and retry waits it met beside "
-                 "the predicted throttling")
-      ->type_name("CONN");
-  app.add_option("--target-in-flight", target_in_flight,
-                 fmt::format("batches sent to the target at once (1..256; default {})",
-                             flags.target_in_flight))
-      ->type_name("N");
-  app.add_flag("--keep-target-tables", flags.keep_target_tables,
-               "leave the tables written on the target (default: deleted after each strategy)");
-  app.add_option("--data", flags.data,
-                 "compare on your own entities: JSON Lines as `partkv export` writes them "
-                 "(PartitionKey and RowKey optional), read in one streaming pass; - reads stdin. "
-                 "Default: the built-in telemetry workload")
-      ->type_name("FILE");
-  app.add_option("--strategy", flags.strategies,
-                 "a PartitionKey strategy to compare, in the text form of docs/keys.md, e.g. "
-                 "'hash-suffix(orderDate,orderId,50)' (repeatable; default: the built-in six)")
-      ->type_name("SPEC");
-  app.add_option("--row-key", flags.row_key,
-                 "the RowKey scheme every strategy's table uses (docs/keys.md), e.g. "
-                 "'concat(orderId)' (default: the data's own RowKey; the built-in workload's "
-                 "orderId)")
-      ->type_name("SPEC");
-  app.add_option("--read", flags.reads,
-                 "a read the application makes: every entity with given values of these "
-                 "attributes, values sampled from the data, WEIGHT its share of the reads "
-                 "(repeatable; e.g. by-customer=customerId@3)")
-      ->type_name("NAME=ATTR[,ATTR...][@WEIGHT]");
-  app.add_flag("--suggest", flags.suggest,
-               "also compare PartitionKey candidates proposed from the data: per read its "
-               "attributes concatenated, bucketed keys with suffixes sized from the write rate, "
-               "the best-spread attribute");
-  app.add_option("--workload", flags.workload,
-                 "a JSON file holding the comparison (data, strategies, row_key, reads, time, "
-                 "replay_rate, partitions, suggest); flags add strategies and reads to it and "
-                 "override the rest. The report prints the workload it ran")
-      ->type_name("FILE");
-  app.add_option("--export-workload", flags.export_workload,
-                 "write the built-in workload (--events, --days, --seed) as JSON Lines to FILE "
-                 "and exit: the entities without keys, as --data reads them")
-      ->type_name("FILE");
-  app.add_option("--time", flags.time,
-                 "the attribute (DateTime, date-time text or Unix seconds) that orders the "
-                 "data's timeline; without it, file order at --replay-rate")
-      ->type_name("ATTR");
+  NumberTexts texts;
+  AddWorkloadOptions(app, flags, texts);
+  AddRunOptions(app, flags, texts);
+  AddDataOptions(app, flags);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -300,87 +429,14 @@ Result<BenchFlags> ParseFlags(int argc, const char* const* argv) {
     return Status::InvalidArgument(e.what());
   }
   if (!flags.workload.empty()) {
-    PARTKV_RETURN_IF_ERROR(ApplyWorkloadFile(&flags, &replay_rate, &partitions));
+    PARTKV_RETURN_IF_ERROR(ApplyWorkloadFile(&flags, &texts.replay_rate, &texts.partitions));
   }
-  PARTKV_RETURN_IF_ERROR(ParseWhole<uint64_t>("--events", events, BenchFlags::kMinEvents,
-                                              BenchFlags::kMaxEvents, &flags.events));
-  PARTKV_RETURN_IF_ERROR(
-      ParseWhole<uint32_t>("--days", days, 1, BenchFlags::kMaxDays, &flags.days));
-  PARTKV_RETURN_IF_ERROR(ParseWhole<uint64_t>("--seed", seed, 0, UINT64_MAX, &flags.seed));
-  PARTKV_RETURN_IF_ERROR(ParseWhole<uint32_t>("--partitions", partitions, 1,
-                                              BenchFlags::kMaxPartitions, &flags.partitions));
-  PARTKV_RETURN_IF_ERROR(
-      ParseRate("--replay-rate", replay_rate, BenchFlags::kMaxReplayRate, &flags.replay_rate));
-  if (flags.sweep && flags.events > BenchFlags::kMaxEvents / 10) {
-    return Status::InvalidArgument(fmt::format(
-        "--events: {} with --sweep runs {} events, above the limit of {}", Grouped(flags.events),
-        Grouped(flags.events * 10), Grouped(BenchFlags::kMaxEvents)));
-  }
-  PARTKV_RETURN_IF_ERROR(ParseWhole<uint32_t>("--target-in-flight", target_in_flight, 1, 256,
-                                              &flags.target_in_flight));
-  if (!flags.target.empty()) {
-    if (!Store::IsRemoteLocation(flags.target)) {
-      return Status::InvalidArgument(fmt::format(
-          "--target: '{}' is not a connection string or a table endpoint URL with a SAS "
-          "(the comparison's local store is its own; --target names a remote one)",
-          Store::RedactLocation(flags.target)));
-    }
-    if (flags.sweep) {
-      return Status::InvalidArgument("--target: not with --sweep (one run goes to the target)");
-    }
-  }
-  for (size_t i = 0; i < flags.strategies.size(); ++i) {
-    auto spec = UserStrategy(flags.strategies[i], i);
-    if (!spec.ok()) return Status::InvalidArgument("--strategy: " + std::string(spec.status().message()));
-    for (size_t j = 0; j < i; ++j) {
-      if (UserStrategy(flags.strategies[j], j)->partition_key == spec->partition_key) {
-        return Status::InvalidArgument(fmt::format("--strategy: '{}' is given twice",
-                                                   spec->partition_key.ToString()));
-      }
-    }
-  }
-  if (!flags.row_key.empty()) {
-    auto rk = KeyStrategy::Parse(flags.row_key);
-    if (!rk.ok()) return Status::InvalidArgument("--row-key: " + std::string(rk.status().message()));
-    if (rk->kind() == KeyStrategy::Kind::kRandomSuffix) {
-      return Status::InvalidArgument(
-          "--row-key: a random suffix cannot be a RowKey (a point read could not compute it)");
-    }
-  }
-  std::vector<std::string> read_names;
-  for (const std::string& text : flags.reads) {
-    auto read = ParseReadSpec(text);
-    if (!read.ok()) return Status::InvalidArgument("--read: " + std::string(read.status().message()));
-    if (std::find(read_names.begin(), read_names.end(), read->name) != read_names.end()) {
-      return Status::InvalidArgument(
-          fmt::format("--read: the name '{}' is given to two reads", read->name));
-    }
-    read_names.push_back(read->name);
-  }
-  if (!flags.data.empty()) {
-    if (flags.sweep) {
-      return Status::InvalidArgument("--sweep: not with --data (the sweep scales the built-in "
-                                     "workload)");
-    }
-    if (events || days) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: not with --data (the data is what it is)", events ? "--events" : "--days"));
-    }
-    if (flags.strategies.empty() && !flags.suggest) {
-      return Status::InvalidArgument(
-          "--strategy: --data needs at least one --strategy to compare, or --suggest");
-    }
-    if (flags.data != "-") {
-      std::error_code ec;
-      if (!std::filesystem::is_regular_file(flags.data, ec)) {
-        return Status::InvalidArgument(
-            fmt::format("--data: '{}' is not a file that can be read", flags.data));
-      }
-    }
-  } else if (!flags.time.empty()) {
-    return Status::InvalidArgument("--time: only with --data (the built-in workload has its own "
-                                   "timeline)");
-  }
+  PARTKV_RETURN_IF_ERROR(ParseNumbers(texts, &flags));
+  PARTKV_RETURN_IF_ERROR(CheckTarget(flags));
+  PARTKV_RETURN_IF_ERROR(CheckStrategies(flags));
+  PARTKV_RETURN_IF_ERROR(CheckRowKey(flags));
+  PARTKV_RETURN_IF_ERROR(CheckReads(flags));
+  PARTKV_RETURN_IF_ERROR(CheckData(flags, texts));
   PARTKV_RETURN_IF_ERROR(CheckWritableDirectory("--out", flags.out));
   if (!flags.work_dir.empty()) {
     PARTKV_RETURN_IF_ERROR(CheckWritableDirectory("--work-dir", flags.work_dir));

@@ -188,72 +188,82 @@ Result<Subject> MakeSubject(const BenchFlags& flags, const std::string& spool_di
   return s;
 }
 
-int Main(int argc, char** argv) {
-  auto flags = ParseFlags(argc, argv);
-  if (!flags.ok()) return Fail(std::string(flags.status().message()), kExitUsage);
-  if (flags->help) {
-    std::fputs(flags->help_text.c_str(), stdout);
-    return 0;
+// --export-workload: the built-in workload's entities, without keys, as JSON Lines. The exit
+// status.
+int ExportWorkload(const BenchFlags& flags) {
+  WorkloadOptions wo;
+  wo.events = flags.events;
+  wo.days = flags.days;
+  wo.seed = flags.seed;
+  const Workload workload = Workload::Generate(wo);
+  std::ofstream out(flags.export_workload, std::ios::binary | std::ios::trunc);
+  // The keys are what --data chooses: left out rather than written empty.
+  constexpr std::string_view kNoKeys = R"({"PartitionKey":"","RowKey":"",)";
+  for (size_t i = 0; i < workload.size() && out; ++i) {
+    std::string line = EntityToJson(workload.MakeEntity(i));
+    if (line.starts_with(kNoKeys)) line.replace(0, kNoKeys.size(), "{");
+    out << line << '\n';
   }
-  if (!flags->export_workload.empty()) {
-    WorkloadOptions wo;
-    wo.events = flags->events;
-    wo.days = flags->days;
-    wo.seed = flags->seed;
-    const Workload workload = Workload::Generate(wo);
-    std::ofstream out(flags->export_workload, std::ios::binary | std::ios::trunc);
-    // The keys are what --data chooses: left out rather than written empty.
-    constexpr std::string_view kNoKeys = R"({"PartitionKey":"","RowKey":"",)";
-    for (size_t i = 0; i < workload.size() && out; ++i) {
-      std::string line = EntityToJson(workload.MakeEntity(i));
-      if (line.starts_with(kNoKeys)) line.replace(0, kNoKeys.size(), "{");
-      out << line << '\n';
-    }
-    out.close();
-    if (!out) return Fail("cannot write " + flags->export_workload, kExitFailed);
-    std::printf("%s: %s entities\n", Absolute(flags->export_workload).c_str(),
-                Grouped(workload.size()).c_str());
-    return 0;
-  }
-  ScratchDir scratch(flags->work_dir);
-  if (scratch.path().empty()) {
-    return Fail("cannot create a working directory (set --work-dir or TMPDIR)", kExitFailed);
-  }
-  Result<Subject> subject = MakeSubject(*flags, scratch.path());
-  if (!subject.ok()) {
-    return Fail(std::string(subject.status().message()),
-                subject.status().IsInvalidArgument() ? kExitUsage : kExitFailed);
-  }
+  out.close();
+  if (!out) return Fail("cannot write " + flags.export_workload, kExitFailed);
+  std::printf("%s: %s entities\n", Absolute(flags.export_workload).c_str(),
+              Grouped(workload.size()).c_str());
+  return 0;
+}
 
+// The comparison of `subject` at `multiplier` times --events, in `work_dir`.
+ComparisonOptions OptionsFor(const BenchFlags& flags, const Subject& subject, uint64_t multiplier,
+                             std::string work_dir) {
+  ComparisonOptions options;
+  options.workload.events = flags.events * multiplier;
+  options.workload.days = flags.days;
+  options.workload.seed = flags.seed;
+  options.data = subject.data;
+  options.strategies = subject.strategies;
+  options.row_key = subject.row_key;
+  options.reads = subject.reads;
+  options.time_attribute = flags.time;
+  options.physical_partitions = flags.partitions;
+  options.replay_rate = flags.replay_rate;
+  options.target.location = flags.target;
+  options.target.in_flight = flags.target_in_flight;
+  options.target.keep_tables = flags.keep_target_tables;
+  options.work_dir = std::move(work_dir);
+  return options;
+}
+
+// A sweep's line on stderr for one finished run: its time, by phase.
+void PrintRunTime(uint64_t multiplier, const ComparisonOptions& options,
+                  const ComparisonResult& result) {
+  std::string phases;
+  for (const auto& [phase, seconds] : result.phase_seconds) {
+    if (seconds >= 0.05) phases += (phases.empty() ? "" : ", ") + phase + " " + Duration(seconds);
+  }
+  std::fprintf(stderr, "partkv-bench: %s× (%s events) done in %s (%s)%s\n",
+               std::to_string(multiplier).c_str(), Grouped(options.workload.events).c_str(),
+               Duration(result.wall_seconds).c_str(), phases.c_str(),
+               result.settled ? "" : "; background work had not settled before the reads");
+}
+
+// Runs the comparison once, or once per multiplier of --sweep, each in its own directory under
+// `scratch`, into `sweep`. 0, or the exit status of the failure it reported.
+int RunComparisons(const BenchFlags& flags, const Subject& subject, const std::string& scratch,
+                   SweepResult* sweep) {
   const std::vector<uint64_t> multipliers =
-      flags->sweep ? std::vector<uint64_t>{1, 3, 10} : std::vector<uint64_t>{1};
+      flags.sweep ? std::vector<uint64_t>{1, 3, 10} : std::vector<uint64_t>{1};
   uint64_t total_weight = 0, done_weight = 0;
   for (uint64_t m : multipliers) total_weight += m;
 
   ProgressBar bar;
-  SweepResult sweep;
   for (size_t k = 0; k < multipliers.size(); ++k) {
-    ComparisonOptions options;
-    options.workload.events = flags->events * multipliers[k];
-    options.workload.days = flags->days;
-    options.workload.seed = flags->seed;
-    options.data = subject->data;
-    options.strategies = subject->strategies;
-    options.row_key = subject->row_key;
-    options.reads = subject->reads;
-    options.time_attribute = flags->time;
-    options.physical_partitions = flags->partitions;
-    options.replay_rate = flags->replay_rate;
-    options.target.location = flags->target;
-    options.target.in_flight = flags->target_in_flight;
-    options.target.keep_tables = flags->keep_target_tables;
-    options.work_dir = scratch.path() + "/run-" + std::to_string(k);
+    const ComparisonOptions options =
+        OptionsFor(flags, subject, multipliers[k], scratch + "/run-" + std::to_string(k));
     std::error_code ec;
     fs::create_directories(options.work_dir, ec);
     if (ec) return Fail("cannot create " + options.work_dir + ": " + ec.message(), kExitFailed);
     bar.Scope(static_cast<double>(done_weight) / total_weight,
               static_cast<double>(done_weight + multipliers[k]) / total_weight,
-              flags->sweep ? fmt::format("{}× ", multipliers[k]) : "");
+              flags.sweep ? fmt::format("{}× ", multipliers[k]) : "");
     auto result = RunComparison(options, &bar);
     bar.Clear();
     if (!result.ok()) {
@@ -266,50 +276,70 @@ int Main(int argc, char** argv) {
     }
     fs::remove_all(options.work_dir, ec);
     done_weight += multipliers[k];
-    if (flags->sweep) {
-      std::string phases;
-      for (const auto& [phase, seconds] : result->phase_seconds) {
-        if (seconds >= 0.05)
-          phases += (phases.empty() ? "" : ", ") + phase + " " + Duration(seconds);
-      }
-      std::fprintf(stderr, "partkv-bench: %s× (%s events) done in %s (%s)%s\n",
-                   std::to_string(multipliers[k]).c_str(), Grouped(options.workload.events).c_str(),
-                   Duration(result->wall_seconds).c_str(), phases.c_str(),
-                   result->settled ? "" : "; background work had not settled before the reads");
-    }
+    if (flags.sweep) PrintRunTime(multipliers[k], options, *result);
     std::vector<std::string> suggested;
-    for (const StrategySpec& spec : subject->strategies) {
+    for (const StrategySpec& spec : subject.strategies) {
       if (spec.suggested) suggested.push_back(spec.label);
     }
-    result->workload_file = WorkloadJson(*flags, suggested);
-    sweep.runs.push_back(std::move(*result));
+    result->workload_file = WorkloadJson(flags, suggested);
+    sweep->runs.push_back(std::move(*result));
   }
+  return 0;
+}
 
+// The terminal tables to stdout; partkv-compare.csv and partkv-compare.html into --out, with
+// --sweep also partkv-compare-sweep.csv and one CSV per run. The exit status.
+int WriteReports(const BenchFlags& flags, const SweepResult& sweep) {
   const ComparisonResult& base = sweep.runs.front();
   std::fputs(RenderTerminalReport(base).c_str(), stdout);
-  const std::string csv = flags->out + "/partkv-compare.csv";
-  const std::string html = flags->out + "/partkv-compare.html";
+  const std::string csv = flags.out + "/partkv-compare.csv";
+  const std::string html = flags.out + "/partkv-compare.html";
   if (Status s = WriteFile(csv, RenderCsv(base)); !s.ok()) return Fail(s.ToString(), kExitFailed);
-  if (flags->sweep) {
+  if (flags.sweep) {
     std::fputs("\n", stdout);
     std::fputs(RenderSweepReport(sweep).c_str(), stdout);
-    const std::string sweep_csv = flags->out + "/partkv-compare-sweep.csv";
+    const std::string sweep_csv = flags.out + "/partkv-compare-sweep.csv";
     if (Status s = WriteFile(sweep_csv, RenderSweepCsv(sweep)); !s.ok()) {
       return Fail(s.ToString(), kExitFailed);
     }
     for (const ComparisonResult& run : sweep.runs) {
       const std::string path =
-          fmt::format("{}/partkv-compare-{}.csv", flags->out, run.workload.events);
-      if (Status s = WriteFile(path, RenderCsv(run)); !s.ok())
+          fmt::format("{}/partkv-compare-{}.csv", flags.out, run.workload.events);
+      if (Status s = WriteFile(path, RenderCsv(run)); !s.ok()) {
         return Fail(s.ToString(), kExitFailed);
+      }
     }
     std::printf("sweep csv: %s\n", Absolute(sweep_csv).c_str());
   }
-  if (Status s = WriteFile(html, RenderHtml(base, flags->sweep ? &sweep : nullptr)); !s.ok()) {
+  if (Status s = WriteFile(html, RenderHtml(base, flags.sweep ? &sweep : nullptr)); !s.ok()) {
     return Fail(s.ToString(), kExitFailed);
   }
   std::printf("csv:    %s\nreport: %s\n", Absolute(csv).c_str(), Absolute(html).c_str());
   return 0;
+}
+
+int Main(int argc, char** argv) {
+  auto flags = ParseFlags(argc, argv);
+  if (!flags.ok()) return Fail(std::string(flags.status().message()), kExitUsage);
+  if (flags->help) {
+    std::fputs(flags->help_text.c_str(), stdout);
+    return 0;
+  }
+  if (!flags->export_workload.empty()) return ExportWorkload(*flags);
+  ScratchDir scratch(flags->work_dir);
+  if (scratch.path().empty()) {
+    return Fail("cannot create a working directory (set --work-dir or TMPDIR)", kExitFailed);
+  }
+  Result<Subject> subject = MakeSubject(*flags, scratch.path());
+  if (!subject.ok()) {
+    return Fail(std::string(subject.status().message()),
+                subject.status().IsInvalidArgument() ? kExitUsage : kExitFailed);
+  }
+  SweepResult sweep;
+  if (int code = RunComparisons(*flags, *subject, scratch.path(), &sweep); code != 0) {
+    return code;
+  }
+  return WriteReports(*flags, sweep);
 }
 
 }  // namespace

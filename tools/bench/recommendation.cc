@@ -165,40 +165,49 @@ void FindTraps(const ComparisonResult& result, const StrategyResult& s, std::vec
   }
 }
 
-}  // namespace
+// The best (least) predicted cloud write time and bytes on disk among the strategies measured;
+// 0 where none has one.
+struct Bests {
+  double cloud = 0;
+  uint64_t bytes = 0;
+};
 
-Recommendation Recommend(const ComparisonResult& result) {
-  Recommendation out;
-  if (result.strategies.empty()) return out;
-  for (const StrategyResult& s : result.strategies) out.scores.push_back(Measure(result, s));
-  double best_cloud = 0;
-  uint64_t best_bytes = 0;
-  for (const StrategyScore& m : out.scores) {
-    if (m.cloud_seconds > 0 && (best_cloud == 0 || m.cloud_seconds < best_cloud)) {
-      best_cloud = m.cloud_seconds;
+Bests FindBests(const std::vector<StrategyScore>& scores) {
+  Bests b;
+  for (const StrategyScore& m : scores) {
+    if (m.cloud_seconds > 0 && (b.cloud == 0 || m.cloud_seconds < b.cloud)) {
+      b.cloud = m.cloud_seconds;
     }
-    if (m.bytes > 0 && (best_bytes == 0 || m.bytes < best_bytes)) best_bytes = m.bytes;
+    if (m.bytes > 0 && (b.bytes == 0 || m.bytes < b.bytes)) b.bytes = m.bytes;
   }
-  for (StrategyScore& m : out.scores) {
+  return b;
+}
+
+// Each score's terms and their sum, the measures weighed against the best of them.
+void Score(const ComparisonResult& result, const Bests& bests, std::vector<StrategyScore>* scores) {
+  for (StrategyScore& m : *scores) {
     m.throttling_term = kThrottlingWeight * m.refused;
-    m.cloud_term = kCloudWeight * Doublings(m.cloud_seconds, best_cloud);
-    m.read_term = kReadWeight * ReadDoublings(result, result.strategies[&m - out.scores.data()]);
-    m.storage_term = kStorageWeight * Doublings(static_cast<double>(m.bytes),
-                                                 static_cast<double>(best_bytes));
+    m.cloud_term = kCloudWeight * Doublings(m.cloud_seconds, bests.cloud);
+    m.read_term = kReadWeight * ReadDoublings(result, result.strategies[&m - scores->data()]);
+    m.storage_term =
+        kStorageWeight * Doublings(static_cast<double>(m.bytes), static_cast<double>(bests.bytes));
     m.score = m.throttling_term + m.cloud_term + m.read_term + m.storage_term;
   }
-  for (const StrategyResult& s : result.strategies) FindTraps(result, s, &out.traps);
+}
 
-  std::vector<size_t> order(out.scores.size());
+// The strategies' indexes, the lowest score first (ties in the given order).
+std::vector<size_t> Ranked(const std::vector<StrategyScore>& scores) {
+  std::vector<size_t> order(scores.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return out.scores[a].score < out.scores[b].score;
-  });
-  const StrategyScore& best = out.scores[order[0]];
-  const StrategyResult& bs = result.strategies[order[0]];
-  out.best = best.strategy;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return scores[a].score < scores[b].score; });
+  return order;
+}
 
-  // Why the best: each measure, in plain words.
+// Why the best: each measure, in plain words.
+std::vector<std::string> Reasons(const ComparisonResult& result, const StrategyScore& best,
+                                 const StrategyResult& bs, const Bests& bests) {
+  std::vector<std::string> reasons;
   std::vector<std::string> profiles;
   for (const ThrottleStats& t : bs.throttle) profiles.push_back(ProfileName(t.profile));
   std::string profile_list;
@@ -206,7 +215,7 @@ Recommendation Recommend(const ComparisonResult& result) {
     profile_list += (i == 0 ? "" : i + 1 == profiles.size() ? " and " : ", ") + profiles[i];
   }
   if (!bs.throttle.empty()) {
-    out.reasons.push_back(
+    reasons.push_back(
         best.refused == 0
             ? fmt::format("It has none of the busiest day refused under {} at {} offered.",
                           profile_list, Rate(result.replay_rate))
@@ -216,21 +225,21 @@ Recommendation Recommend(const ComparisonResult& result) {
                           best.throttling_term <= 1e-9 ? "" : ", and no candidate does better"));
   }
   if (best.cloud_seconds > 0) {
-    out.reasons.push_back(
+    reasons.push_back(
         best.cloud_term < 0.05
             ? fmt::format("Its predicted cloud write time is the shortest: {} (geometric mean "
                           "over the profiles; the busiest partition at its limit).",
                           Duration(best.cloud_seconds))
             : fmt::format("Its predicted cloud write time, {}, is {} the shortest ({}).",
-                          Duration(best.cloud_seconds), Ratio(best.cloud_seconds / best_cloud),
-                          Duration(best_cloud)));
+                          Duration(best.cloud_seconds), Ratio(best.cloud_seconds / bests.cloud),
+                          Duration(bests.cloud)));
   }
   if (best.read_micros > 0) {
     std::string plans;
     for (const ReadStats& rs : bs.reads) {
       plans += fmt::format("{}{}: {}", plans.empty() ? "" : "; ", rs.name, rs.how);
     }
-    out.reasons.push_back(
+    reasons.push_back(
         best.read_term < 0.05
             ? fmt::format("Its reads are the cheapest of every kind asked ({}).", plans)
             : fmt::format("Its reads take {:.2f}× the cheapest plan's time, on the weighted "
@@ -238,50 +247,80 @@ Recommendation Recommend(const ComparisonResult& result) {
                           std::exp2(best.read_term / kReadWeight), plans));
   }
   if (best.bytes > 0) {
-    out.reasons.push_back(
-        best.storage_term < 0.05
-            ? fmt::format("It stores the data in {}, the least.", Bytes(best.bytes))
-            : fmt::format("It stores the data in {}, {} the least.", Bytes(best.bytes),
-                          Ratio(static_cast<double>(best.bytes) / best_bytes)));
+    reasons.push_back(best.storage_term < 0.05
+                          ? fmt::format("It stores the data in {}, the least.", Bytes(best.bytes))
+                          : fmt::format("It stores the data in {}, {} the least.",
+                                        Bytes(best.bytes),
+                                        Ratio(static_cast<double>(best.bytes) / bests.bytes)));
   }
+  return reasons;
+}
+
+// What the runner-up (`second`, strategy `sr`) loses most on against the best (`best`, `bs`):
+// the measure's name and its figures.
+std::pair<const char*, std::string> WorstGap(const StrategyScore& best, const StrategyResult& bs,
+                                             const StrategyScore& second,
+                                             const StrategyResult& sr) {
+  const std::pair<const char*, double> gaps[] = {
+      {"throttling", second.throttling_term - best.throttling_term},
+      {"predicted cloud write time", second.cloud_term - best.cloud_term},
+      {"weighted read cost", second.read_term - best.read_term},
+      {"storage", second.storage_term - best.storage_term},
+  };
+  const auto* worst = std::max_element(std::begin(gaps), std::end(gaps),
+                                       [](auto& a, auto& b) { return a.second < b.second; });
+  std::string detail;
+  if (std::string_view(worst->first) == "throttling") {
+    detail = fmt::format("{} refused against {}", Share(second.refused), Share(best.refused));
+  } else if (std::string_view(worst->first) == "predicted cloud write time") {
+    detail =
+        fmt::format("{} against {}", Duration(second.cloud_seconds), Duration(best.cloud_seconds));
+  } else if (std::string_view(worst->first) == "weighted read cost") {
+    std::string reads;
+    for (size_t k = 0; k < sr.reads.size() && k < bs.reads.size(); ++k) {
+      reads += fmt::format("{}{} {} against {}", reads.empty() ? "" : "; ", sr.reads[k].name,
+                           Latency(sr.reads[k].p50_micros), Latency(bs.reads[k].p50_micros));
+    }
+    detail = reads;
+  } else {
+    detail = fmt::format("{} against {}", Bytes(second.bytes), Bytes(best.bytes));
+  }
+  return {worst->first, detail};
+}
+
+// The runner-up against the best, in one sentence.
+std::string VersusRunnerUp(const StrategyScore& best, const StrategyResult& bs,
+                           const StrategyScore& second, const StrategyResult& sr) {
+  const auto [worst, detail] = WorstGap(best, bs, second, sr);
+  return second.score - best.score < 0.25
+             ? fmt::format(
+                   "The runner-up, {}, is close (score {} against {}): it loses most on "
+                   "{} ({}); on another run or machine they may swap.",
+                   second.strategy, Fixed(second.score, 2), Fixed(best.score, 2), worst, detail)
+             : fmt::format("The runner-up, {}, scores {} against {}: it loses most on {} ({}).",
+                           second.strategy, Fixed(second.score, 2), Fixed(best.score, 2), worst,
+                           detail);
+}
+
+}  // namespace
+
+Recommendation Recommend(const ComparisonResult& result) {
+  Recommendation out;
+  if (result.strategies.empty()) return out;
+  for (const StrategyResult& s : result.strategies) out.scores.push_back(Measure(result, s));
+  const Bests bests = FindBests(out.scores);
+  Score(result, bests, &out.scores);
+  for (const StrategyResult& s : result.strategies) FindTraps(result, s, &out.traps);
+
+  const std::vector<size_t> order = Ranked(out.scores);
+  const StrategyScore& best = out.scores[order[0]];
+  const StrategyResult& bs = result.strategies[order[0]];
+  out.best = best.strategy;
+  out.reasons = Reasons(result, best, bs, bests);
   if (order.size() >= 2) {
     const StrategyScore& second = out.scores[order[1]];
     out.runner_up = second.strategy;
-    // What the runner-up loses most on.
-    const std::pair<const char*, double> gaps[] = {
-        {"throttling", second.throttling_term - best.throttling_term},
-        {"predicted cloud write time", second.cloud_term - best.cloud_term},
-        {"weighted read cost", second.read_term - best.read_term},
-        {"storage", second.storage_term - best.storage_term},
-    };
-    const auto* worst = std::max_element(std::begin(gaps), std::end(gaps),
-                                         [](auto& a, auto& b) { return a.second < b.second; });
-    std::string detail;
-    if (std::string_view(worst->first) == "throttling") {
-      detail = fmt::format("{} refused against {}", Share(second.refused), Share(best.refused));
-    } else if (std::string_view(worst->first) == "predicted cloud write time") {
-      detail = fmt::format("{} against {}", Duration(second.cloud_seconds),
-                           Duration(best.cloud_seconds));
-    } else if (std::string_view(worst->first) == "weighted read cost") {
-      std::string reads;
-      const StrategyResult& sr = result.strategies[order[1]];
-      for (size_t k = 0; k < sr.reads.size() && k < bs.reads.size(); ++k) {
-        reads += fmt::format("{}{} {} against {}", reads.empty() ? "" : "; ", sr.reads[k].name,
-                             Latency(sr.reads[k].p50_micros), Latency(bs.reads[k].p50_micros));
-      }
-      detail = reads;
-    } else {
-      detail = fmt::format("{} against {}", Bytes(second.bytes), Bytes(best.bytes));
-    }
-    out.versus_runner_up =
-        second.score - best.score < 0.25
-            ? fmt::format("The runner-up, {}, is close (score {} against {}): it loses most on "
-                          "{} ({}); on another run or machine they may swap.",
-                          second.strategy, Fixed(second.score, 2), Fixed(best.score, 2),
-                          worst->first, detail)
-            : fmt::format("The runner-up, {}, scores {} against {}: it loses most on {} ({}).",
-                          second.strategy, Fixed(second.score, 2), Fixed(best.score, 2),
-                          worst->first, detail);
+    out.versus_runner_up = VersusRunnerUp(best, bs, second, result.strategies[order[1]]);
   }
   return out;
 }

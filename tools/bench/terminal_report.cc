@@ -194,9 +194,10 @@ std::string RenderRecommendation(const Recommendation& rec) {
   return out;
 }
 
-std::string RenderTerminalReport(const ComparisonResult& r) {
-  std::string out = Header(r) + "\n";
+namespace {
 
+// Writes and layout: each strategy's write rate against raw RocksDB, its bytes and its skew.
+std::string WritesSection(const ComparisonResult& r) {
   TextTable writes({{"strategy", false},
                     {"write"},
                     {"× raw"},
@@ -221,11 +222,13 @@ std::string RenderTerminalReport(const ComparisonResult& r) {
          Ratio(s.physical_max_over_mean()), Fixed(s.analysis.physical.cv, 2),
          Share(s.peak_hour_hot_share), Sparkline(s.physical_on_disk)});
   }
-  out +=
-      "Writes and layout (entities/s inside Table::Submit vs raw WriteBatch of the same "
-      "bytes; skew over the whole data)\n";
-  out += writes.Render() + "\n";
+  return "Writes and layout (entities/s inside Table::Submit vs raw WriteBatch of the same "
+         "bytes; skew over the whole data)\n" +
+         writes.Render() + "\n";
+}
 
+// Reads on disk: each read under each strategy, its plan and its latencies.
+std::string ReadsSection(const ComparisonResult& r) {
   TextTable reads({{"read", false},
                    {"strategy", false},
                    {"plan", false},
@@ -247,11 +250,15 @@ std::string RenderTerminalReport(const ComparisonResult& r) {
   for (const ReadStats& rs : first.reads) {
     counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", Grouped(rs.samples), rs.name);
   }
-  out += fmt::format(
-      "Reads on disk (wall time of the whole read, all pages; samples per strategy: {})\n",
-      counts);
-  out += reads.Render() + "\n";
+  return fmt::format(
+             "Reads on disk (wall time of the whole read, all pages; samples per strategy: {})\n",
+             counts) +
+         reads.Render() + "\n";
+}
 
+// Cloud: the predicted write time under each profile, and the share of the busiest day refused.
+std::string CloudSection(const ComparisonResult& r) {
+  const StrategyResult& first = r.strategies.front();
   std::vector<TextTable::Column> cloud_columns = {
       {"strategy", false}, {"Azure Table"}, {"DynamoDB"}, {"Cosmos DB"}};
   for (const ThrottleStats& t : first.throttle) cloud_columns.push_back({"refused: " + t.profile});
@@ -262,15 +269,18 @@ std::string RenderTerminalReport(const ComparisonResult& r) {
     for (const ThrottleStats& t : first.throttle) row.push_back(Throttled(s, t.profile));
     cloud.AddRow(std::move(row));
   }
-  out += fmt::format(
-      "Cloud: predicted time to write the data (busiest partition ÷ its per-partition limit; "
-      "partkv::Analyzer), and the share of the busiest day refused with throttling emulation on "
-      "when offered at {} on average\n",
-      Rate(r.replay_rate));
-  out += cloud.Render() + "\n";
-  out += TargetSection(r);
+  return fmt::format(
+             "Cloud: predicted time to write the data (busiest partition ÷ its per-partition "
+             "limit; partkv::Analyzer), and the share of the busiest day refused with throttling "
+             "emulation on when offered at {} on average\n",
+             Rate(r.replay_rate)) +
+         cloud.Render() + "\n";
+}
 
-  out += "Findings\n";
+// The findings, the recommendation, the data's attributes (for the user's data) and the
+// workload file.
+std::string Conclusions(const ComparisonResult& r) {
+  std::string out = "Findings\n";
   for (const Finding& f : Findings(r)) {
     out += fmt::format("  - {}: {} — {}\n", f.measure, f.winner, f.detail);
   }
@@ -282,18 +292,30 @@ std::string RenderTerminalReport(const ComparisonResult& r) {
     out += "\nThis comparison as a workload file (partkv-bench --workload FILE runs it again):\n" +
            r.workload_file + "\n";
   }
+  return out;
+}
+
+// The run's time, by phase; a note when background work had not settled.
+std::string Footer(const ComparisonResult& r) {
   std::string phases;
   for (const auto& [phase, seconds] : r.phase_seconds) {
     if (seconds >= 0.05)
       phases += fmt::format("{}{} {}", phases.empty() ? "" : ", ", phase, Duration(seconds));
   }
-  out += fmt::format("\nfinished in {} ({})\n", Duration(r.wall_seconds), phases);
+  std::string out = fmt::format("\nfinished in {} ({})\n", Duration(r.wall_seconds), phases);
   if (!r.settled) {
     out +=
         "note: flushes and compactions were still running after 10 minutes of waiting; the "
         "sizes and reads above were measured while they ran\n";
   }
   return out;
+}
+
+}  // namespace
+
+std::string RenderTerminalReport(const ComparisonResult& r) {
+  return Header(r) + "\n" + WritesSection(r) + ReadsSection(r) + CloudSection(r) +
+         TargetSection(r) + Conclusions(r) + Footer(r);
 }
 
 std::string RenderSweepReport(const SweepResult& sweep) {

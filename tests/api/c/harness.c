@@ -12,6 +12,7 @@
 extern char** environ;
 
 int pk_failures = 0;
+int pk_ended = 0;
 
 /* ---- Checks ---- */
 
@@ -255,6 +256,7 @@ static int run_one(size_t i) {
   }
   printf("[ RUN    ] %s\n", tests[i].name);
   fflush(stdout);
+  pk_ended = 0;
   tests[i].run();
   if (!pk_remove_tree(test_dir)) {
     fprintf(stderr, "%s: cannot remove %s\n", tests[i].name, test_dir);

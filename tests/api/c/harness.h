@@ -1,8 +1,9 @@
-/* The C API's test harness (tests/api/c/): checks that count failures and go on, checks that end the
- * test, a fresh temporary directory per test, and helpers over partkv_status_t.
+/* The C API's test harness (tests/api/c/): checks that count failures and go on, checks that end
+ * the test, a fresh temporary directory per test, and helpers over partkv_status_t.
  *
  * A test is `void test_NAME(void)`, listed in tests/api/c/test_list.h; main.c runs one by name, or
- * all of them in one process (for Valgrind). Before each test the runner makes a new directory
+ * all of them in one process (for Valgrind). A long test is a list of steps, each a function of
+ * its file run with STEP. Before each test the runner makes a new directory
  * with mkdtemp under $TMPDIR (else /tmp), pk_dir(), and removes it with everything in it after
  * the test, whatever the test did. */
 
@@ -38,13 +39,18 @@ void pk_fail_text(const char* file, int line, const char* what, const char* actu
   do {                                                 \
     if (!(cond)) pk_fail(__FILE__, __LINE__, #cond);   \
   } while (0)
-/* Records a failure and ends the test (`return` from a void function). */
-#define REQUIRE(cond)                                  \
-  do {                                                 \
-    if (!(cond)) {                                     \
-      pk_fail(__FILE__, __LINE__, #cond);              \
-      return;                                          \
-    }                                                  \
+/* Set by a REQUIRE that failed, and cleared by the runner before each test: STEP ends the test
+ * when a REQUIRE ended the step it ran. */
+extern int pk_ended;
+/* Records a failure and ends the test (`return` from a void function: the test, or a step that
+ * the test runs with STEP). */
+#define REQUIRE(cond)                     \
+  do {                                    \
+    if (!(cond)) {                        \
+      pk_fail(__FILE__, __LINE__, #cond); \
+      pk_ended = 1;                       \
+      return;                             \
+    }                                     \
   } while (0)
 
 #define CHECK_INT(actual, expected)                                                         \
@@ -52,13 +58,22 @@ void pk_fail_text(const char* file, int line, const char* what, const char* actu
     long long pk_a_ = (long long)(actual), pk_e_ = (long long)(expected);                   \
     if (pk_a_ != pk_e_) pk_fail_int(__FILE__, __LINE__, #actual " == " #expected, pk_a_, pk_e_); \
   } while (0)
-#define REQUIRE_INT(actual, expected)                                                       \
-  do {                                                                                      \
-    long long pk_a_ = (long long)(actual), pk_e_ = (long long)(expected);                   \
-    if (pk_a_ != pk_e_) {                                                                   \
-      pk_fail_int(__FILE__, __LINE__, #actual " == " #expected, pk_a_, pk_e_);              \
-      return;                                                                               \
-    }                                                                                       \
+#define REQUIRE_INT(actual, expected)                                          \
+  do {                                                                         \
+    long long pk_a_ = (long long)(actual), pk_e_ = (long long)(expected);      \
+    if (pk_a_ != pk_e_) {                                                      \
+      pk_fail_int(__FILE__, __LINE__, #actual " == " #expected, pk_a_, pk_e_); \
+      pk_ended = 1;                                                            \
+      return;                                                                  \
+    }                                                                          \
+  } while (0)
+
+/* Runs `call`, a step of the test (a void function of the test's file, one concern of the test),
+ * and ends the test when a REQUIRE ended the step: as if the step's code stood in the test. */
+#define STEP(call)        \
+  do {                    \
+    call;                 \
+    if (pk_ended) return; \
   } while (0)
 
 /* 1 when the `length` bytes at `text` are exactly the NUL-terminated `expected`. */
@@ -102,9 +117,12 @@ int pk_code(partkv_status_t* status, partkv_code_t code, const char* fragment, c
             int line, const char* what);
 
 #define CHECK_OK(expr) ((void)pk_ok((expr), __FILE__, __LINE__, #expr))
-#define REQUIRE_OK(expr)                                  \
-  do {                                                    \
-    if (!pk_ok((expr), __FILE__, __LINE__, #expr)) return; \
+#define REQUIRE_OK(expr)                             \
+  do {                                               \
+    if (!pk_ok((expr), __FILE__, __LINE__, #expr)) { \
+      pk_ended = 1;                                  \
+      return;                                        \
+    }                                                \
   } while (0)
 #define CHECK_CODE(expr, code, fragment) \
   ((void)pk_code((expr), (code), (fragment), __FILE__, __LINE__, #expr))

@@ -152,15 +152,20 @@ void test_AccessPolicies(void) {
   partkv_store_close(store);
 }
 
-void test_BulkWriter(void) {
-  partkv_store_t* store = pk_open_store("store", NULL);
-  partkv_table_t* table;
-  partkv_bulk_writer_options_t* options = partkv_bulk_writer_options_create();
-  partkv_bulk_writer_t* writer = NULL;
-  partkv_bulk_writer_t* marker;
+/* Every option's setter; upserts, groups of at most 50 rows. */
+static void bulk_set_options(partkv_bulk_writer_options_t* options) {
+  partkv_bulk_writer_options_set_mode(options, PARTKV_OP_INSERT_OR_REPLACE);
+  partkv_bulk_writer_options_set_group_bounds(options, 50, 1u << 20);
+  partkv_bulk_writer_options_set_sync(options, 0);
+  partkv_bulk_writer_options_set_threads(options, 2);
+  partkv_bulk_writer_options_set_max_batches_in_flight(options, 4);
+  partkv_bulk_writer_options_set_retry_throttled(options, 0, 0, 0, 0);
+}
+
+/* 120 rows by add (the entity is copied), then 4 rows in JSON Lines over two calls. */
+static void bulk_add_rows(partkv_bulk_writer_t* writer) {
   partkv_bulk_report_t report;
   partkv_entity_t* e;
-  partkv_entity_t* got = NULL;
   char rk[16];
   int i;
   static const char kLines1[] =
@@ -170,22 +175,6 @@ void test_BulkWriter(void) {
   static const char kLines2[] =
       "{\"PartitionKey\":\"j\",\"RowKey\":\"000002\",\"n\":2}\r\n"
       "{\"PartitionKey\":\"p\",\"RowKey\":\"000007\",\"n\":-7}"; /* the last line may lack \n */
-  REQUIRE(store != NULL);
-  REQUIRE(options != NULL);
-  table = pk_create_table(store, "Bulk", NULL);
-  REQUIRE(table != NULL);
-
-  /* Every option's setter; upserts, groups of at most 50 rows. */
-  partkv_bulk_writer_options_set_mode(options, PARTKV_OP_INSERT_OR_REPLACE);
-  partkv_bulk_writer_options_set_group_bounds(options, 50, 1u << 20);
-  partkv_bulk_writer_options_set_sync(options, 0);
-  partkv_bulk_writer_options_set_threads(options, 2);
-  partkv_bulk_writer_options_set_max_batches_in_flight(options, 4);
-  partkv_bulk_writer_options_set_retry_throttled(options, 0, 0, 0, 0);
-  REQUIRE_OK(partkv_bulk_writer_create(table, options, &writer));
-  REQUIRE(writer != NULL);
-
-  /* 120 rows by add (the entity is copied), then 4 rows in JSON Lines over two calls. */
   e = pk_entity("p", "");
   for (i = 0; i < 120; ++i) {
     pk_row_key(rk, i);
@@ -199,8 +188,12 @@ void test_BulkWriter(void) {
   partkv_bulk_writer_report(writer, &report);
   CHECK_INT(report.lines_added, 5);
   CHECK(partkv_bulk_writer_error(writer) == NULL);
+}
 
-  /* flush writes every row taken so far, a group that is not full included. */
+/* flush writes every row taken so far, a group that is not full included. */
+static void bulk_flush(partkv_bulk_writer_t* writer, partkv_table_t* table) {
+  partkv_bulk_report_t report;
+  partkv_entity_t* got = NULL;
   REQUIRE_OK(partkv_bulk_writer_flush(writer));
   partkv_bulk_writer_report(writer, &report);
   CHECK_INT(report.rows_added, 124);
@@ -210,7 +203,12 @@ void test_BulkWriter(void) {
   REQUIRE_OK(partkv_table_get(table, "p", 1, "000007", 6, &got));
   CHECK_INT(pk_int32(got, "n", 0), -7);
   partkv_entity_destroy(got);
+}
 
+/* finish writes the rest; after it, InvalidArgument. Destroys the writer. */
+static void bulk_finish(partkv_bulk_writer_t* writer) {
+  partkv_bulk_report_t report;
+  partkv_entity_t* e;
   REQUIRE_OK(partkv_bulk_writer_finish(writer));
   partkv_bulk_writer_report(writer, &report);
   CHECK_INT(report.rows_written, 124);
@@ -227,8 +225,13 @@ void test_BulkWriter(void) {
   partkv_entity_destroy(e);
   partkv_bulk_writer_destroy(writer);
   partkv_bulk_writer_destroy(NULL);
+}
 
-  /* Bad options and arguments; *writer unchanged. */
+/* Bad options and arguments; *writer unchanged. */
+static void bulk_bad_options(partkv_table_t* table, partkv_bulk_writer_options_t* options) {
+  partkv_bulk_writer_t* writer;
+  partkv_bulk_writer_t* marker;
+  partkv_bulk_report_t report;
   marker = (partkv_bulk_writer_t*)&report;
   writer = marker;
   partkv_bulk_writer_options_set_mode(options, PARTKV_OP_DELETE);
@@ -240,19 +243,22 @@ void test_BulkWriter(void) {
   CHECK_CODE(partkv_bulk_writer_create(NULL, options, &writer), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK(writer == marker);
   CHECK_CODE(partkv_bulk_writer_create(table, options, NULL), PARTKV_INVALID_ARGUMENT, NULL);
+}
 
-  /* Destroying a writer without finish drops the rows not yet written. */
-  writer = NULL;
+/* Destroying a writer without finish drops the rows not yet written. */
+static void bulk_destroy_without_finish(partkv_table_t* table) {
+  partkv_bulk_writer_t* writer = NULL;
+  partkv_entity_t* e;
   REQUIRE_OK(partkv_bulk_writer_create(table, NULL, &writer)); /* the defaults */
   e = pk_entity("dropped", "r");
   REQUIRE_OK(partkv_bulk_writer_add(writer, e));
   partkv_entity_destroy(e);
   partkv_bulk_writer_destroy(writer);
   CHECK_INT(count_rows(table), 123);
+}
 
-  partkv_bulk_writer_options_destroy(options);
-  partkv_bulk_writer_options_destroy(NULL);
-  /* The options' setters on NULL do nothing. */
+/* The options' setters on NULL do nothing. */
+static void bulk_option_setters_on_null(void) {
   partkv_bulk_writer_options_set_mode(NULL, PARTKV_OP_INSERT);
   partkv_bulk_writer_options_set_group_bounds(NULL, 1, 1);
   partkv_bulk_writer_options_set_sync(NULL, 1);
@@ -260,6 +266,28 @@ void test_BulkWriter(void) {
   partkv_bulk_writer_options_set_threads(NULL, 1);
   partkv_bulk_writer_options_set_max_batches_in_flight(NULL, 1);
   partkv_bulk_writer_options_set_retry_throttled(NULL, 1, 1, 1, 1);
+}
+
+void test_BulkWriter(void) {
+  partkv_store_t* store = pk_open_store("store", NULL);
+  partkv_table_t* table;
+  partkv_bulk_writer_options_t* options = partkv_bulk_writer_options_create();
+  partkv_bulk_writer_t* writer = NULL;
+  REQUIRE(store != NULL);
+  REQUIRE(options != NULL);
+  table = pk_create_table(store, "Bulk", NULL);
+  REQUIRE(table != NULL);
+  bulk_set_options(options);
+  REQUIRE_OK(partkv_bulk_writer_create(table, options, &writer));
+  REQUIRE(writer != NULL);
+  STEP(bulk_add_rows(writer));
+  STEP(bulk_flush(writer, table));
+  STEP(bulk_finish(writer));
+  bulk_bad_options(table, options);
+  STEP(bulk_destroy_without_finish(table));
+  partkv_bulk_writer_options_destroy(options);
+  partkv_bulk_writer_options_destroy(NULL);
+  bulk_option_setters_on_null();
   partkv_table_close(table);
   partkv_store_close(store);
 }

@@ -33,34 +33,12 @@ static void drop(char* block, const char* text) {
     drop(X, T);                   \
   } while (0)
 
-void test_UnterminatedText(void) {
-  char path[PK_PATH_MAX];
-  partkv_store_options_t* store_options = partkv_store_options_create();
-  partkv_table_options_t* table_options = partkv_table_options_create();
-  partkv_store_t* store = NULL;
-  partkv_table_t* table = NULL;
-  partkv_key_strategy_t* strategy = NULL;
-  partkv_filter_t* filter = NULL;
-  partkv_entity_t* e = partkv_entity_create();
-  partkv_entity_t* got = NULL;
-  partkv_batch_t* batch = partkv_batch_create();
-  partkv_query_t* query = partkv_query_create();
-  partkv_page_t* page = partkv_page_create();
-  partkv_access_policies_t* policies = partkv_access_policies_create();
-  partkv_access_policies_t* stored = NULL;
-  partkv_bulk_writer_options_t* bulk_options = partkv_bulk_writer_options_create();
-  partkv_bulk_writer_t* writer = NULL;
-  char* etag;
-  char* token;
+/* Values: the DateTime and the Guid parsed here are `ticks` and `guid`. */
+static void unterminated_values(int64_t* ticks, uint8_t guid[16]) {
   char* text;
-  size_t length = 0, index = 0;
-  int64_t ticks = 0;
-  uint8_t guid[16];
   int remote = -1;
-
-  /* Values. */
-  WITH(t, "2024-01-02T03:04:05Z", CHECK_OK(partkv_datetime_parse(t, t_length, &ticks)));
-  CHECK_INT(ticks, PARTKV_UNIX_EPOCH_TICKS + (19724LL * 86400 + 11045) * 10000000LL);
+  WITH(t, "2024-01-02T03:04:05Z", CHECK_OK(partkv_datetime_parse(t, t_length, ticks)));
+  CHECK_INT(*ticks, PARTKV_UNIX_EPOCH_TICKS + (19724LL * 86400 + 11045) * 10000000LL);
   WITH(t, "c9da6455-213d-42c9-9a79-3e9149a57833", CHECK_OK(partkv_guid_parse(t, t_length, guid)));
   CHECK_INT(guid[0], 0xc9);
   WITH(t, "AccountName=a;AccountKey=x", remote = partkv_is_remote_location(t, t_length));
@@ -68,12 +46,13 @@ void test_UnterminatedText(void) {
   WITH(t, "AccountName=a;AccountKey=c2VjcmV0", text = partkv_redact_location(t, t_length, NULL));
   CHECK_STR(text, "AccountName=a;AccountKey=<redacted>");
   partkv_free(text);
+}
 
-  /* Strategies and filters. */
-  WITH(t, "hash-suffix(day,id,4)", CHECK_OK(partkv_key_strategy_parse(t, t_length, &strategy)));
-  WITH(t, "n ge 5 and tag eq 'x'", CHECK_OK(partkv_filter_parse(t, t_length, &filter)));
-
-  /* Entities: keys, names and values. */
+/* Entities: keys, names and values. */
+static void unterminated_entity(partkv_entity_t* e, int64_t ticks, const uint8_t guid[16],
+                                const partkv_filter_t* filter) {
+  partkv_entity_t* got = NULL;
+  size_t length = 0, index = 0;
   WITH(t, "pk", partkv_entity_set_partition_key(e, t, t_length));
   WITH(t, "rk", partkv_entity_set_row_key(e, t, t_length));
   WITH(n, "tag", WITH(v, "x", partkv_entity_set_string(e, n, n_length, v, v_length)));
@@ -97,25 +76,37 @@ void test_UnterminatedText(void) {
   CHECK_INT(pk_int32(got, "n", 0), 3);
   partkv_entity_destroy(got);
   got = NULL;
+}
 
-  /* A store, a table and its options. */
+/* A store, a table and its options: the store and the table opened are `store` and `table`. */
+static void unterminated_store_and_table(partkv_store_options_t* store_options,
+                                         partkv_table_options_t* table_options,
+                                         const partkv_key_strategy_t* strategy,
+                                         partkv_store_t** store, partkv_table_t** table) {
+  char path[PK_PATH_MAX];
+  size_t length = 0;
   pk_path(path, "store");
   WITH(t, "azure-table", partkv_store_options_set_profile(store_options, t, t_length));
   WITH(t, "/nonexistent.pem", partkv_store_options_set_remote_ca_file(store_options, t, t_length));
-  WITH(t, path, CHECK_OK(partkv_store_open(t, t_length, store_options, &store)));
-  REQUIRE(store != NULL);
-  CHECK_TEXT(partkv_store_path(store, &length), length, path);
-  WITH(t, "census", CHECK_INT(partkv_store_has_capability(store, t, t_length), 1));
-  WITH(t, "<x/>", CHECK_OK(partkv_store_set_service_properties(store, t, t_length)));
+  WITH(t, path, CHECK_OK(partkv_store_open(t, t_length, store_options, store)));
+  REQUIRE(*store != NULL);
+  CHECK_TEXT(partkv_store_path(*store, &length), length, path);
+  WITH(t, "census", CHECK_INT(partkv_store_has_capability(*store, t, t_length), 1));
+  WITH(t, "<x/>", CHECK_OK(partkv_store_set_service_properties(*store, t, t_length)));
   partkv_table_options_set_partition_key_scheme(table_options, strategy);
   WITH(t, "none", partkv_table_options_set_profile(table_options, t, t_length));
-  WITH(t, "Bytes", CHECK_OK(partkv_store_create_table(store, t, t_length, table_options)));
-  WITH(t, "Dropped", CHECK_OK(partkv_store_create_table(store, t, t_length, NULL)));
-  WITH(t, "Dropped", CHECK_OK(partkv_store_drop_table(store, t, t_length)));
-  WITH(t, "bytes", CHECK_OK(partkv_store_open_table(store, t, t_length, strategy, NULL, &table)));
-  REQUIRE(table != NULL);
+  WITH(t, "Bytes", CHECK_OK(partkv_store_create_table(*store, t, t_length, table_options)));
+  WITH(t, "Dropped", CHECK_OK(partkv_store_create_table(*store, t, t_length, NULL)));
+  WITH(t, "Dropped", CHECK_OK(partkv_store_drop_table(*store, t, t_length)));
+  WITH(t, "bytes", CHECK_OK(partkv_store_open_table(*store, t, t_length, strategy, NULL, table)));
+  REQUIRE(*table != NULL);
+}
 
-  /* Writes and reads. */
+/* Writes and reads. */
+static void unterminated_writes(partkv_table_t* table, partkv_entity_t* e) {
+  partkv_entity_t* got = NULL;
+  char* etag;
+  size_t length = 0;
   CHECK_OK(partkv_table_insert(table, e, NULL));
   etag = exact(partkv_entity_etag(e, NULL));
   length = strlen(partkv_entity_etag(e, NULL));
@@ -133,8 +124,12 @@ void test_UnterminatedText(void) {
                           partkv_table_physical_partition_of(table, "pk", 2)));
   WITH(p, "pk", WITH(r, "rk", CHECK_OK(partkv_table_delete(table, p, p_length, r, r_length,
                                                            NULL, 0, NULL))));
+}
 
-  /* A batch. */
+/* A batch. */
+static void unterminated_batch(partkv_table_t* table, partkv_batch_t* batch, partkv_entity_t* e) {
+  char* etag;
+  size_t length = 0;
   partkv_batch_add(batch, PARTKV_OP_INSERT, e, NULL, 0);
   partkv_entity_set_row_key(e, "rk2", 3);
   partkv_batch_add(batch, PARTKV_OP_INSERT, e, NULL, 0);
@@ -149,8 +144,13 @@ void test_UnterminatedText(void) {
   WITH(m, "*", partkv_batch_add(batch, PARTKV_OP_INSERT_OR_MERGE, e, m, m_length));
   CHECK_OK(partkv_table_submit(table, batch, NULL));
   CHECK_INT(partkv_batch_size(batch), 2);
+}
 
-  /* Queries: conditions, filter, select, token. */
+/* Queries: conditions, filter, select, token. */
+static void unterminated_queries(partkv_table_t* table, partkv_query_t* query, partkv_page_t* page,
+                                 partkv_entity_t* e) {
+  char* token;
+  size_t length = 0;
   WITH(t, "pk", partkv_query_set_partition_key(query, t, t_length));
   WITH(l, "pa", WITH(u, "pz", partkv_query_set_partition_range(query, l, l_length, 1, u,
                                                                  u_length, 1)));
@@ -183,8 +183,13 @@ void test_UnterminatedText(void) {
   WITH(t, "d1", CHECK_OK(partkv_table_query_shards(table, NULL, t, t_length, query, page)));
   REQUIRE_INT(partkv_page_count(page), 1);
   CHECK_TEXT(partkv_entity_row_key(partkv_page_entity(page, 0), &length), length, "sharded");
+}
 
-  /* Access policies. */
+/* Access policies. */
+static void unterminated_access_policies(partkv_table_t* table,
+                                         partkv_access_policies_t* policies) {
+  partkv_access_policies_t* stored = NULL;
+  size_t length = 0;
   WITH(i, "policy", WITH(p, "ra", partkv_access_policies_add(policies, i, i_length, 0, 0, 0, 0,
                                                              p, p_length)));
   CHECK_OK(partkv_table_set_access_policies(table, policies));
@@ -193,8 +198,12 @@ void test_UnterminatedText(void) {
         NULL);
   CHECK_INT(length, 6);
   partkv_access_policies_destroy(stored);
+}
 
-  /* The bulk writer. */
+/* The bulk writer. */
+static void unterminated_bulk_writer(partkv_table_t* table,
+                                     partkv_bulk_writer_options_t* bulk_options) {
+  partkv_bulk_writer_t* writer = NULL;
   WITH(t, pk_dir(), partkv_bulk_writer_options_set_validate_before_writing(bulk_options, 1, t,
                                                                            t_length));
   CHECK_OK(partkv_bulk_writer_create(table, bulk_options, &writer));
@@ -207,6 +216,35 @@ void test_UnterminatedText(void) {
     CHECK_INT(report.rows_written, 2);
   }
   partkv_bulk_writer_destroy(writer);
+}
+
+void test_UnterminatedText(void) {
+  partkv_store_options_t* store_options = partkv_store_options_create();
+  partkv_table_options_t* table_options = partkv_table_options_create();
+  partkv_store_t* store = NULL;
+  partkv_table_t* table = NULL;
+  partkv_key_strategy_t* strategy = NULL;
+  partkv_filter_t* filter = NULL;
+  partkv_entity_t* e = partkv_entity_create();
+  partkv_batch_t* batch = partkv_batch_create();
+  partkv_query_t* query = partkv_query_create();
+  partkv_page_t* page = partkv_page_create();
+  partkv_access_policies_t* policies = partkv_access_policies_create();
+  partkv_bulk_writer_options_t* bulk_options = partkv_bulk_writer_options_create();
+  int64_t ticks = 0;
+  uint8_t guid[16];
+
+  unterminated_values(&ticks, guid);
+  /* Strategies and filters. */
+  WITH(t, "hash-suffix(day,id,4)", CHECK_OK(partkv_key_strategy_parse(t, t_length, &strategy)));
+  WITH(t, "n ge 5 and tag eq 'x'", CHECK_OK(partkv_filter_parse(t, t_length, &filter)));
+  unterminated_entity(e, ticks, guid, filter);
+  STEP(unterminated_store_and_table(store_options, table_options, strategy, &store, &table));
+  unterminated_writes(table, e);
+  unterminated_batch(table, batch, e);
+  STEP(unterminated_queries(table, query, page, e));
+  unterminated_access_policies(table, policies);
+  unterminated_bulk_writer(table, bulk_options);
 
   partkv_bulk_writer_options_destroy(bulk_options);
   partkv_access_policies_destroy(policies);

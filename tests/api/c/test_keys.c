@@ -104,26 +104,8 @@ static void check_compute(const char* strategy, const partkv_entity_t* entity,
   partkv_key_strategy_destroy(s);
 }
 
-void test_KeyStrategyCompute(void) {
-  partkv_entity_t* e = partkv_entity_create();
-  partkv_key_strategy_t* s;
-  char* key;
-  char* base;
-  size_t length, base_length;
-  int64_t when = 0;
-  int i, seen_low = 0, seen_high = 0;
-
-  partkv_entity_set_string(e, "deviceId", 8, "abc-123", 7);
-  partkv_entity_set_int32(e, "date", 4, 2018);
-  partkv_entity_set_string(e, "day", 3, "2018-08-09", 10);
-  partkv_entity_set_string(e, "OrderId", 7, "AB1", 3);
-  partkv_entity_set_string(e, "src", 3, "abc", 3);
-  partkv_entity_set_string(e, "empty", 5, "", 0);
-  partkv_entity_set_binary(e, "blob", 4, "x", 1);
-  REQUIRE_OK(partkv_datetime_parse("2018-08-09T10:11:12Z", 20, &when));
-  partkv_entity_set_datetime(e, "when", 4, when);
-
-  /* docs/keys.md's vectors. */
+/* docs/keys.md's vectors. */
+static void compute_doc_vectors(const partkv_entity_t* e, int64_t when) {
   check_compute("concat(deviceId,date,sep=-)", e, "abc-123-2018");
   check_compute("concat(deviceId,date,sep=)", e, "abc-1232018");
   check_compute("hash-suffix(day,OrderId,200,hash=codepoint-product)", e, "2018-08-09.11");
@@ -137,8 +119,14 @@ void test_KeyStrategyCompute(void) {
     snprintf(expected, sizeof expected, "%019lld", (long long)(PARTKV_MAX_TICKS - when));
     check_compute("desc-ticks(when)", e, expected);
   }
+}
 
-  /* hash-suffix (xxh3): a suffix in 1..N, the same on every call; the base before it. */
+/* hash-suffix (xxh3): a suffix in 1..N, the same on every call; the base before it. */
+static void compute_hash_suffix(const partkv_entity_t* e) {
+  partkv_key_strategy_t* s;
+  char* key;
+  char* base;
+  size_t length, base_length;
   s = parse_strategy("hash-suffix(day,OrderId,8)");
   REQUIRE(s != NULL);
   key = NULL;
@@ -157,8 +145,15 @@ void test_KeyStrategyCompute(void) {
   partkv_free(base);
   partkv_free(key);
   partkv_key_strategy_destroy(s);
+}
 
-  /* random-suffix: draws 1..N; over 200 draws of N = 2 both suffixes come up. */
+/* random-suffix: draws 1..N; over 200 draws of N = 2 both suffixes come up. */
+static void compute_random_suffix(const partkv_entity_t* e) {
+  partkv_key_strategy_t* s;
+  char* key;
+  char* base;
+  size_t length;
+  int i, seen_low = 0, seen_high = 0;
   s = parse_strategy("random-suffix(day,2)");
   REQUIRE(s != NULL);
   for (i = 0; i < 200; ++i) {
@@ -179,8 +174,13 @@ void test_KeyStrategyCompute(void) {
   CHECK_STR(base, "2018-08-09");
   partkv_free(base);
   partkv_key_strategy_destroy(s);
+}
 
-  /* compute_base of a non-sharded kind is the whole key. */
+/* compute_base of a non-sharded kind is the whole key. */
+static void compute_base_of_unsharded(const partkv_entity_t* e) {
+  partkv_key_strategy_t* s;
+  char* base;
+  size_t base_length;
   s = parse_strategy("concat(deviceId,date)");
   REQUIRE(s != NULL);
   base = NULL;
@@ -188,9 +188,14 @@ void test_KeyStrategyCompute(void) {
   CHECK_TEXT(base, base_length, "abc-123-2018");
   partkv_free(base);
   partkv_key_strategy_destroy(s);
+}
 
-  /* A missing field, a Binary, a ticks strategy of another type: InvalidArgument naming the
-   * field; *key unchanged. */
+/* A missing field, a Binary, a ticks strategy of another type: InvalidArgument naming the
+ * field; *key unchanged. */
+static void compute_errors(const partkv_entity_t* e) {
+  partkv_key_strategy_t* s;
+  char* key;
+  size_t length;
   s = parse_strategy("hash-suffix(day,VIN,200)");
   REQUIRE(s != NULL);
   key = (char*)"untouched";
@@ -216,6 +221,27 @@ void test_KeyStrategyCompute(void) {
              "property 'day' is String, but key strategy desc-ticks(day) needs a DateTime");
   partkv_key_strategy_destroy(s);
   CHECK_STR(key, "untouched");
+}
+
+void test_KeyStrategyCompute(void) {
+  partkv_entity_t* e = partkv_entity_create();
+  int64_t when = 0;
+
+  partkv_entity_set_string(e, "deviceId", 8, "abc-123", 7);
+  partkv_entity_set_int32(e, "date", 4, 2018);
+  partkv_entity_set_string(e, "day", 3, "2018-08-09", 10);
+  partkv_entity_set_string(e, "OrderId", 7, "AB1", 3);
+  partkv_entity_set_string(e, "src", 3, "abc", 3);
+  partkv_entity_set_string(e, "empty", 5, "", 0);
+  partkv_entity_set_binary(e, "blob", 4, "x", 1);
+  REQUIRE_OK(partkv_datetime_parse("2018-08-09T10:11:12Z", 20, &when));
+  partkv_entity_set_datetime(e, "when", 4, when);
+
+  compute_doc_vectors(e, when);
+  STEP(compute_hash_suffix(e));
+  STEP(compute_random_suffix(e));
+  STEP(compute_base_of_unsharded(e));
+  STEP(compute_errors(e));
   partkv_entity_destroy(e);
 }
 

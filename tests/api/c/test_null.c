@@ -23,30 +23,12 @@
       pk_fail(__FILE__, __LINE__, #call " is NULL or empty");               \
   } while (0)
 
-void test_NullHandles(void) {
-  partkv_store_t* store = pk_open_store("store", NULL);
-  partkv_table_t* table;
-  partkv_entity_t* e = pk_entity("p", "r");
-  partkv_entity_t* out = NULL;
-  partkv_batch_t* batch = partkv_batch_create();
+/* Stores. */
+static void null_stores(void) {
   partkv_table_list_t* list = NULL;
   partkv_table_t* opened = NULL;
-  partkv_bulk_writer_t* writer = NULL;
-  partkv_partition_stats_t stats;
-  partkv_partition_census_t census;
-  partkv_bulk_report_t report;
   char* text = NULL;
   size_t length = 99;
-  uint32_t physical = 0;
-  uint64_t a = 0, b = 0;
-  int has_start = 0, has_expiry = 0;
-  int64_t start = 0, expiry = 0;
-  const char* permission = NULL;
-  REQUIRE(store != NULL);
-  table = pk_create_table(store, "Things", NULL);
-  REQUIRE(table != NULL);
-
-  /* Stores. */
   CHECK_CODE(partkv_store_create_table(NULL, "Abc", 3, NULL), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_store_drop_table(NULL, "Things", 6), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_store_list_tables(NULL, &list), PARTKV_INVALID_ARGUMENT, NULL);
@@ -65,8 +47,11 @@ void test_NullHandles(void) {
   CHECK_INT(partkv_store_has_capability(NULL, "census", 6), 0);
   CHECK_INT(partkv_table_list_count(NULL), 0);
   CHECK(partkv_table_list_get(NULL, 0) == NULL);
+}
 
-  /* Table facts. */
+/* Table facts. */
+static void null_table_facts(void) {
+  size_t length = 99;
   CHECK_NO_TEXT(partkv_table_info_name(NULL, &length));
   CHECK_INT(partkv_table_info_physical_partitions(NULL), 0);
   CHECK_INT(partkv_table_info_created(NULL), 0);
@@ -76,8 +61,11 @@ void test_NullHandles(void) {
   CHECK_INT(partkv_table_info_throttling(NULL), 0);
   CHECK(partkv_table_info(NULL) == NULL);
   CHECK_NO_TEXT(partkv_table_name(NULL, &length));
+}
 
-  /* Writes and reads: a NULL table, entity or out parameter. */
+/* Writes and reads: a NULL table, entity or out parameter. */
+static void null_writes_and_reads(partkv_table_t* table, partkv_entity_t* e) {
+  partkv_entity_t* out = NULL;
   CHECK_CODE(partkv_table_insert(NULL, e, NULL), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_table_insert(table, NULL, NULL), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_table_replace(NULL, e, NULL, 0, NULL), PARTKV_INVALID_ARGUMENT, NULL);
@@ -105,8 +93,11 @@ void test_NullHandles(void) {
   CHECK_INT(partkv_table_physical_partition_of(NULL, "p", 1), 0);
   /* Nothing was written by any of them. */
   CHECK_CODE(partkv_table_get(table, "p", 1, "r", 1, &out), PARTKV_NOT_FOUND, NULL);
+}
 
-  /* Batches. */
+/* Batches. */
+static void null_batches(partkv_table_t* table, partkv_batch_t* batch, partkv_entity_t* e) {
+  size_t length = 99;
   partkv_batch_add(batch, PARTKV_OP_INSERT, e, NULL, 0);
   CHECK_CODE(partkv_table_submit(NULL, batch, NULL), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_table_submit(table, NULL, NULL), PARTKV_INVALID_ARGUMENT, NULL);
@@ -118,8 +109,12 @@ void test_NullHandles(void) {
   CHECK_INT(partkv_batch_size(NULL), 0);
   CHECK_NO_TEXT(partkv_batch_etag(NULL, 0, &length));
   CHECK_INT(partkv_batch_timestamp(NULL, 0), 0);
+}
 
-  /* Queries and pages. */
+/* Queries and pages. */
+static void null_queries_and_pages(void) {
+  char* text = NULL;
+  size_t length = 99;
   partkv_query_set_partition_key(NULL, "p", 1);
   partkv_query_set_partition_range(NULL, "a", 1, 1, "b", 1, 1);
   partkv_query_set_row_range(NULL, "a", 1, 1, "b", 1, 1);
@@ -140,8 +135,15 @@ void test_NullHandles(void) {
   text = partkv_page_to_json(NULL, PARTKV_JSON_MINIMAL_METADATA, &length);
   CHECK(text == NULL || strcmp(text, "") == 0 || strcmp(text, "[]") == 0);
   partkv_free(text);
+}
 
-  /* Statistics and census. */
+/* Statistics and census. */
+static void null_statistics_and_census(void) {
+  partkv_partition_stats_t stats;
+  partkv_partition_census_t census;
+  size_t length = 99;
+  uint32_t physical = 0;
+  uint64_t a = 0, b = 0;
   CHECK(partkv_table_statistics(NULL, 5) == NULL);
   memset(&stats, 0, sizeof stats);
   partkv_table_stats_total(NULL, &stats);
@@ -155,14 +157,24 @@ void test_NullHandles(void) {
   CHECK_INT(partkv_table_census_partition(NULL, 0, &census), 0);
   CHECK_INT(partkv_table_census_largest_count(NULL), 0);
   CHECK(partkv_table_census_largest(NULL, 0, &length, &physical, &a, &b) == NULL);
+}
 
-  /* Access policies. */
+/* Access policies. */
+static void null_access_policies(void) {
+  size_t length = 99;
+  int has_start = 0, has_expiry = 0;
+  int64_t start = 0, expiry = 0;
+  const char* permission = NULL;
   partkv_access_policies_add(NULL, "id", 2, 0, 0, 0, 0, "r", 1);
   CHECK_INT(partkv_access_policies_count(NULL), 0);
   CHECK(partkv_access_policies_get(NULL, 0, &length, &has_start, &start, &has_expiry, &expiry,
                                    &permission, &length) == NULL);
+}
 
-  /* Bulk writers. */
+/* Bulk writers. */
+static void null_bulk_writers(partkv_table_t* table, partkv_entity_t* e) {
+  partkv_bulk_writer_t* writer = NULL;
+  partkv_bulk_report_t report;
   CHECK_CODE(partkv_bulk_writer_add(NULL, e), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_bulk_writer_add_json_lines(NULL, "{}", 2), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_bulk_writer_flush(NULL), PARTKV_INVALID_ARGUMENT, NULL);
@@ -174,8 +186,12 @@ void test_NullHandles(void) {
   CHECK_CODE(partkv_bulk_writer_add(writer, NULL), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_OK(partkv_bulk_writer_finish(writer));
   partkv_bulk_writer_destroy(writer);
+}
 
-  /* Entities, strategies, filters: accessors of NULL. */
+/* Entities, strategies, filters: accessors of NULL. */
+static void null_entity_accessors(partkv_entity_t* e) {
+  char* text = NULL;
+  size_t length = 99;
   CHECK_NO_TEXT(partkv_entity_partition_key(NULL, &length));
   CHECK_NO_TEXT(partkv_entity_row_key(NULL, &length));
   CHECK_NO_TEXT(partkv_entity_etag(NULL, &length));
@@ -220,8 +236,10 @@ void test_NullHandles(void) {
   CHECK(text == NULL || strcmp(text, "") == 0);
   partkv_free(text);
   CHECK_INT(partkv_filter_matches(NULL, e), 0);
+}
 
-  /* Every _destroy and _close of NULL does nothing. */
+/* Every _destroy and _close of NULL does nothing. */
+static void null_destroys(void) {
   partkv_status_destroy(NULL);
   partkv_entity_destroy(NULL);
   partkv_key_strategy_destroy(NULL);
@@ -242,6 +260,27 @@ void test_NullHandles(void) {
   partkv_bulk_writer_options_destroy(NULL);
   partkv_bulk_writer_destroy(NULL);
   partkv_free(NULL);
+}
+
+void test_NullHandles(void) {
+  partkv_store_t* store = pk_open_store("store", NULL);
+  partkv_table_t* table;
+  partkv_entity_t* e = pk_entity("p", "r");
+  partkv_batch_t* batch = partkv_batch_create();
+  REQUIRE(store != NULL);
+  table = pk_create_table(store, "Things", NULL);
+  REQUIRE(table != NULL);
+
+  null_stores();
+  null_table_facts();
+  null_writes_and_reads(table, e);
+  null_batches(table, batch, e);
+  null_queries_and_pages();
+  null_statistics_and_census();
+  null_access_policies();
+  STEP(null_bulk_writers(table, e));
+  null_entity_accessors(e);
+  null_destroys();
 
   partkv_batch_destroy(batch);
   partkv_entity_destroy(e);

@@ -284,25 +284,19 @@ void test_RemoteLocations(void) {
   CHECK(store == NULL);
 }
 
-void test_Tables(void) {
-  partkv_store_t* store = pk_open_store("store", NULL);
-  partkv_table_options_t* options;
+/* An empty store lists no tables. */
+static void tables_of_an_empty_store(partkv_store_t* store) {
   partkv_table_list_t* list = NULL;
-  partkv_table_list_t* marker;
-  partkv_table_t* table = NULL;
-  partkv_table_t* table_marker;
-  const partkv_table_info_t* info;
-  size_t length = 0;
-  const char* text;
-  REQUIRE(store != NULL);
-
-  /* An empty store lists no tables. */
   REQUIRE_OK(partkv_store_list_tables(store, &list));
   CHECK_INT(partkv_table_list_count(list), 0);
   CHECK(partkv_table_list_get(list, 0) == NULL);
   partkv_table_list_destroy(list);
   partkv_table_list_destroy(NULL);
+}
 
+/* Three tables created; then the errors: bad names, partition counts, names taken in any case. */
+static void tables_created(partkv_store_t* store) {
+  partkv_table_options_t* options;
   options = partkv_table_options_create();
   REQUIRE(options != NULL);
   partkv_table_options_set_physical_partitions(options, 4);
@@ -332,8 +326,14 @@ void test_Tables(void) {
              "table 'APPLES' exists");
   partkv_table_options_destroy(options);
   partkv_table_options_destroy(NULL);
+}
 
-  /* Listed sorted by name, with their facts (borrowed from the list). */
+/* Listed sorted by name, with their facts (borrowed from the list). */
+static void tables_listed(partkv_store_t* store) {
+  partkv_table_list_t* list;
+  const partkv_table_info_t* info;
+  size_t length = 0;
+  const char* text;
   list = NULL;
   REQUIRE_OK(partkv_store_list_tables(store, &list));
   REQUIRE_INT(partkv_table_list_count(list), 3);
@@ -352,9 +352,13 @@ void test_Tables(void) {
   CHECK_INT(partkv_table_info_physical_partitions(info), 4);
   CHECK(partkv_table_list_get(list, 3) == NULL);
   partkv_table_list_destroy(list);
+}
 
-  /* Open: names compare case-insensitively; the handle's name is as created. */
-  REQUIRE_OK(partkv_store_open_table(store, "zebras", 6, NULL, NULL, &table));
+/* Open: names compare case-insensitively; the handle's name is as created. */
+static void tables_opened(partkv_store_t* store, const partkv_table_t* table) {
+  partkv_table_t* table_marker;
+  size_t length = 0;
+  const char* text;
   text = partkv_table_name(table, &length);
   CHECK_TEXT(text, length, "Zebras");
   table_marker = (partkv_table_t*)&length;
@@ -366,8 +370,14 @@ void test_Tables(void) {
     CHECK_CODE(partkv_store_open_table(store, "Apples", 6, NULL, NULL, NULL),
                PARTKV_INVALID_ARGUMENT, NULL);
   }
+}
 
-  /* Drop: gone from the list; the open handle's calls are NotFound; a second drop NotFound. */
+/* Drop: gone from the list; the open handle's calls are NotFound; a second drop NotFound.
+ * Closes `table`. */
+static void tables_dropped(partkv_store_t* store, partkv_table_t* table) {
+  partkv_table_list_t* list;
+  partkv_table_list_t* marker;
+  size_t length = 0;
   REQUIRE_OK(partkv_store_drop_table(store, "ZEBRAS", 6));
   CHECK_CODE(partkv_store_drop_table(store, "Zebras", 6), PARTKV_NOT_FOUND, NULL);
   {
@@ -386,6 +396,18 @@ void test_Tables(void) {
   CHECK_CODE(partkv_store_list_tables(store, NULL), PARTKV_INVALID_ARGUMENT, NULL);
   /* A dropped name can be created again. */
   CHECK_OK(partkv_store_create_table(store, "Zebras", 6, NULL));
+}
+
+void test_Tables(void) {
+  partkv_store_t* store = pk_open_store("store", NULL);
+  partkv_table_t* table = NULL;
+  REQUIRE(store != NULL);
+  STEP(tables_of_an_empty_store(store));
+  STEP(tables_created(store));
+  STEP(tables_listed(store));
+  REQUIRE_OK(partkv_store_open_table(store, "zebras", 6, NULL, NULL, &table));
+  tables_opened(store, table);
+  STEP(tables_dropped(store, table));
   partkv_store_close(store);
 }
 

@@ -30,35 +30,24 @@ static partkv_entity_t* get(const partkv_table_t* table, const char* pk, const c
   return e;
 }
 
-void test_Writes(void) {
-  partkv_store_t* store = pk_open_store("store", NULL);
-  partkv_table_t* table;
-  partkv_write_options_t* sync = partkv_write_options_create();
-  partkv_entity_t* e;
-  partkv_entity_t* got;
-  partkv_entity_t* marker;
-  char* first_etag;
-  char* etag;
+/* Insert sets the store's ETag (Azure's form) and Timestamp on the entity. */
+static void writes_insert(partkv_table_t* table, partkv_entity_t* e,
+                          const partkv_write_options_t* sync) {
   size_t length = 0;
   const char* text;
-  REQUIRE(store != NULL);
-  REQUIRE(sync != NULL);
-  partkv_write_options_set_sync(sync, 1);
-  partkv_write_options_set_sync(NULL, 1);
-  table = pk_create_table(store, "Orders", NULL);
-  REQUIRE(table != NULL);
-
-  /* Insert sets the store's ETag (Azure's form) and Timestamp on the entity. */
-  e = pk_entity("customer-42", "order-0001");
   partkv_entity_set_string(e, "Item", 4, "keyboard", 8);
   partkv_entity_set_int32(e, "Quantity", 8, 2);
   REQUIRE_OK(partkv_table_insert(table, e, sync));
   text = partkv_entity_etag(e, &length);
   CHECK(length > 0 && strncmp(text, "W/\"datetime'", 12) == 0);
   CHECK(partkv_entity_timestamp(e) > PARTKV_UNIX_EPOCH_TICKS);
-  first_etag = etag_of(e);
+}
 
-  /* The point read returns the same ETag and Timestamp. */
+/* The point read returns the same ETag and Timestamp. */
+static void writes_point_read(partkv_table_t* table, const partkv_entity_t* e,
+                              const char* first_etag) {
+  partkv_entity_t* got;
+  size_t length = 0;
   got = get(table, "customer-42", "order-0001");
   REQUIRE(got != NULL);
   CHECK_TEXT(partkv_entity_etag(got, &length), length, first_etag);
@@ -66,14 +55,24 @@ void test_Writes(void) {
   CHECK_INT(pk_int32(got, "Quantity", 0), 2);
   CHECK_INT(partkv_entity_property_count(got), 2);
   partkv_entity_destroy(got);
+}
 
-  /* Insert of an existing row: AlreadyExists, the entity's ETag unchanged. */
+/* Insert of an existing row: AlreadyExists, the entity's ETag unchanged. */
+static void writes_existing_row(partkv_table_t* table, partkv_entity_t* e, const char* first_etag) {
+  size_t length = 0;
   CHECK_CODE(partkv_table_insert(table, e, NULL), PARTKV_ALREADY_EXISTS,
              "entity (PartitionKey 'customer-42', RowKey 'order-0001') already exists");
   CHECK_TEXT(partkv_entity_etag(e, &length), length, first_etag);
+}
 
-  /* Replace with the current ETag, passed straight from the entity (borrowed until the write
-   * sets a new one): OK, a new ETag, properties absent from the entity dropped. */
+/* Replace with the current ETag, passed straight from the entity (borrowed until the write
+ * sets a new one): OK, a new ETag, properties absent from the entity dropped. Then a stale
+ * ETag. */
+static void writes_replace(partkv_table_t* table, partkv_entity_t* e, const char* first_etag) {
+  partkv_entity_t* got;
+  char* etag;
+  size_t length = 0;
+  const char* text;
   partkv_entity_remove(e, "Item", 4);
   partkv_entity_set_int32(e, "Quantity", 8, 3);
   text = partkv_entity_etag(e, &length);
@@ -101,15 +100,23 @@ void test_Writes(void) {
   CHECK_TEXT(partkv_entity_etag(got, &length), length, etag);
   partkv_entity_destroy(got);
   free(etag);
+}
 
-  /* "*" and NULL: any ETag. */
+/* "*" and NULL: any ETag. */
+static void writes_any_etag(partkv_table_t* table, partkv_entity_t* e,
+                            const partkv_write_options_t* sync) {
   partkv_entity_set_int32(e, "Quantity", 8, 4);
   CHECK_OK(partkv_table_replace(table, e, "*", 1, NULL));
   partkv_entity_set_int32(e, "Quantity", 8, 5);
   CHECK_OK(partkv_table_replace(table, e, NULL, 0, sync));
-  partkv_entity_destroy(e);
+}
 
-  /* Merge keeps the properties it does not carry. */
+/* Merge keeps the properties it does not carry. */
+static void writes_merge(partkv_table_t* table, const partkv_write_options_t* sync) {
+  partkv_entity_t* e;
+  partkv_entity_t* got;
+  char* etag;
+  size_t length = 0;
   e = pk_entity("customer-42", "order-0001");
   partkv_entity_set_string(e, "Note", 4, "gift", 4);
   got = get(table, "customer-42", "order-0001");
@@ -127,9 +134,12 @@ void test_Writes(void) {
   partkv_entity_destroy(got);
   CHECK_OK(partkv_table_merge(table, e, NULL, 0, sync));
   partkv_entity_destroy(e);
+}
 
-  /* The upserts: create when missing; replace or merge when present. */
-  e = pk_entity("customer-42", "order-0002");
+/* The upserts: create when missing; replace or merge when present. */
+static void writes_upserts(partkv_table_t* table, partkv_entity_t* e,
+                           const partkv_write_options_t* sync) {
+  partkv_entity_t* got;
   partkv_entity_set_int32(e, "a", 1, 1);
   partkv_entity_set_int32(e, "b", 1, 1);
   CHECK_OK(partkv_table_insert_or_replace(table, e, NULL));
@@ -152,8 +162,14 @@ void test_Writes(void) {
   got = get(table, "customer-42", "order-0003");
   CHECK(got != NULL);
   partkv_entity_destroy(got);
+}
 
-  /* Delete: a stale ETag is PreconditionFailed; the current one deletes; then NotFound. */
+/* Delete: a stale ETag is PreconditionFailed; the current one deletes; then NotFound. */
+static void writes_delete(partkv_table_t* table, partkv_entity_t* e, const char* first_etag,
+                          const partkv_write_options_t* sync) {
+  partkv_entity_t* got;
+  partkv_entity_t* marker;
+  char* etag;
   CHECK_CODE(partkv_table_delete(table, "customer-42", 11, "order-0001", 10, first_etag,
                                  strlen(first_etag), NULL),
              PARTKV_PRECONDITION_FAILED, NULL);
@@ -176,8 +192,10 @@ void test_Writes(void) {
   partkv_entity_set_row_key(e, "order-0001", 10);
   CHECK_CODE(partkv_table_replace(table, e, "*", 1, NULL), PARTKV_NOT_FOUND, NULL);
   CHECK_CODE(partkv_table_merge(table, e, NULL, 0, NULL), PARTKV_NOT_FOUND, NULL);
+}
 
-  /* Invalid input: InvalidArgument naming the limit (docs/errors.md K01, P02). */
+/* Invalid input: InvalidArgument naming the limit (docs/errors.md K01, P02). */
+static void writes_invalid_input(partkv_table_t* table, partkv_entity_t* e) {
   partkv_entity_set_partition_key(e, "a/b", 3);
   CHECK_CODE(partkv_table_insert(table, e, NULL), PARTKV_INVALID_ARGUMENT,
              "PartitionKey 'a/b' contains the forbidden character '/'");
@@ -187,6 +205,34 @@ void test_Writes(void) {
              "property name '1abc' must start with a letter or '_'");
   CHECK_CODE(partkv_table_delete(table, "alpha#", 6, "r", 1, NULL, 0, NULL),
              PARTKV_INVALID_ARGUMENT, "contains the forbidden character '#'");
+}
+
+void test_Writes(void) {
+  partkv_store_t* store = pk_open_store("store", NULL);
+  partkv_table_t* table;
+  partkv_write_options_t* sync = partkv_write_options_create();
+  partkv_entity_t* e;
+  char* first_etag;
+  REQUIRE(store != NULL);
+  REQUIRE(sync != NULL);
+  partkv_write_options_set_sync(sync, 1);
+  partkv_write_options_set_sync(NULL, 1);
+  table = pk_create_table(store, "Orders", NULL);
+  REQUIRE(table != NULL);
+
+  e = pk_entity("customer-42", "order-0001");
+  STEP(writes_insert(table, e, sync));
+  first_etag = etag_of(e);
+  STEP(writes_point_read(table, e, first_etag));
+  writes_existing_row(table, e, first_etag);
+  STEP(writes_replace(table, e, first_etag));
+  writes_any_etag(table, e, sync);
+  partkv_entity_destroy(e);
+  STEP(writes_merge(table, sync));
+  e = pk_entity("customer-42", "order-0002");
+  STEP(writes_upserts(table, e, sync));
+  STEP(writes_delete(table, e, first_etag, sync));
+  writes_invalid_input(table, e);
 
   free(first_etag);
   partkv_entity_destroy(e);
@@ -196,39 +242,12 @@ void test_Writes(void) {
   partkv_store_close(store);
 }
 
-void test_KeySchemes(void) {
-  partkv_store_t* store = pk_open_store("store", NULL);
-  partkv_table_options_t* options = partkv_table_options_create();
-  partkv_key_strategy_t* pk_scheme = NULL;
-  partkv_key_strategy_t* rk_scheme = NULL;
-  partkv_key_strategy_t* random_scheme = NULL;
-  partkv_table_t* orders;
-  partkv_table_t* randoms;
-  partkv_table_t* plain;
-  partkv_entity_t* e;
-  partkv_entity_t* ask;
-  partkv_entity_t* got = NULL;
+/* An insert without keys computes them: AB1's code-point product suffix is 11 of 200. */
+static void keys_computed_on_insert(partkv_table_t* orders, partkv_entity_t* e) {
+  partkv_entity_t* got;
   partkv_entity_t* computed = NULL;
-  partkv_entity_t* marker;
   size_t length = 0;
   const char* text;
-  REQUIRE(store != NULL);
-  REQUIRE_OK(partkv_key_strategy_parse("hash-suffix(date,orderId,200,hash=codepoint-product)",
-                                       52, &pk_scheme));
-  REQUIRE_OK(partkv_key_strategy_parse("concat(orderId)", 15, &rk_scheme));
-  REQUIRE_OK(partkv_key_strategy_parse("random-suffix(date,50)", 22, &random_scheme));
-  partkv_table_options_set_partition_key_scheme(options, pk_scheme);
-  partkv_table_options_set_row_key_scheme(options, rk_scheme);
-  orders = pk_create_table(store, "Orders", options);
-  REQUIRE(orders != NULL);
-  partkv_table_options_set_partition_key_scheme(options, random_scheme);
-  randoms = pk_create_table(store, "Randoms", options);
-  REQUIRE(randoms != NULL);
-  plain = pk_create_table(store, "Plain", NULL);
-  REQUIRE(plain != NULL);
-
-  /* An insert without keys computes them: AB1's code-point product suffix is 11 of 200. */
-  e = partkv_entity_create();
   partkv_entity_set_string(e, "date", 4, "2014-07-09", 10);
   partkv_entity_set_string(e, "orderId", 7, "AB1", 3);
   partkv_entity_set_int32(e, "n", 1, 7);
@@ -244,9 +263,13 @@ void test_KeySchemes(void) {
   REQUIRE(got != NULL);
   CHECK_INT(pk_int32(got, "n", 0), 7);
   partkv_entity_destroy(got);
+}
 
-  /* A point read by natural attributes. */
-  ask = partkv_entity_create();
+/* A point read by natural attributes. */
+static void keys_read_by_attributes(partkv_table_t* orders, partkv_table_t* plain,
+                                    partkv_entity_t* ask) {
+  partkv_entity_t* got;
+  partkv_entity_t* marker;
   partkv_entity_set_string(ask, "date", 4, "2014-07-09", 10);
   partkv_entity_set_string(ask, "orderId", 7, "AB1", 3);
   got = NULL;
@@ -265,8 +288,13 @@ void test_KeySchemes(void) {
   /* A table without schemes cannot read by attributes. */
   CHECK_CODE(partkv_table_get_by_attributes(plain, ask, &got), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK(got == marker);
+}
 
-  /* Given keys are kept. */
+/* Given keys are kept. */
+static void keys_given_are_kept(partkv_table_t* orders, partkv_entity_t* e) {
+  partkv_entity_t* got;
+  partkv_entity_t* computed;
+  size_t length = 0;
   partkv_entity_set_partition_key(e, "manual", 6);
   partkv_entity_set_row_key(e, "r", 1);
   computed = NULL;
@@ -278,8 +306,15 @@ void test_KeySchemes(void) {
   got = get(orders, "manual", "r");
   CHECK(got != NULL);
   partkv_entity_destroy(got);
+}
 
-  /* Random suffixes: drawn for an insert, refused for the writes that address a row. */
+/* Random suffixes: drawn for an insert, refused for the writes that address a row. */
+static void keys_random_suffixes(partkv_table_t* randoms, partkv_entity_t* e,
+                                 partkv_entity_t* ask) {
+  partkv_entity_t* got;
+  partkv_entity_t* computed;
+  size_t length = 0;
+  const char* text;
   partkv_entity_set_partition_key(e, NULL, 0);
   partkv_entity_set_row_key(e, NULL, 0);
   computed = NULL;
@@ -304,13 +339,52 @@ void test_KeySchemes(void) {
   REQUIRE_OK(partkv_table_get_by_attributes(randoms, ask, &got));
   CHECK_INT(pk_int32(got, "n", 0), 7);
   partkv_entity_destroy(got);
+}
 
-  /* A table without schemes returns the entity unchanged. */
+/* A table without schemes returns the entity unchanged. */
+static void keys_table_without_schemes(partkv_table_t* plain, partkv_entity_t* e) {
+  partkv_entity_t* computed;
+  size_t length = 0;
   computed = NULL;
   REQUIRE_OK(partkv_table_compute_keys(plain, e, PARTKV_OP_INSERT, &computed));
   CHECK_TEXT(partkv_entity_partition_key(computed, &length), length, "");
   CHECK_INT(partkv_entity_property_count(computed), 3);
   partkv_entity_destroy(computed);
+}
+
+void test_KeySchemes(void) {
+  partkv_store_t* store = pk_open_store("store", NULL);
+  partkv_table_options_t* options = partkv_table_options_create();
+  partkv_key_strategy_t* pk_scheme = NULL;
+  partkv_key_strategy_t* rk_scheme = NULL;
+  partkv_key_strategy_t* random_scheme = NULL;
+  partkv_table_t* orders;
+  partkv_table_t* randoms;
+  partkv_table_t* plain;
+  partkv_entity_t* e;
+  partkv_entity_t* ask;
+  REQUIRE(store != NULL);
+  REQUIRE_OK(partkv_key_strategy_parse("hash-suffix(date,orderId,200,hash=codepoint-product)", 52,
+                                       &pk_scheme));
+  REQUIRE_OK(partkv_key_strategy_parse("concat(orderId)", 15, &rk_scheme));
+  REQUIRE_OK(partkv_key_strategy_parse("random-suffix(date,50)", 22, &random_scheme));
+  partkv_table_options_set_partition_key_scheme(options, pk_scheme);
+  partkv_table_options_set_row_key_scheme(options, rk_scheme);
+  orders = pk_create_table(store, "Orders", options);
+  REQUIRE(orders != NULL);
+  partkv_table_options_set_partition_key_scheme(options, random_scheme);
+  randoms = pk_create_table(store, "Randoms", options);
+  REQUIRE(randoms != NULL);
+  plain = pk_create_table(store, "Plain", NULL);
+  REQUIRE(plain != NULL);
+
+  e = partkv_entity_create();
+  STEP(keys_computed_on_insert(orders, e));
+  ask = partkv_entity_create();
+  STEP(keys_read_by_attributes(orders, plain, ask));
+  STEP(keys_given_are_kept(orders, e));
+  STEP(keys_random_suffixes(randoms, e, ask));
+  STEP(keys_table_without_schemes(plain, e));
 
   partkv_entity_destroy(ask);
   partkv_entity_destroy(e);

@@ -238,18 +238,11 @@ static partkv_entity_t* all_types(void) {
   return e;
 }
 
-void test_EntityProperties(void) {
-  partkv_entity_t* e = all_types();
-  static const char* const names[9] = {"bin", "bool", "dbl", "dint", "dt",
-                                       "guid", "i32", "i64", "str"};
-  static const partkv_type_t types[9] = {
-      PARTKV_TYPE_BINARY, PARTKV_TYPE_BOOLEAN, PARTKV_TYPE_DOUBLE,
-      PARTKV_TYPE_DOUBLE, PARTKV_TYPE_DATETIME, PARTKV_TYPE_GUID,
-      PARTKV_TYPE_INT32,  PARTKV_TYPE_INT64,   PARTKV_TYPE_STRING};
+/* Each property by index: its name and type, in name order, and find's index of it. */
+static void properties_by_index(const partkv_entity_t* e, const char* const names[9],
+                                const partkv_type_t types[9]) {
   size_t i, length, index = 99;
   const char* text;
-  const uint8_t* bin;
-
   REQUIRE_INT(partkv_entity_property_count(e), 9);
   for (i = 0; i < 9; ++i) {
     text = partkv_entity_property_name(e, i, &length);
@@ -258,7 +251,13 @@ void test_EntityProperties(void) {
     CHECK(partkv_entity_find(e, names[i], strlen(names[i]), &index));
     CHECK_INT(index, i);
   }
-  /* Each getter on its own type. */
+}
+
+/* Each getter on its own type. */
+static void properties_getters(const partkv_entity_t* e) {
+  size_t length;
+  const char* text;
+  const uint8_t* bin;
   bin = (const uint8_t*)partkv_entity_property_binary(e, 0, &length);
   REQUIRE(bin != NULL);
   REQUIRE_INT(length, 3);
@@ -279,8 +278,11 @@ void test_EntityProperties(void) {
   text = partkv_entity_property_string(e, 8, &length);
   CHECK_TEXT(text, length, "s");
   CHECK_INT(text[length], '\0');
+}
 
-  /* A getter of another type, or an index out of range: 0, and NULL with length 0 for text. */
+/* A getter of another type, or an index out of range: 0, and NULL with length 0 for text. */
+static void properties_other_types(const partkv_entity_t* e, const partkv_type_t types[9]) {
+  size_t i, length;
   for (i = 0; i < 10; ++i) {
     partkv_type_t t = i < 9 ? types[i] : (partkv_type_t)0;
     length = 5;
@@ -305,15 +307,22 @@ void test_EntityProperties(void) {
   CHECK_INT(length, 0);
   CHECK_INT(partkv_entity_property_type(e, 9), 0);
   CHECK_INT(partkv_entity_property_type(e, (size_t)-1), 0);
+}
 
-  /* find: 0 for a missing name, *index left alone. */
+/* find: 0 for a missing name, *index left alone. */
+static void properties_find(const partkv_entity_t* e) {
+  size_t index;
   index = 77;
   CHECK_INT(partkv_entity_find(e, "nope", 4, &index), 0);
   CHECK_INT(partkv_entity_find(e, "i32x", 3, &index), 1); /* the length counts: "i32" */
   CHECK_INT(index, 6);
   CHECK_INT(partkv_entity_find(e, "str", 3, NULL), 1);
+}
 
-  /* Setting a name again replaces the value and its type, keeping one property. */
+/* Setting a name again replaces the value and its type, keeping one property. */
+static void properties_set_again(partkv_entity_t* e) {
+  size_t length, index = 99;
+  const char* text;
   partkv_entity_set_string(e, "i32", 3, "now text", 8);
   CHECK_INT(partkv_entity_property_count(e), 9);
   REQUIRE(partkv_entity_find(e, "i32", 3, &index));
@@ -339,16 +348,24 @@ void test_EntityProperties(void) {
   CHECK(partkv_entity_property_binary(e, index, &length) != NULL);
   CHECK_INT(length, 0);
   CHECK_INT(partkv_entity_property_count(e), 12);
+}
 
-  /* remove: 1 when it existed; the later properties move down. */
+/* remove: 1 when it existed; the later properties move down. */
+static void properties_remove(partkv_entity_t* e) {
+  size_t length;
+  const char* text;
   CHECK_INT(partkv_entity_remove(e, "bin", 3), 1);
   CHECK_INT(partkv_entity_remove(e, "bin", 3), 0);
   CHECK_INT(partkv_entity_remove(e, "zzz", 3), 0);
   CHECK_INT(partkv_entity_property_count(e), 11);
   text = partkv_entity_property_name(e, 0, &length);
   CHECK_TEXT(text, length, "bool");
+}
 
-  /* clear: no properties, keys and system properties kept. */
+/* clear: no properties, keys and system properties kept. */
+static void properties_clear(partkv_entity_t* e) {
+  size_t length, index = 99;
+  const char* text;
   partkv_entity_clear_properties(e);
   CHECK_INT(partkv_entity_property_count(e), 0);
   CHECK_INT(partkv_entity_find(e, "str", 3, &index), 0);
@@ -357,6 +374,24 @@ void test_EntityProperties(void) {
   CHECK_INT(partkv_entity_timestamp(e), kTicks2024);
   text = partkv_entity_etag(e, &length);
   CHECK_TEXT(text, length, "W/\"0x5B168C7B6E589D2\"");
+}
+
+void test_EntityProperties(void) {
+  partkv_entity_t* e = all_types();
+  static const char* const names[9] = {"bin", "bool", "dbl", "dint", "dt",
+                                       "guid", "i32", "i64", "str"};
+  static const partkv_type_t types[9] = {
+      PARTKV_TYPE_BINARY, PARTKV_TYPE_BOOLEAN, PARTKV_TYPE_DOUBLE,
+      PARTKV_TYPE_DOUBLE, PARTKV_TYPE_DATETIME, PARTKV_TYPE_GUID,
+      PARTKV_TYPE_INT32,  PARTKV_TYPE_INT64,   PARTKV_TYPE_STRING};
+
+  STEP(properties_by_index(e, names, types));
+  STEP(properties_getters(e));
+  properties_other_types(e, types);
+  properties_find(e);
+  STEP(properties_set_again(e));
+  properties_remove(e);
+  properties_clear(e);
   partkv_entity_destroy(e);
 }
 
