@@ -85,9 +85,9 @@ Entity MakeEntity(uint64_t n) {
   e.AppendSorted("Active", Value::Boolean((r & 1) != 0));
   e.AppendSorted("Count", Value::Int32(static_cast<int32_t>(r % 100000)));
   e.AppendSorted("DeviceId", Value::Guid(guid));
-  e.AppendSorted("Location", Value::String(fmt::format("building-{:03d}/floor-{:02d}/room-{:04d}/r{:02d}",
-                                                       r % 997, (r >> 10) % 60, (r >> 16) % 9973,
-                                                       (r >> 30) % 97)));
+  e.AppendSorted("Location", Value::String(fmt::format(
+                                 "building-{:03d}/floor-{:02d}/room-{:04d}/r{:02d}", r % 997,
+                                 (r >> 10) % 60, (r >> 16) % 9973, (r >> 30) % 97)));
   e.AppendSorted("Notes", Value::String(Notes(r)));
   e.AppendSorted("Reading", Value::Double(static_cast<double>(r % 1000003) / 1000.0));
   e.AppendSorted("Sequence", Value::Int64(static_cast<int64_t>(n)));
@@ -137,11 +137,11 @@ std::vector<std::pair<std::string, std::string>> ConfigurationFacts() {
 #else
   const char* asserts = "on";
 #endif
-  facts.emplace_back("build type", fmt::format("{} (partkv assertions {})", PARTKV_BENCH_BUILD_TYPE,
-                                               asserts));
+  facts.emplace_back("build type",
+                     fmt::format("{} (partkv assertions {})", PARTKV_BENCH_BUILD_TYPE, asserts));
   facts.emplace_back("compiler", __VERSION__);
-  facts.emplace_back("RocksDB", fmt::format("{}.{}.{} (headers)", ROCKSDB_MAJOR, ROCKSDB_MINOR,
-                                            ROCKSDB_PATCH));
+  facts.emplace_back(
+      "RocksDB", fmt::format("{}.{}.{} (headers)", ROCKSDB_MAJOR, ROCKSDB_MINOR, ROCKSDB_PATCH));
   facts.emplace_back("cores", std::to_string(std::thread::hardware_concurrency()));
   facts.emplace_back("cpu", FirstLineWith("/proc/cpuinfo", "model name"));
   facts.emplace_back("memory", FirstLineWith("/proc/meminfo", "MemTotal"));

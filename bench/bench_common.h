@@ -94,10 +94,8 @@ class Permutation {
 void PrintConfiguration(std::FILE* out, std::string_view title,
                         const std::vector<std::pair<std::string, std::string>>& extra);
 
-
 // The machine and build facts of PrintConfiguration, as name/value pairs (for JSON output).
 std::vector<std::pair<std::string, std::string>> ConfigurationFacts();
-
 
 // The median of `v` (the mean of the two middle values when their count is even); 0 when `v` is
 // empty. Every benchmark's ratio is the median of its per-round ratios.
@@ -111,7 +109,6 @@ double Quantile(std::vector<double> v, double q);
 // The calling thread's CPU time, user and system, in seconds (CLOCK_THREAD_CPUTIME_ID): what the
 // benchmark's own thread spent, steadier than the wall clock when other processes share the cores.
 double ThisThreadCpuSeconds();
-
 
 }  // namespace partkv::bench
 

@@ -2,9 +2,9 @@
 // partkv-query-bench, partkv-shard-bench). Each registers every run as "<name>/round:<n>";
 // CollectingReporter prints the runs as the console reporter does and keeps each one's rate by
 // name and round; a ratio is the median over the rounds of rate(numerator) / rate(denominator),
-// both measured in the same process, so that a noisy machine moves both sides alike. PrintRatioTable prints such ratios
-// with their targets and returns them as JSON; ReportJson and FinishReport begin and end the
-// document --ratios_out writes.
+// both measured in the same process, so that a noisy machine moves both sides alike.
+// PrintRatioTable prints such ratios with their targets and returns them as JSON; ReportJson and
+// FinishReport begin and end the document --ratios_out writes.
 //
 // Kept apart from bench_common.h so that only the programs built on Google Benchmark link it.
 // Not thread-safe: Google Benchmark calls a reporter from the one thread that runs the benchmarks.
@@ -59,7 +59,7 @@ class CollectingReporter : public benchmark::ConsoleReporter {
 // per round, the median over the rounds both ran.
 struct RatioLine {
   std::string label;
-  std::string numerator;    // benchmark names, as keys of CollectingReporter::rates()
+  std::string numerator;  // benchmark names, as keys of CollectingReporter::rates()
   std::string denominator;
   // Items are queries: show each side as microseconds per query instead of rows per second.
   bool latency = false;

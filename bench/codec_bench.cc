@@ -43,7 +43,8 @@ const std::vector<Entity>& Entities() {
 const std::vector<std::string>& EncodedKeys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> v;
-    for (const Entity& e : Entities()) v.push_back(engine::EntityKey(e.partition_key(), e.row_key()));
+    for (const Entity& e : Entities())
+      v.push_back(engine::EntityKey(e.partition_key(), e.row_key()));
     return v;
   }();
   return keys;
@@ -122,7 +123,8 @@ void BM_EncodeValue(benchmark::State& state) {
   uint64_t i = 0;
   for (auto _ : state) {
     out.clear();
-    engine::EncodeValue(engine::ValueHeader{638000000000000000, i + 1}, entities[i % kEntities], &out);
+    engine::EncodeValue(engine::ValueHeader{638000000000000000, i + 1}, entities[i % kEntities],
+                        &out);
     ++i;
     benchmark::DoNotOptimize(out.data());
   }

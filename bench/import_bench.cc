@@ -28,7 +28,6 @@
 //
 // Not a Google Benchmark: one of the quantities is a child process's peak memory.
 
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -39,11 +38,11 @@
 
 #include "CLI/CLI.hpp"
 #include "bench/bench_common.h"
-#include "tools/common/child_process.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "partkv/json.h"
 #include "partkv/store.h"
+#include "tools/common/child_process.h"
 
 #ifndef PARTKV_CLI_PATH
 #define PARTKV_CLI_PATH "partkv"

@@ -21,16 +21,16 @@
 #include <string>
 #include <vector>
 
-#include "api/front/front_access.h"
 #include "CLI/CLI.hpp"
+#include "api/front/front_access.h"
 #include "bench/bench_common.h"
-#include "tools/common/child_process.h"
 #include "engine/local/table_handle.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "partkv/store.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_buffer_manager.h"
+#include "tools/common/child_process.h"
 
 namespace partkv::bench {
 namespace {
@@ -92,7 +92,8 @@ class Child {
 
  private:
   void Phase(const char* name) {
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     out_["phases"].push_back(
         {{"phase", name},
          {"seconds", seconds},
@@ -121,8 +122,8 @@ class Child {
     for (auto* cf : parts) {
       for (int level = 0; level < 7; ++level) {
         std::string v;
-        if (db->GetProperty(cf, rocksdb::DB::Properties::kNumFilesAtLevelPrefix +
-                                      std::to_string(level), &v)) {
+        if (db->GetProperty(
+                cf, rocksdb::DB::Properties::kNumFilesAtLevelPrefix + std::to_string(level), &v)) {
           sst_files += std::strtoull(v.c_str(), nullptr, 10);
         }
       }
@@ -151,13 +152,12 @@ class Child {
 
 // Runs this program again with --child for one configuration; returns its JSON report.
 nlohmann::json RunChild(uint64_t entities, uint32_t partitions) {
-  std::vector<std::string> args = {"partkv-memory-bench", "--child", "--entities",
-                                   std::to_string(entities), "--partitions",
-                                   std::to_string(partitions)};
+  std::vector<std::string> args = {"partkv-memory-bench", "--child",
+                                   "--entities",          std::to_string(entities),
+                                   "--partitions",        std::to_string(partitions)};
   tools::ChildRun run = tools::RunChild("/proc/self/exe", args, tools::ChildOutput::kCapture);
   if (!run.exited_ok()) {
-    Die(fmt::format("the child for {} partitions failed (status {})", partitions,
-                    run.wait_status));
+    Die(fmt::format("the child for {} partitions failed (status {})", partitions, run.wait_status));
   }
   auto report = nlohmann::json::parse(run.output, nullptr, /*allow_exceptions=*/false);
   if (report.is_discarded()) {
@@ -170,8 +170,8 @@ void PrintReport(const std::vector<nlohmann::json>& reports) {
   std::printf("\n%-11s %9s %9s %9s %9s %9s | %9s %9s %9s %9s | %9s %9s %6s\n", "partitions",
               "peak RSS", "open", "write", "flush", "read", "cache", "memtables", "tbl.rdrs",
               "heap", "logical", "SST", "files");
-  std::printf("%-11s %9s %9s %9s %9s %9s | %9s %9s %9s %9s | %9s %9s %6s\n", "", "MiB",
-              "RSS MiB", "RSS MiB", "RSS MiB", "RSS MiB", "MiB", "MiB", "MiB", "MiB", "MiB", "MiB", "");
+  std::printf("%-11s %9s %9s %9s %9s %9s | %9s %9s %9s %9s | %9s %9s %6s\n", "", "MiB", "RSS MiB",
+              "RSS MiB", "RSS MiB", "RSS MiB", "MiB", "MiB", "MiB", "MiB", "MiB", "MiB", "");
   for (const auto& r : reports) {
     auto rss = [&](size_t i) { return r["phases"][i]["rss_mib"].get<double>(); };
     const auto& after = r["after_read"];
@@ -182,21 +182,23 @@ void PrintReport(const std::vector<nlohmann::json>& reports) {
                 r["malloc"]["in_use_mib"].get<double>(), r["logical_data_mib"].get<double>(),
                 after["sst_mib"].get<double>(), after["sst_files"].get<int>());
   }
-  std::printf("(cache, memtables, table readers, heap: after the reads; memtables are also charged "
-              "to the cache)\n");
+  std::printf(
+      "(cache, memtables, table readers, heap: after the reads; memtables are also charged "
+      "to the cache)\n");
   for (const auto& r : reports) {
     const auto& o = r["after_open"];
     const auto& w = r["after_write"];
-    std::printf("P=%d after open: memtables %.1f MiB, cache %.1f MiB; after writes: cache %.1f MiB, "
-                "memtables %.1f MiB, write-buffer manager %.1f MiB, %d SST files; phases (s): "
-                "write %.1f, flush %.1f, read %.1f\n",
-                r["partitions"].get<int>(), o["memtables_mib"].get<double>(),
-                o["block_cache_usage_mib"].get<double>(), w["block_cache_usage_mib"].get<double>(),
-                w["memtables_mib"].get<double>(), w["write_buffer_manager_mib"].get<double>(),
-                w["sst_files"].get<int>(),
-                r["phases"][2]["seconds"].get<double>() - r["phases"][1]["seconds"].get<double>(),
-                r["phases"][3]["seconds"].get<double>() - r["phases"][2]["seconds"].get<double>(),
-                r["phases"][4]["seconds"].get<double>() - r["phases"][3]["seconds"].get<double>());
+    std::printf(
+        "P=%d after open: memtables %.1f MiB, cache %.1f MiB; after writes: cache %.1f MiB, "
+        "memtables %.1f MiB, write-buffer manager %.1f MiB, %d SST files; phases (s): "
+        "write %.1f, flush %.1f, read %.1f\n",
+        r["partitions"].get<int>(), o["memtables_mib"].get<double>(),
+        o["block_cache_usage_mib"].get<double>(), w["block_cache_usage_mib"].get<double>(),
+        w["memtables_mib"].get<double>(), w["write_buffer_manager_mib"].get<double>(),
+        w["sst_files"].get<int>(),
+        r["phases"][2]["seconds"].get<double>() - r["phases"][1]["seconds"].get<double>(),
+        r["phases"][3]["seconds"].get<double>() - r["phases"][2]["seconds"].get<double>(),
+        r["phases"][4]["seconds"].get<double>() - r["phases"][3]["seconds"].get<double>());
   }
 }
 
@@ -223,13 +225,14 @@ int Main(int argc, char** argv) {
     return 0;
   }
 
-  PrintConfiguration(stdout, "partkv-memory-bench: peak RSS, default StoreOptions (64 MiB budget)",
-                     {{"entities", fmt::format("{} per configuration, batches of 100 per "
-                                               "PartitionKey ({} PartitionKeys), then flush, then "
-                                               "a Get of each in scrambled order",
-                                               entities, entities / kEntitiesPerPartitionKey)},
-                      {"memory budget", fmt::format("{} MiB", StoreOptions{}.memory_budget_bytes >> 20)},
-                      {"measure", "VmHWM of a fresh child process per configuration"}});
+  PrintConfiguration(
+      stdout, "partkv-memory-bench: peak RSS, default StoreOptions (64 MiB budget)",
+      {{"entities", fmt::format("{} per configuration, batches of 100 per "
+                                "PartitionKey ({} PartitionKeys), then flush, then "
+                                "a Get of each in scrambled order",
+                                entities, entities / kEntitiesPerPartitionKey)},
+       {"memory budget", fmt::format("{} MiB", StoreOptions{}.memory_budget_bytes >> 20)},
+       {"measure", "VmHWM of a fresh child process per configuration"}});
   std::vector<nlohmann::json> reports;
   for (uint32_t p : partitions) {
     std::fprintf(stderr, "running %u partitions...\n", p);
@@ -241,7 +244,8 @@ int Main(int argc, char** argv) {
   for (const auto& r : reports) {
     if (r["partitions"].get<uint32_t>() == 16) {
       double peak = r["peak_rss_mib"].get<double>();
-      std::printf("target: P=16 peak < 300 MiB: %.1f MiB, %s\n", peak, peak < 300 ? "met" : "MISSED");
+      std::printf("target: P=16 peak < 300 MiB: %.1f MiB, %s\n", peak,
+                  peak < 300 ? "met" : "MISSED");
     }
   }
   if (reports.size() >= 2) {

@@ -90,7 +90,8 @@ void Scan(benchmark::State& state, const BenchStore& s, const char* what,
 // A scan through one reused Page, kept across the benchmark's iterations.
 void ReusedScan(benchmark::State& state, const BenchStore& s, const Query& q, const char* what) {
   Page page;
-  Scan(state, s, what, [&](uint64_t* touched) { return PageThroughReused(*s.table, q, &page, touched); });
+  Scan(state, s, what,
+       [&](uint64_t* touched) { return PageThroughReused(*s.table, q, &page, touched); });
 }
 
 // A scan through a fresh Page for every page (Table::QueryEntities(query)).

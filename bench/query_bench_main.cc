@@ -4,7 +4,8 @@
 //   Partition scan: page through every entity of ONE PartitionKey (page size 1000, following
 //     continuation tokens, entities decoded)          vs  one raw iterator over the same key range
 //   Table scan: page through a whole table of many PartitionKeys, merged over 16 physical
-//     partitions, no conditions                       vs  the raw iterator rate of the partition scan
+//     partitions, no conditions                       vs  the raw iterator rate of the partition
+//     scan
 //   Both scans also run through one reused Page (QueryEntities(q, &page)), whose entities keep
 //     their strings' capacity from page to page
 //   Key-bounded query: 100 rows of one PartitionKey (partition_key + RowKey bounds) in a small
@@ -34,7 +35,8 @@
 // which side goes first); each ratio is the median of the per-round ratios. --phases runs (and
 // builds the fixtures of) some phases only: scan, bounded, parallel (scan threads), hotset.
 // Extra flags, after Google Benchmark's own:
-//   --rounds N  --min_time S  --iterations N  --scan_entities N  --small_entities N  --large_entities N
+//   --rounds N  --min_time S  --iterations N  --scan_entities N  --small_entities N
+//   --large_entities N
 //   --bounded_partitions N  --parallel_entities N  --hot_table_entities N  --hot_keys N
 //   --hot_memory_budget_mib N  --phases scan,bounded,parallel,hotset  --ratios_out PATH
 //
@@ -224,11 +226,9 @@ std::vector<std::pair<Registration, Registration>> PairsToRun() {
        {"partkv_TableScan", BM_PartkvTableScan, benchmark::kMillisecond}},
   };
   const std::vector<std::pair<Registration, Registration>> bounded_pairs = {
-      {{"partkv_BoundedSmall",
-        [](benchmark::State& s) { BM_PartkvBounded(s, &g_fixtures->small); },
+      {{"partkv_BoundedSmall", [](benchmark::State& s) { BM_PartkvBounded(s, &g_fixtures->small); },
         benchmark::kMicrosecond},
-       {"partkv_BoundedLarge",
-        [](benchmark::State& s) { BM_PartkvBounded(s, &g_fixtures->large); },
+       {"partkv_BoundedLarge", [](benchmark::State& s) { BM_PartkvBounded(s, &g_fixtures->large); },
         benchmark::kMicrosecond}},
       {{"raw_BoundedSmall", [](benchmark::State& s) { BM_RawBounded(s, &g_fixtures->small); },
         benchmark::kMicrosecond},
@@ -286,6 +286,8 @@ void RegisterRounds(const std::vector<std::pair<Registration, Registration>>& pa
 
 // The ratio table's lines: the pairs' ratios, and the targets of some.
 std::vector<RatioLine> RatioLines() {
+  // A table of ratio lines.
+  // clang-format off
   return {
       // Paging through a reused Page (Table::QueryEntities(query, &page)), the paging API: the
       // targets. A new Page per call allocates every entity's strings again: shown for scale.
@@ -314,6 +316,7 @@ std::vector<RatioLine> RatioLines() {
       {"  hot reads (wall): beside / alone", "partkv_HotReadsBesideScan", "partkv_HotReadsAlone",
        true, {}, false},
   };
+  // clang-format on
 }
 
 int Main(int argc, char** argv) {

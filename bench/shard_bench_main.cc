@@ -8,7 +8,8 @@
 //     tokens followed, in a table that holds the same entities under 2018-08-09.1 ... .N
 //     (one table per N: 200, the target, and 50 and 20 for context)
 //
-// Both sides page through one reused Page per read (QueryEntities(q, &page), QueryShards(..., &page)).
+// Both sides page through one reused Page per read (QueryEntities(q, &page), QueryShards(...,
+// &page)).
 //
 // The entities are the common bench layout (bench_common.h) plus a `date` String property (the
 // sharding attribute), with RowKey "ORD-%08d" (an order id) and PartitionKey the day or its
@@ -29,7 +30,8 @@
 // single-threaded and the machines this runs on are shared. Each run lasts at least --min_time
 // seconds; the runs are interleaved for --rounds rounds (the order reversed every other round);
 // each ratio is the median of the per-round ratios. Extra flags, after Google Benchmark's own:
-//   --rounds N  --min_time S  --iterations N  --entities N  --noise_days N  --seed N  --ratios_out PATH
+//   --rounds N  --min_time S  --iterations N  --entities N  --noise_days N  --seed N  --ratios_out
+//   PATH
 //
 // This file holds main(), the configuration lines and the ratio lines; the store and its tables
 // are in shard_bench_fixture.h, the reads and their benchmark body in shard_bench_reads.h.
@@ -44,8 +46,8 @@
 #include <utility>
 #include <vector>
 
-#include "api/front/front_access.h"
 #include "CLI/CLI.hpp"
+#include "api/front/front_access.h"
 #include "bench/bench_common.h"
 #include "bench/bench_report.h"
 #include "bench/shard_bench_fixture.h"
@@ -152,10 +154,10 @@ int Main(int argc, char** argv) {
     std::vector<const BenchTable*> order = runs;
     if (round % 2 == 0) std::reverse(order.begin(), order.end());
     for (const BenchTable* t : order) {
-      auto* b = benchmark::RegisterBenchmark(
-                    fmt::format("{}/round:{}", BenchmarkName(*t), round).c_str(),
-                    [t](benchmark::State& s) { BM_ReadDay(s, t); })
-                    ->Unit(benchmark::kMillisecond);
+      auto* b =
+          benchmark::RegisterBenchmark(fmt::format("{}/round:{}", BenchmarkName(*t), round).c_str(),
+                                       [t](benchmark::State& s) { BM_ReadDay(s, t); })
+              ->Unit(benchmark::kMillisecond);
       if (g_config.iterations > 0) {
         b->Iterations(g_config.iterations);
       } else {

@@ -189,16 +189,17 @@ std::vector<std::pair<std::string, std::string>> FixtureFacts(const Fixture& f) 
                                       o.partition.write_buffer_size >> 20,
                                       t->filter_policy ? t->filter_policy->Name() : "none",
                                       CompressionName(o.partition.compression))},
-      {"raw baseline", "a second DB with the store's options and a cache and write-buffer "
-                       "manager of the same sizes; raw Get reads the store's own DB"},
-      {"insert", fmt::format("{} single inserts into an empty table, scrambled order",
-                             g_config.inserts)},
+      {"raw baseline",
+       "a second DB with the store's options and a cache and write-buffer "
+       "manager of the same sizes; raw Get reads the store's own DB"},
+      {"insert",
+       fmt::format("{} single inserts into an empty table, scrambled order", g_config.inserts)},
       {"batch", fmt::format("{} batches of 100 inserts into an empty table", g_config.batches)},
       {"get", fmt::format("{} Gets over {} entities ({} flushed: {} L0 + {} deeper SST files; "
                           "the rest in memtables), warm cache",
                           g_config.gets, g_config.read_entities, f.flushed_entities, ssts, deeper)},
-      {"rounds", fmt::format("{} (pairs interleaved; ratio = median of per-round ratios)",
-                             g_config.rounds)},
+      {"rounds",
+       fmt::format("{} (pairs interleaved; ratio = median of per-round ratios)", g_config.rounds)},
   };
 }
 

@@ -170,8 +170,8 @@ int Main(int argc, char** argv) {
 
   nlohmann::json out = ReportJson(FixtureFacts(fixture));
   out["ratios"] = nlohmann::json::array();
-  std::printf("\n%-34s %11s %11s %7s %7s %8s\n", "items/s (median of rounds)", "partkv",
-              "raw", "ratio", "target", "");
+  std::printf("\n%-34s %11s %11s %7s %7s %8s\n", "items/s (median of rounds)", "partkv", "raw",
+              "ratio", "target", "");
   bool all_met = true;
   std::vector<std::string> cpu_lines;
   for (const Pair& p : pairs) {

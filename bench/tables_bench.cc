@@ -33,7 +33,6 @@
 // Not a Google Benchmark: two of the figures are whole processes' peaks, and the latencies are
 // percentiles of single calls.
 
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -45,11 +44,11 @@
 
 #include "CLI/CLI.hpp"
 #include "bench/bench_common.h"
-#include "tools/common/child_process.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "nlohmann/json.hpp"
 #include "partkv/store.h"
+#include "tools/common/child_process.h"
 
 namespace partkv::bench {
 namespace {

@@ -17,9 +17,9 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <cstdio>
 #include <vector>
 
 #include "CLI/CLI.hpp"
@@ -96,10 +96,11 @@ int Main(int argc, char** argv) {
   std::vector<Entity> entities;
   entities.reserve(n);
   for (size_t i = 0; i < n; ++i) entities.push_back(MakeEntity(i));
-  PrintConfiguration(stdout, "partkv-throttle-bench",
-                     {{"workload", std::to_string(n) + " single inserts, 100 per PartitionKey"},
-                      {"profile", "azure-table (2,000 entities/s per PartitionKey)"},
-                      {"rounds", std::to_string(rounds) + " (off/on interleaved, order alternating)"}});
+  PrintConfiguration(
+      stdout, "partkv-throttle-bench",
+      {{"workload", std::to_string(n) + " single inserts, 100 per PartitionKey"},
+       {"profile", "azure-table (2,000 entities/s per PartitionKey)"},
+       {"rounds", std::to_string(rounds) + " (off/on interleaved, order alternating)"}});
   std::vector<double> off, on, ratios, off_costs;
   (void)Run(entities, false);  // warm-up, discarded: the first run of a process pays for it
   for (int r = 0; r < rounds; ++r) {
@@ -122,12 +123,14 @@ int Main(int argc, char** argv) {
   }
   double ratio = Median(ratios);
   double off_cost = Median(off_costs);
-  std::printf("\ninserts/s (median, CPU time)   off %.0f   on %.0f   on/off %.3f   cost of on: %.1f%%"
-              "   target <= 10%%: %s\n",
-              Median(off), Median(on), ratio, (1 - ratio) * 100, ratio >= 0.9 ? "met" : "MISSED");
-  std::printf("throttling off: off-path work (throttler test + statistics record) per insert, "
-              "median %.2f%% of the insert   target <= 3%%: %s\n",
-              off_cost * 100, off_cost <= 0.03 ? "met" : "MISSED");
+  std::printf(
+      "\ninserts/s (median, CPU time)   off %.0f   on %.0f   on/off %.3f   cost of on: %.1f%%"
+      "   target <= 10%%: %s\n",
+      Median(off), Median(on), ratio, (1 - ratio) * 100, ratio >= 0.9 ? "met" : "MISSED");
+  std::printf(
+      "throttling off: off-path work (throttler test + statistics record) per insert, "
+      "median %.2f%% of the insert   target <= 3%%: %s\n",
+      off_cost * 100, off_cost <= 0.03 ? "met" : "MISSED");
   return 0;
 }
 

@@ -1,6 +1,6 @@
 // The backend interface: what the front classes (partkv::Store, partkv::Table; api/front/) ask of
-// whatever holds the data. The local engine implements it (engine/local/local_backend.h), and so does
-// the client of a remote Azure Table endpoint (engine/remote/remote_backend.h). Nothing above
+// whatever holds the data. The local engine implements it (engine/local/local_backend.h), and so
+// does the client of a remote Azure Table endpoint (engine/remote/remote_backend.h). Nothing above
 // this interface knows which one it talks to.
 //
 // Every method has the contract of the public method of the same name (partkv/store.h,
@@ -89,8 +89,8 @@ class StoreBackend {
   virtual Status DropTable(std::string_view name) = 0;
   // Every table, sorted by name; the key schemes as text (the front parses them).
   virtual Result<std::vector<TableInfo>> ListTables() const = 0;
-  virtual Result<std::shared_ptr<TableBackend>> OpenTable(std::string_view name,
-                                                          const OpenTableOptions& options) const = 0;
+  virtual Result<std::shared_ptr<TableBackend>> OpenTable(
+      std::string_view name, const OpenTableOptions& options) const = 0;
   virtual const StoreCapabilities& capabilities() const = 0;
 
   virtual Result<std::string> ServiceProperties() const = 0;

@@ -131,8 +131,7 @@ std::optional<uint64_t> ParseEtag(std::string_view etag) {
   if (!GetDigits(t, &pos, 2, &second) || t.substr(pos, 1) != ".") return std::nullopt;
   ++pos;
   if (!GetDigits(t, &pos, 7, &fraction) || t.substr(pos) != "Z") return std::nullopt;
-  if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 ||
-      second > 59) {
+  if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) {
     return std::nullopt;
   }
   static constexpr unsigned kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};

@@ -11,8 +11,8 @@ Result<const Entity*> WithSchemeKeys(const KeySchemes& schemes, OpType type, con
   bool need_pk = schemes.partition_key && entity.partition_key().empty();
   bool need_rk = schemes.row_key && entity.row_key().empty();
   if (!need_pk && !need_rk) return &entity;
-  bool writes_new = type == OpType::kInsert || type == OpType::kInsertOrReplace ||
-                    type == OpType::kInsertOrMerge;
+  bool writes_new =
+      type == OpType::kInsert || type == OpType::kInsertOrReplace || type == OpType::kInsertOrMerge;
   computed->emplace(entity);
   for (auto [need, scheme, what] : {std::tuple{need_pk, &schemes.partition_key, "PartitionKey"},
                                     std::tuple{need_rk, &schemes.row_key, "RowKey"}}) {
@@ -59,8 +59,7 @@ Result<Entity> GetByAttributes(const KeySchemes& schemes, std::string_view table
     auto found = get(candidates);
     if (found.ok() || !found.status().IsNotFound()) return found;
     return Status::NotFound("no entity with RowKey '" + rk + "' in any of the " +
-                            std::to_string(pk_scheme->shard_count()) + " shards of '" + base +
-                            "'");
+                            std::to_string(pk_scheme->shard_count()) + " shards of '" + base + "'");
   } else {
     PARTKV_ASSIGN_OR_RETURN(std::string pk, pk_scheme->Compute(attributes));
     candidates.emplace_back(std::move(pk), rk);

@@ -15,8 +15,13 @@ Result<ProfileSpec> GetProfile(std::string_view name) {
   if (name == "azure-table") {
     l = Limits::AzureTable();
     // Scalability targets: up to 2,000 entities/s per table partition (1 KiB entities).
-    m = {ThroughputModel::Scope::kLogicalPartition, kAzureTableEntitiesPerSecond, 0, 1,
-         "entities", "entities", "503 ServerBusy"};
+    m = {ThroughputModel::Scope::kLogicalPartition,
+         kAzureTableEntitiesPerSecond,
+         0,
+         1,
+         "entities",
+         "entities",
+         "503 ServerBusy"};
   } else if (name == "cosmos") {
     // Cosmos DB for Table: RowKey <= 255 bytes, batch <= 2 MB, documents <= 2 MB.
     l = Limits::AzureTable();
@@ -26,7 +31,7 @@ Result<ProfileSpec> GetProfile(std::string_view name) {
     l.max_batch_bytes = 2u << 20;
     l.name = "cosmos";
     p.kind = ProfileSpec::Kind::kCosmos;
-    m = {ThroughputModel::Scope::kPhysicalPartition, kCosmosRuPerSecond, 0, 1, "RU", "RU",
+    m = {ThroughputModel::Scope::kPhysicalPartition,       kCosmosRuPerSecond, 0, 1, "RU", "RU",
          "429 Request rate is large (x-ms-retry-after-ms)"};
   } else if (name == "dynamodb") {
     // Partition key 1..2048 bytes, sort key 1..1024 bytes, items <= 400 KB; no reserved characters.
@@ -45,8 +50,9 @@ Result<ProfileSpec> GetProfile(std::string_view name) {
     l.name = "dynamodb";
     p.kind = ProfileSpec::Kind::kDynamoDb;
     // 1,000 WCU/s and 3,000 RCU/s per partition; up to 300 s of unused capacity kept as burst.
-    m = {ThroughputModel::Scope::kLogicalPartition, kDynamoDbWcuPerSecond, 3000, 300, "WCU", "RCU",
-         "400 ProvisionedThroughputExceededException"};
+    m = {
+        ThroughputModel::Scope::kLogicalPartition,   kDynamoDbWcuPerSecond, 3000, 300, "WCU", "RCU",
+        "400 ProvisionedThroughputExceededException"};
   } else {
     l.forbid_key_characters = false;
     l.max_key_bytes = 64u << 10;

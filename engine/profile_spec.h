@@ -22,12 +22,12 @@ struct ThroughputModel {
   // What one bucket covers: one logical partition (PartitionKey) or one physical partition.
   enum class Scope : uint8_t { kLogicalPartition, kPhysicalPartition };
   Scope scope = Scope::kLogicalPartition;
-  double write_rate = 0;       // units per second
-  double read_rate = 0;        // units per second; 0 = reads draw on the write bucket
-  double burst_seconds = 1;    // bucket capacity = rate × burst_seconds
+  double write_rate = 0;     // units per second
+  double read_rate = 0;      // units per second; 0 = reads draw on the write bucket
+  double burst_seconds = 1;  // bucket capacity = rate × burst_seconds
   const char* write_unit = "entities";
   const char* read_unit = "entities";
-  const char* signal = "";     // how the service answers a throttled call
+  const char* signal = "";  // how the service answers a throttled call
 };
 
 struct ProfileSpec {

@@ -153,4 +153,3 @@ TableStats TableStatsCollector::Snapshot(size_t top) const {
 }
 
 }  // namespace partkv::engine
-

@@ -43,7 +43,8 @@ std::string EncodeToken(std::string_view secret, const TokenContents& c) {
 
 Result<TokenContents> DecodeToken(std::string_view secret, std::string_view token,
                                   uint64_t expected_fingerprint) {
-  if (token.size() > kMaxTokenChars) return Bad("longer than " + std::to_string(kMaxTokenChars) + " characters");
+  if (token.size() > kMaxTokenChars)
+    return Bad("longer than " + std::to_string(kMaxTokenChars) + " characters");
   auto raw = Base64UrlDecode(token);
   if (!raw.ok()) return Bad("not base64url (" + std::string(raw.status().message()) + ")");
   const std::string& bytes = *raw;
@@ -62,8 +63,9 @@ Result<TokenContents> DecodeToken(std::string_view secret, std::string_view toke
     c.fingerprint |= static_cast<uint64_t>(static_cast<uint8_t>(payload[2 + i])) << (8 * i);
   }
   if (c.fingerprint != expected_fingerprint) {
-    return Bad("it belongs to a different query (table, key conditions, filter, select and order "
-               "must match the query that returned it)");
+    return Bad(
+        "it belongs to a different query (table, key conditions, filter, select and order "
+        "must match the query that returned it)");
   }
   size_t pos = 10;
   uint64_t len = 0;

@@ -99,7 +99,8 @@ size_t Utf16Length(std::string_view s) {
 
 Status ValidateTableName(std::string_view name) {
   bool ok = name.size() >= 3 && name.size() <= 63 && IsAsciiAlpha(name[0]);
-  for (size_t i = 1; ok && i < name.size(); ++i) ok = IsAsciiAlpha(name[i]) || IsAsciiDigit(name[i]);
+  for (size_t i = 1; ok && i < name.size(); ++i)
+    ok = IsAsciiAlpha(name[i]) || IsAsciiDigit(name[i]);
   if (!ok) {
     return Status::InvalidArgument(
         "invalid table name '" + Preview(name) +
@@ -137,11 +138,12 @@ Status ValidateKey(std::string_view key, std::string_view what, const Limits& li
       bool forbidden = cp == '/' || cp == '\\' || cp == '#' || cp == '?' || cp <= 0x1F ||
                        (cp >= 0x7F && cp <= 0x9F);
       if (forbidden) {
-        std::string shown = cp > 0x20 && cp < 0x7F ? "'" + std::string(1, static_cast<char>(cp)) + "'"
-                                                   : CodePointName(cp);
+        std::string shown = cp > 0x20 && cp < 0x7F
+                                ? "'" + std::string(1, static_cast<char>(cp)) + "'"
+                                : CodePointName(cp);
         return Status::InvalidArgument(std::string(what) + " '" + Preview(key) +
-                                       "' contains the forbidden character " + shown +
-                                       " at byte " + std::to_string(at) +
+                                       "' contains the forbidden character " + shown + " at byte " +
+                                       std::to_string(at) +
                                        " (not allowed: / \\ # ? and U+0000-U+001F, U+007F-U+009F)");
       }
     }
@@ -169,8 +171,8 @@ Status ValidatePropertyName(std::string_view name, const Limits& limits) {
   for (size_t i = 0; i < name.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(name[i]);
     if (!(IsAsciiAlpha(name[i]) || IsAsciiDigit(name[i]) || name[i] == '_' || c >= 0x80)) {
-      std::string shown = c >= 0x20 && c < 0x7F ? "'" + std::string(1, name[i]) + "'"
-                                                : CodePointName(c);
+      std::string shown =
+          c >= 0x20 && c < 0x7F ? "'" + std::string(1, name[i]) + "'" : CodePointName(c);
       return bad("contains " + shown + " at byte " + std::to_string(i) +
                  ": names are C# identifiers (letters, digits, '_')");
     }
@@ -186,14 +188,26 @@ size_t EstimateEntitySize(const Entity& entity) {
   for (const auto& [name, value] : entity) {
     size += 8 + 2 * Utf16Length(name);
     switch (value.type()) {
-      case Type::kString: size += 2 * Utf16Length(value.as_string()) + 4; break;
-      case Type::kBinary: size += value.as_binary().size() + 4; break;
-      case Type::kBoolean: size += 1; break;
+      case Type::kString:
+        size += 2 * Utf16Length(value.as_string()) + 4;
+        break;
+      case Type::kBinary:
+        size += value.as_binary().size() + 4;
+        break;
+      case Type::kBoolean:
+        size += 1;
+        break;
       case Type::kDateTime:
       case Type::kDouble:
-      case Type::kInt64: size += 8; break;
-      case Type::kGuid: size += 16; break;
-      case Type::kInt32: size += 4; break;
+      case Type::kInt64:
+        size += 8;
+        break;
+      case Type::kGuid:
+        size += 16;
+        break;
+      case Type::kInt32:
+        size += 4;
+        break;
     }
   }
   return size;
@@ -205,11 +219,21 @@ size_t DynamoDbItemSize(const Entity& entity) {
   for (const auto& [name, value] : entity) {
     size += name.size();
     switch (value.type()) {
-      case Type::kString: size += value.as_string().size(); break;
-      case Type::kBinary: size += value.as_binary().size(); break;
-      case Type::kBoolean: size += 1; break;
-      case Type::kGuid: size += 36; break;  // stored as its text form
-      default: size += 8; break;            // numbers and DateTimes
+      case Type::kString:
+        size += value.as_string().size();
+        break;
+      case Type::kBinary:
+        size += value.as_binary().size();
+        break;
+      case Type::kBoolean:
+        size += 1;
+        break;
+      case Type::kGuid:
+        size += 36;
+        break;  // stored as its text form
+      default:
+        size += 8;
+        break;  // numbers and DateTimes
     }
   }
   return size;
@@ -238,7 +262,8 @@ Status ValidateEntity(const Entity& entity, const Limits& limits, size_t* size_o
       if (!IsValidUtf8(v)) {
         return Status::InvalidArgument("property '" + name + "': String value is not valid UTF-8");
       }
-      size_t bytes16 = limits.size_model == Limits::SizeModel::kAzure ? 2 * Utf16Length(v) : v.size();
+      size_t bytes16 =
+          limits.size_model == Limits::SizeModel::kAzure ? 2 * Utf16Length(v) : v.size();
       if (bytes16 > limits.max_string_bytes) {
         return Status::InvalidArgument("property '" + name + "': String value is " +
                                        std::to_string(bytes16) + " bytes in UTF-16; the limit is " +

@@ -1,4 +1,5 @@
-// Validation of table names, keys and entities against a set of limits (docs/design.md "Semantics").
+// Validation of table names, keys and entities against a set of limits (docs/design.md
+// "Semantics").
 //
 // The default limits are Azure Table's ("Understanding the Table service data model",
 // "Performing entity group transactions"):
@@ -32,8 +33,8 @@ struct Limits {
   bool keys_in_utf8 = false;          // key sizes in UTF-8 bytes even under the Azure model
   bool forbid_key_characters = true;  // / \ # ? and control characters
   size_t min_key_bytes = 0;
-  size_t max_key_bytes = 1024;        // PartitionKey, in the size model's bytes
-  size_t max_row_key_bytes = 1024;    // RowKey
+  size_t max_key_bytes = 1024;      // PartitionKey, in the size model's bytes
+  size_t max_row_key_bytes = 1024;  // RowKey
   size_t max_properties = 252;
   size_t max_property_name_chars = 255;
   size_t max_string_bytes = 64 * 1024;  // UTF-16 bytes

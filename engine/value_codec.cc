@@ -143,7 +143,9 @@ inline bool SameName(const std::string& a, std::string_view b) {
   return true;
 }
 
-Status Corrupt(const char* what) { return Status::Corruption(std::string("entity value: ") + what); }
+Status Corrupt(const char* what) {
+  return Status::Corruption(std::string("entity value: ") + what);
+}
 
 Status ReadHeader(Reader* r, ValueHeader* header) {
   uint8_t version;
@@ -215,9 +217,15 @@ void EncodeValue(const ValueHeader& header, const Entity& entity, std::string* o
     PutBytes(out, name);
     out->push_back(static_cast<char>(value.type()));
     switch (value.type()) {
-      case Type::kString: PutBytes(out, value.as_string()); break;
-      case Type::kBinary: PutBytes(out, value.as_binary()); break;
-      case Type::kBoolean: out->push_back(value.as_bool() ? 1 : 0); break;
+      case Type::kString:
+        PutBytes(out, value.as_string());
+        break;
+      case Type::kBinary:
+        PutBytes(out, value.as_binary());
+        break;
+      case Type::kBoolean:
+        out->push_back(value.as_bool() ? 1 : 0);
+        break;
       case Type::kDateTime:
         PutFixed64(out, static_cast<uint64_t>(value.as_datetime().ticks));
         break;
@@ -231,8 +239,12 @@ void EncodeValue(const ValueHeader& header, const Entity& entity, std::string* o
       case Type::kGuid:
         out->append(reinterpret_cast<const char*>(value.as_guid().bytes.data()), 16);
         break;
-      case Type::kInt32: PutFixed32(out, static_cast<uint32_t>(value.as_int32())); break;
-      case Type::kInt64: PutFixed64(out, static_cast<uint64_t>(value.as_int64())); break;
+      case Type::kInt32:
+        PutFixed32(out, static_cast<uint32_t>(value.as_int32()));
+        break;
+      case Type::kInt64:
+        PutFixed64(out, static_cast<uint64_t>(value.as_int64()));
+        break;
     }
   }
 }
@@ -255,9 +267,7 @@ class ValueCodecAccess {
     entity->partition_key_.assign(pk.data(), pk.size());
     entity->row_key_.assign(rk.data(), rk.size());
   }
-  static std::vector<Entity::Property>* properties(Entity* entity) {
-    return &entity->properties_;
-  }
+  static std::vector<Entity::Property>* properties(Entity* entity) { return &entity->properties_; }
   static void SetSystem(const ValueHeader& h, Entity* entity) {
     entity->timestamp_ = DateTime{h.timestamp_ticks};
     FormatEtagInto(h.etag_version, &entity->etag_);
@@ -335,17 +345,27 @@ Status ValueCodecAccess::DecodePropertiesInto(Reader* r, size_t total_size, Enti
     }
     switch (view.type) {
       case Type::kString:
-      case Type::kBinary: SetString(v, view.type, view.bytes); break;
-      case Type::kBoolean: MakeScalar(v, Type::kBoolean).boolean = view.integer == 1; break;
-      case Type::kDateTime: MakeScalar(v, Type::kDateTime).datetime = DateTime{view.integer}; break;
-      case Type::kDouble: MakeScalar(v, Type::kDouble).real = view.real; break;
+      case Type::kBinary:
+        SetString(v, view.type, view.bytes);
+        break;
+      case Type::kBoolean:
+        MakeScalar(v, Type::kBoolean).boolean = view.integer == 1;
+        break;
+      case Type::kDateTime:
+        MakeScalar(v, Type::kDateTime).datetime = DateTime{view.integer};
+        break;
+      case Type::kDouble:
+        MakeScalar(v, Type::kDouble).real = view.real;
+        break;
       case Type::kGuid:
         std::memcpy(MakeScalar(v, Type::kGuid).guid.bytes.data(), view.bytes.data(), 16);
         break;
       case Type::kInt32:
         MakeScalar(v, Type::kInt32).int32 = static_cast<int32_t>(view.integer);
         break;
-      case Type::kInt64: MakeScalar(v, Type::kInt64).int64 = view.integer; break;
+      case Type::kInt64:
+        MakeScalar(v, Type::kInt64).int64 = view.integer;
+        break;
     }
   }
   if (!r->done()) return Corrupt("trailing bytes after the last property");
@@ -385,16 +405,30 @@ ValueView ViewOf(const Value& value) {
   ValueView v;
   v.type = value.type();
   switch (value.type()) {
-    case Type::kString: v.bytes = value.as_string(); break;
-    case Type::kBinary: v.bytes = value.as_binary(); break;
-    case Type::kBoolean: v.integer = value.as_bool() ? 1 : 0; break;
-    case Type::kDateTime: v.integer = value.as_datetime().ticks; break;
-    case Type::kDouble: v.real = value.as_double(); break;
+    case Type::kString:
+      v.bytes = value.as_string();
+      break;
+    case Type::kBinary:
+      v.bytes = value.as_binary();
+      break;
+    case Type::kBoolean:
+      v.integer = value.as_bool() ? 1 : 0;
+      break;
+    case Type::kDateTime:
+      v.integer = value.as_datetime().ticks;
+      break;
+    case Type::kDouble:
+      v.real = value.as_double();
+      break;
     case Type::kGuid:
       v.bytes = std::string_view(reinterpret_cast<const char*>(value.as_guid().bytes.data()), 16);
       break;
-    case Type::kInt32: v.integer = value.as_int32(); break;
-    case Type::kInt64: v.integer = value.as_int64(); break;
+    case Type::kInt32:
+      v.integer = value.as_int32();
+      break;
+    case Type::kInt64:
+      v.integer = value.as_int64();
+      break;
   }
   return v;
 }

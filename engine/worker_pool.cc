@@ -39,8 +39,7 @@ void WorkerPool::Work(Job& job) {
   if (job.done == job.count) job.finished.SignalAll();
 }
 
-void WorkerPool::ParallelFor(size_t count, size_t width,
-                             const std::function<void(size_t)>& task) {
+void WorkerPool::ParallelFor(size_t count, size_t width, const std::function<void(size_t)>& task) {
   if (count == 0) return;
   const size_t helpers = std::min({count, width, max_workers_ + 1}) - 1;
   if (helpers == 0) {

@@ -19,9 +19,8 @@ void partkv_bulk_writer_options_destroy(partkv_bulk_writer_options_t* options) {
 void partkv_bulk_writer_options_set_mode(partkv_bulk_writer_options_t* options, partkv_op_t op) {
   // Create checks the mode; a value outside partkv_op_t becomes one it refuses.
   if (options == nullptr) return;
-  options->options.mode = op >= PARTKV_OP_INSERT && op <= PARTKV_OP_DELETE
-                              ? static_cast<OpType>(op)
-                              : OpType::kDelete;
+  options->options.mode =
+      op >= PARTKV_OP_INSERT && op <= PARTKV_OP_DELETE ? static_cast<OpType>(op) : OpType::kDelete;
 }
 void partkv_bulk_writer_options_set_group_bounds(partkv_bulk_writer_options_t* options,
                                                  size_t max_rows, size_t max_bytes) {
@@ -32,15 +31,14 @@ void partkv_bulk_writer_options_set_group_bounds(partkv_bulk_writer_options_t* o
 void partkv_bulk_writer_options_set_sync(partkv_bulk_writer_options_t* options, int value) {
   if (options != nullptr) options->options.write.sync = value != 0;
 }
-void partkv_bulk_writer_options_set_validate_before_writing(
-    partkv_bulk_writer_options_t* options, int value, const char* spill_directory,
-    size_t length) {
+void partkv_bulk_writer_options_set_validate_before_writing(partkv_bulk_writer_options_t* options,
+                                                            int value, const char* spill_directory,
+                                                            size_t length) {
   if (options == nullptr) return;
   options->options.validate_before_writing = value != 0;
   options->options.spill_directory = std::string(View(spill_directory, length));
 }
-void partkv_bulk_writer_options_set_threads(partkv_bulk_writer_options_t* options,
-                                            size_t threads) {
+void partkv_bulk_writer_options_set_threads(partkv_bulk_writer_options_t* options, size_t threads) {
   if (options != nullptr) options->options.threads = threads;
 }
 void partkv_bulk_writer_options_set_max_batches_in_flight(partkv_bulk_writer_options_t* options,
@@ -86,8 +84,8 @@ partkv_status_t* partkv_bulk_writer_add(partkv_bulk_writer_t* writer,
   return Wrap(writer->writer.Add(*Unwrap(entity)));
 }
 
-partkv_status_t* partkv_bulk_writer_add_json_lines(partkv_bulk_writer_t* writer,
-                                                   const char* lines, size_t length) {
+partkv_status_t* partkv_bulk_writer_add_json_lines(partkv_bulk_writer_t* writer, const char* lines,
+                                                   size_t length) {
   if (writer == nullptr) return NullArgument("writer");
   return Wrap(writer->writer.AddJsonLines(View(lines, length)));
 }
@@ -117,7 +115,8 @@ void partkv_bulk_writer_report(const partkv_bulk_writer_t* writer, partkv_bulk_r
   out->bad_line = r.bad_line;
   out->resume_line = r.resume_line;
   out->also_written_rows = 0;
-  for (const BulkRowRange& range : r.also_written) out->also_written_rows += range.end - range.begin;
+  for (const BulkRowRange& range : r.also_written)
+    out->also_written_rows += range.end - range.begin;
 }
 
 partkv_status_t* partkv_bulk_writer_error(const partkv_bulk_writer_t* writer) {

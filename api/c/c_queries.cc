@@ -31,9 +31,8 @@ void partkv_query_set_partition_key(partkv_query_t* query, const char* key, size
   query->query.partition_upper.reset();
 }
 
-void partkv_query_set_partition_range(partkv_query_t* query, const char* lower,
-                                      size_t lower_length, int lower_inclusive,
-                                      const char* upper, size_t upper_length,
+void partkv_query_set_partition_range(partkv_query_t* query, const char* lower, size_t lower_length,
+                                      int lower_inclusive, const char* upper, size_t upper_length,
                                       int upper_inclusive) {
   if (query == nullptr) return;
   query->query.partition_key.reset();
@@ -118,7 +117,7 @@ uint64_t partkv_page_examined(const partkv_page_t* page) {
 char* partkv_page_to_json(const partkv_page_t* page, partkv_json_metadata_t metadata,
                           size_t* length) {
   JsonWriteOptions options;
-  options.metadata = metadata == PARTKV_JSON_NO_METADATA  ? JsonMetadata::kNone
+  options.metadata = metadata == PARTKV_JSON_NO_METADATA     ? JsonMetadata::kNone
                      : metadata == PARTKV_JSON_FULL_METADATA ? JsonMetadata::kFull
                                                              : JsonMetadata::kMinimal;
   std::string json = "[";
@@ -147,9 +146,9 @@ partkv_status_t* partkv_table_query(const partkv_table_t* table, const partkv_qu
 }
 
 partkv_status_t* partkv_table_query_shards(const partkv_table_t* table,
-                                           const partkv_key_strategy_t* strategy,
-                                           const char* base, size_t base_length,
-                                           const partkv_query_t* query, partkv_page_t* page) {
+                                           const partkv_key_strategy_t* strategy, const char* base,
+                                           size_t base_length, const partkv_query_t* query,
+                                           partkv_page_t* page) {
   if (table == nullptr) return NullArgument("table");
   if (query == nullptr) return NullArgument("query");
   if (page == nullptr) return NullArgument("page");

@@ -61,8 +61,8 @@ size_t partkv_table_stats_hot_count(const partkv_table_stats_t* stats) {
   return stats == nullptr ? 0 : stats->stats.hottest.size();
 }
 
-const char* partkv_table_stats_hot(const partkv_table_stats_t* stats, size_t index,
-                                   size_t* length, uint64_t* operations, uint64_t* error) {
+const char* partkv_table_stats_hot(const partkv_table_stats_t* stats, size_t index, size_t* length,
+                                   uint64_t* operations, uint64_t* error) {
   if (stats == nullptr || index >= stats->stats.hottest.size()) {
     if (length != nullptr) *length = 0;
     return nullptr;
@@ -79,8 +79,8 @@ partkv_status_t* partkv_table_census(const partkv_table_t* table, size_t top, in
   if (census == nullptr) return NullArgument("census");
   CensusOptions options;
   options.top = top;
-  options.rank_by = rank_by_bytes != 0 ? CensusOptions::RankBy::kBytes
-                                       : CensusOptions::RankBy::kEntities;
+  options.rank_by =
+      rank_by_bytes != 0 ? CensusOptions::RankBy::kBytes : CensusOptions::RankBy::kEntities;
   Result<TableCensus> counted = table->table.Census(options);
   if (!counted.ok()) return Wrap(counted.status());
   *census = new partkv_table_census_t{std::move(*counted)};

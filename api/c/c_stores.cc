@@ -40,16 +40,15 @@ void partkv_store_options_set_write_stall_timeout_ms(partkv_store_options_t* opt
 void partkv_store_options_set_scan_threads(partkv_store_options_t* options, size_t threads) {
   if (options != nullptr) options->options.scan_threads = threads;
 }
-void partkv_store_options_set_low_priority_compactions(partkv_store_options_t* options,
-                                                      int value) {
+void partkv_store_options_set_low_priority_compactions(partkv_store_options_t* options, int value) {
   if (options != nullptr) options->options.low_priority_compactions = value != 0;
 }
 void partkv_store_options_set_remote_ca_file(partkv_store_options_t* options, const char* path,
                                              size_t length) {
   if (options != nullptr) options->options.remote.ca_file = std::string(View(path, length));
 }
-void partkv_store_options_set_remote_timeouts_ms(partkv_store_options_t* options,
-                                                 int64_t connect, int64_t request) {
+void partkv_store_options_set_remote_timeouts_ms(partkv_store_options_t* options, int64_t connect,
+                                                 int64_t request) {
   if (options == nullptr) return;
   options->options.remote.connect_timeout = std::chrono::milliseconds(connect);
   options->options.remote.request_timeout = std::chrono::milliseconds(request);
@@ -73,8 +72,7 @@ void partkv_store_options_set_remote_retry(partkv_store_options_t* options, int 
 
 partkv_table_options_t* partkv_table_options_create(void) { return new partkv_table_options_t; }
 void partkv_table_options_destroy(partkv_table_options_t* options) { delete options; }
-void partkv_table_options_set_physical_partitions(partkv_table_options_t* options,
-                                                  uint32_t count) {
+void partkv_table_options_set_physical_partitions(partkv_table_options_t* options, uint32_t count) {
   if (options != nullptr) options->options.physical_partitions = count;
 }
 void partkv_table_options_set_partition_key_scheme(partkv_table_options_t* options,
@@ -106,8 +104,7 @@ void partkv_write_options_set_sync(partkv_write_options_t* options, int value) {
 // ---- Stores ----
 
 partkv_status_t* partkv_store_open(const char* location, size_t length,
-                                   const partkv_store_options_t* options,
-                                   partkv_store_t** store) {
+                                   const partkv_store_options_t* options, partkv_store_t** store) {
   if (store == nullptr) return NullArgument("store");
   static const StoreOptions kDefaults;
   Result<Store> opened =
@@ -156,8 +153,8 @@ int partkv_store_has_capability(const partkv_store_t* store, const char* name, s
   return has ? 1 : 0;
 }
 
-partkv_status_t* partkv_store_create_table(partkv_store_t* store, const char* name,
-                                           size_t length, const partkv_table_options_t* options) {
+partkv_status_t* partkv_store_create_table(partkv_store_t* store, const char* name, size_t length,
+                                           const partkv_table_options_t* options) {
   if (store == nullptr) return NullArgument("store");
   static const TableOptions kDefaults;
   return Wrap(store->store.CreateTable(View(name, length),
@@ -190,7 +187,8 @@ partkv_status_t* partkv_store_open_table(const partkv_store_t* store, const char
   if (store == nullptr) return NullArgument("store");
   if (table == nullptr) return NullArgument("table");
   OpenTableOptions options;
-  if (partition_key_scheme != nullptr) options.partition_key_scheme = partition_key_scheme->strategy;
+  if (partition_key_scheme != nullptr)
+    options.partition_key_scheme = partition_key_scheme->strategy;
   if (row_key_scheme != nullptr) options.row_key_scheme = row_key_scheme->strategy;
   Result<Table> opened = store->store.OpenTable(View(name, length), options);
   if (!opened.ok()) return Wrap(opened.status());
@@ -208,8 +206,8 @@ partkv_status_t* partkv_store_service_properties(const partkv_store_t* store, ch
   return nullptr;
 }
 
-partkv_status_t* partkv_store_set_service_properties(partkv_store_t* store,
-                                                     const char* document, size_t length) {
+partkv_status_t* partkv_store_set_service_properties(partkv_store_t* store, const char* document,
+                                                     size_t length) {
   if (store == nullptr) return NullArgument("store");
   return Wrap(store->store.SetServiceProperties(View(document, length)));
 }
@@ -233,8 +231,7 @@ size_t partkv_table_list_count(const partkv_table_list_t* tables) {
   return tables == nullptr ? 0 : tables->tables.size();
 }
 
-const partkv_table_info_t* partkv_table_list_get(const partkv_table_list_t* tables,
-                                                 size_t index) {
+const partkv_table_info_t* partkv_table_list_get(const partkv_table_list_t* tables, size_t index) {
   if (tables == nullptr || index >= tables->tables.size()) return nullptr;
   return &tables->tables[index];
 }

@@ -130,8 +130,8 @@ partkv_status_t* partkv_table_compute_keys(const partkv_table_t* table,
   return nullptr;
 }
 
-uint32_t partkv_table_physical_partition_of(const partkv_table_t* table,
-                                            const char* partition_key, size_t length) {
+uint32_t partkv_table_physical_partition_of(const partkv_table_t* table, const char* partition_key,
+                                            size_t length) {
   return table == nullptr ? 0 : table->table.PhysicalPartitionOf(View(partition_key, length));
 }
 
@@ -159,8 +159,7 @@ void partkv_batch_add(partkv_batch_t* batch, partkv_op_t op, const partkv_entity
 
 void partkv_batch_add_delete(partkv_batch_t* batch, const char* partition_key,
                              size_t partition_key_length, const char* row_key,
-                             size_t row_key_length, const char* if_match,
-                             size_t if_match_length) {
+                             size_t row_key_length, const char* if_match, size_t if_match_length) {
   if (batch == nullptr) return;
   batch->results.clear();
   batch->batch.Delete(std::string(View(partition_key, partition_key_length)),
@@ -206,8 +205,7 @@ void partkv_access_policies_destroy(partkv_access_policies_t* policies) { delete
 
 void partkv_access_policies_add(partkv_access_policies_t* policies, const char* id,
                                 size_t id_length, int has_start, int64_t start, int has_expiry,
-                                int64_t expiry, const char* permission,
-                                size_t permission_length) {
+                                int64_t expiry, const char* permission, size_t permission_length) {
   if (policies == nullptr) return;
   AccessPolicy policy;
   policy.id = std::string(View(id, id_length));
@@ -223,8 +221,8 @@ size_t partkv_access_policies_count(const partkv_access_policies_t* policies) {
 
 const char* partkv_access_policies_get(const partkv_access_policies_t* policies, size_t index,
                                        size_t* id_length, int* has_start, int64_t* start,
-                                       int* has_expiry, int64_t* expiry,
-                                       const char** permission, size_t* permission_length) {
+                                       int* has_expiry, int64_t* expiry, const char** permission,
+                                       size_t* permission_length) {
   if (policies == nullptr || index >= policies->policies.size()) {
     if (id_length != nullptr) *id_length = 0;
     return nullptr;

@@ -168,11 +168,11 @@ void partkv_entity_set_timestamp(partkv_entity_t* entity, int64_t ticks) {
   if (entity != nullptr) Unwrap(entity)->set_timestamp(DateTime{ticks});
 }
 
-#define PARTKV_C_SET(entity, name, name_length, value)                           \
-  do {                                                                           \
-    if ((entity) != nullptr) {                                                   \
-      Unwrap(entity)->Set(std::string(View((name), (name_length))), (value));     \
-    }                                                                            \
+#define PARTKV_C_SET(entity, name, name_length, value)                        \
+  do {                                                                        \
+    if ((entity) != nullptr) {                                                \
+      Unwrap(entity)->Set(std::string(View((name), (name_length))), (value)); \
+    }                                                                         \
   } while (false)
 
 void partkv_entity_set_string(partkv_entity_t* entity, const char* name, size_t name_length,
@@ -327,7 +327,7 @@ char* partkv_entity_to_json(const partkv_entity_t* entity, partkv_json_metadata_
                             int include_system, size_t* length) {
   if (entity == nullptr) return Copy("", length);
   JsonWriteOptions options;
-  options.metadata = metadata == PARTKV_JSON_NO_METADATA  ? JsonMetadata::kNone
+  options.metadata = metadata == PARTKV_JSON_NO_METADATA     ? JsonMetadata::kNone
                      : metadata == PARTKV_JSON_FULL_METADATA ? JsonMetadata::kFull
                                                              : JsonMetadata::kMinimal;
   options.include_system = include_system != 0;

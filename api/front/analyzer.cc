@@ -19,7 +19,6 @@ namespace {
 // Members in the order written here (the field order of the structs).
 using Json = nlohmann::ordered_json;
 
-
 SkewStats Stats(const std::vector<uint64_t>& counts) {
   SkewStats s;
   s.partitions = counts.size();
@@ -72,7 +71,6 @@ Json StatsJson(const SkewStats& s) {
 }
 
 }  // namespace
-
 
 Result<Analyzer> Analyzer::Create(KeyStrategy strategy, AnalyzerOptions options) {
   Status valid = strategy.Validate();

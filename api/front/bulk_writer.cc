@@ -1,8 +1,8 @@
 // BulkWriter: the front of a bulk write into a local table — the stream's positions and lines,
 // when a group is written, what a bad row stops, the report. The engine does the rest:
-// engine/local/row_sealer.h checks and encodes each row once, engine/local/bulk_lines.h does it for JSON
-// Lines on worker threads, engine/local/bulk_stage.h keeps the rows of validate_before_writing on disk
-// in key order, engine/local/bulk_group.h writes a group. Any other table's bulk write is
+// engine/local/row_sealer.h checks and encodes each row once, engine/local/bulk_lines.h does it for
+// JSON Lines on worker threads, engine/local/bulk_stage.h keeps the rows of validate_before_writing
+// on disk in key order, engine/local/bulk_group.h writes a group. Any other table's bulk write is
 // api/front/remote_bulk_writer.h's.
 
 #include "partkv/bulk_writer.h"
@@ -13,11 +13,11 @@
 
 #include "api/front/front_access.h"
 #include "api/front/remote_bulk_writer.h"
+#include "engine/etag.h"
 #include "engine/local/bulk_group.h"
 #include "engine/local/bulk_lines.h"
 #include "engine/local/bulk_spill.h"
 #include "engine/local/bulk_stage.h"
-#include "engine/etag.h"
 #include "engine/local/row_sealer.h"
 #include "engine/local/table_handle.h"
 

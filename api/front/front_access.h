@@ -1,8 +1,8 @@
 // FrontAccess: the one way from a front object (partkv::Store, partkv::Table) to the local
-// engine object behind it (engine/local/local_backend.h), for the front classes' own implementation (api/front/), the engine's tests
-// and the benchmarks that measure internals. Like LevelDB's WriteBatchInternal, it is a friend of
-// the classes it opens and is not installed: applications see only the public headers, and
-// libpartkv.so exports no engine symbol.
+// engine object behind it (engine/local/local_backend.h), for the front classes' own implementation
+// (api/front/), the engine's tests and the benchmarks that measure internals. Like LevelDB's
+// WriteBatchInternal, it is a friend of the classes it opens and is not installed: applications see
+// only the public headers, and libpartkv.so exports no engine symbol.
 
 #ifndef PARTKV_API_FRONT_FRONT_ACCESS_H_
 #define PARTKV_API_FRONT_FRONT_ACCESS_H_

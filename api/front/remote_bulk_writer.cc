@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "engine/local/bulk_lines.h"
-#include "engine/profile_spec.h"
 #include "engine/local/row_sealer.h"
+#include "engine/profile_spec.h"
 #include "partkv/profile.h"
 
 namespace partkv {

@@ -5,9 +5,9 @@
 
 #include "api/front/front_access.h"
 #include "engine/local/local_backend.h"
+#include "engine/local/store_state.h"
 #include "engine/remote/connection_string.h"
 #include "engine/remote/remote_backend.h"
-#include "engine/local/store_state.h"
 
 namespace partkv {
 
@@ -46,8 +46,8 @@ Result<std::vector<TableInfo>> Store::ListTables() const {
       if (text->empty()) continue;
       auto strategy = KeyStrategy::Parse(*text);
       if (!strategy.ok()) {
-        return Status::Corruption("table '" + t.name + "' has an unreadable key scheme: " +
-                                  strategy.status().ToString());
+        return Status::Corruption(
+            "table '" + t.name + "' has an unreadable key scheme: " + strategy.status().ToString());
       }
       *parsed = std::move(*strategy);
     }

@@ -8,12 +8,18 @@ namespace partkv {
 
 std::string_view OpTypeName(OpType type) {
   switch (type) {
-    case OpType::kInsert: return "insert";
-    case OpType::kReplace: return "replace";
-    case OpType::kMerge: return "merge";
-    case OpType::kInsertOrReplace: return "insert-or-replace";
-    case OpType::kInsertOrMerge: return "insert-or-merge";
-    case OpType::kDelete: return "delete";
+    case OpType::kInsert:
+      return "insert";
+    case OpType::kReplace:
+      return "replace";
+    case OpType::kMerge:
+      return "merge";
+    case OpType::kInsertOrReplace:
+      return "insert-or-replace";
+    case OpType::kInsertOrMerge:
+      return "insert-or-merge";
+    case OpType::kDelete:
+      return "delete";
   }
   return "unknown";
 }

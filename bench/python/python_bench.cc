@@ -19,8 +19,8 @@
 //      call; Python by list_entities(results_per_page=1000).by_page() — every property of every
 //      entity touched; one page of each in turn, the order rotating.
 //   3. For scale, the same entities through python3-lmdb and python3-plyvel (bench/python/
-//      workload.py: JSON values under "PartitionKey\0RowKey" keys, write transactions / WriteBatches
-//      of 100, one ordered scan decoding every value), each alone.
+//      workload.py: JSON values under "PartitionKey\0RowKey" keys, write transactions /
+//      WriteBatches of 100, one ordered scan decoding every value), each alone.
 //
 // Only the calls under test are timed: building a batch's entities (C++ Entity objects, Python
 // dicts) is not, on either side. Rates are entities per second of wall-clock time inside those
@@ -179,13 +179,15 @@ void StartPython() {
   // The interpreter CMake found (the one libpython belongs to) names the prefix, so that its
   // site-packages (Debian's dist-packages: cffi, lmdb, plyvel) are on sys.path.
   if (PARTKV_PYTHON_EXECUTABLE[0] != '\0') {
-    PyStatus status = PyConfig_SetBytesString(&config, &config.program_name, PARTKV_PYTHON_EXECUTABLE);
+    PyStatus status =
+        PyConfig_SetBytesString(&config, &config.program_name, PARTKV_PYTHON_EXECUTABLE);
     if (PyStatus_Exception(status)) Fail("cannot configure the embedded Python");
   }
   PyStatus status = Py_InitializeFromConfig(&config);
   PyConfig_Clear(&config);
   if (PyStatus_Exception(status)) {
-    Fail(fmt::format("cannot start the embedded Python: {}", status.err_msg ? status.err_msg : "?"));
+    Fail(
+        fmt::format("cannot start the embedded Python: {}", status.err_msg ? status.err_msg : "?"));
   }
   PyObject* path = PySys_GetObject("path");  // borrowed
   if (path == nullptr) Fail("the embedded Python has no sys.path");
@@ -334,8 +336,9 @@ Round RunRound(PyObject* workload, PyObject* sdk, uint64_t entities, uint64_t ch
   const uint64_t batches = entities / kEntitiesPerPartitionKey;
   {
     CppSide cpp(dir.Sub("cpp"));
-    Ref py = Check(PyObject_CallMethod(workload, "TablesWorkload", "Os", sdk, dir.Sub("py").c_str()),
-                   "Python: TablesWorkload (TableServiceClient, create_table)");
+    Ref py =
+        Check(PyObject_CallMethod(workload, "TablesWorkload", "Os", sdk, dir.Sub("py").c_str()),
+              "Python: TablesWorkload (TableServiceClient, create_table)");
 
     // 1. Batches, interleaved by chunks; the side that goes first alternates.
     for (uint64_t first = 0, c = 0; first < batches; first += chunk, ++c) {
@@ -367,7 +370,8 @@ Round RunRound(PyObject* workload, PyObject* sdk, uint64_t entities, uint64_t ch
       if (py_done) return;
       Ref result = Check(PyObject_CallMethod(py.get(), "read_pages", "I", 1u), "Python: by_page");
       r.py_read.seconds += AsDouble(PyTuple_GetItem(result.get(), 0), "Python: read_pages");
-      uint64_t n = static_cast<uint64_t>(AsLong(PyTuple_GetItem(result.get(), 1), "Python: read_pages"));
+      uint64_t n =
+          static_cast<uint64_t>(AsLong(PyTuple_GetItem(result.get(), 1), "Python: read_pages"));
       r.py_read.entities += n;
       py_done = PyObject_IsTrue(PyTuple_GetItem(result.get(), 2)) == 1;
       if (!py_done) ++r.py_pages;
@@ -389,8 +393,9 @@ Round RunRound(PyObject* workload, PyObject* sdk, uint64_t entities, uint64_t ch
     }
     if (r.cpp_read.entities != entities || r.cpp_read_new_page.entities != entities ||
         r.py_read.entities != entities) {
-      Fail(fmt::format("read back {} and {} entities in C++ and {} in Python, not {}", r.cpp_read.entities,
-                       r.cpp_read_new_page.entities, r.py_read.entities, entities));
+      Fail(fmt::format("read back {} and {} entities in C++ and {} in Python, not {}",
+                       r.cpp_read.entities, r.cpp_read_new_page.entities, r.py_read.entities,
+                       entities));
     }
     if (reused.checksum() != fresh.checksum()) Fail("the two C++ pagers read different entities");
     Check(PyObject_CallMethod(py.get(), "close", nullptr), "Python: close");

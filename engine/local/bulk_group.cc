@@ -212,7 +212,6 @@ Status GroupWriter::ChargeRuns(const BulkGroup& g) {
   return Status::OK();
 }
 
-
 // The current value of every row, in key order (values_[j] belongs to row order[j]): one
 // MultiGet with sorted input per physical partition.
 Status GroupWriter::ReadCurrent(const BulkGroup& g) {

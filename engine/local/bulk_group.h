@@ -9,8 +9,8 @@
 // decide what a conflict leaves written (below) and are counted for reports.
 //
 // Rows are sorted by key inside a group, so a group's order need not be the stream's: a group
-// of rows taken in key order across the whole stream (engine/local/bulk_stage.h) has no batches of its
-// own, and a conflict in it leaves the whole group unwritten.
+// of rows taken in key order across the whole stream (engine/local/bulk_stage.h) has no batches of
+// its own, and a conflict in it leaves the whole group unwritten.
 //
 // GroupWriter::Commit does for the whole group what TableHandle::Submit does for one batch, once:
 //   1. orders the rows by their full encoded key (partition prefix, PartitionKey, RowKey) —

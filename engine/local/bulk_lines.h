@@ -3,8 +3,9 @@
 //
 // The caller hands in blocks of whole lines (Submit) and takes them back, oldest first, once the
 // workers are done with them (Oldest, then Pop). A block comes back as the records
-// (engine/local/bulk_spill.h) of its lines up to its first bad line, and that line's error, numbered.
-// Blank lines (nothing but spaces, tabs and a carriage return) are skipped; a line may end in
+// (engine/local/bulk_spill.h) of its lines up to its first bad line, and that line's error,
+// numbered. Blank lines (nothing but spaces, tabs and a carriage return) are skipped; a line may
+// end in
 // "\n" or "\r\n". Slots are reused, buffers and all, so a running pool allocates nothing per
 // block.
 //

@@ -4,12 +4,12 @@
 //
 //   record = sealed_row line:varint64
 //
-// `sealed_row` is what RowSealer::Seal made of the row (engine/local/row_sealer.h: keys, size, cost,
-// encoded properties and a seal), so the write neither parses, checks nor encodes the row again;
-// `line` is the row's 1-based input line when it came from JSON Lines, else 0, for the messages
-// of the write. A damaged record fails the seal's check: Corruption, never a bad row written.
-// The format lives only as long as one bulk write (the sealer's seed dies with it): it is never
-// persisted anywhere.
+// `sealed_row` is what RowSealer::Seal made of the row (engine/local/row_sealer.h: keys, size,
+// cost, encoded properties and a seal), so the write neither parses, checks nor encodes the row
+// again; `line` is the row's 1-based input line when it came from JSON Lines, else 0, for the
+// messages of the write. A damaged record fails the seal's check: Corruption, never a bad row
+// written. The format lives only as long as one bulk write (the sealer's seed dies with it): it is
+// never persisted anywhere.
 //
 // The spill file is created in a temporary directory and unlinked at once, so it vanishes with
 // the process however the process ends.

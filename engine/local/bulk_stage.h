@@ -8,10 +8,10 @@
 // rows cost what rows sorted by key cost.
 //
 // Rows come in stream order (Add). The stage cuts them into batches as the stream goes
-// (engine/local/bulk_group.h: consecutive rows of one PartitionKey within the table's batch limits),
-// gives each its full encoded key (partition prefix, PartitionKey, RowKey) and keeps it in a run
-// buffer of about 32 MiB; a full buffer is sorted by (key, position) and appended to the spill
-// file as one run. Read() merges the runs (more than 64 of them are first merged 64 at a time
+// (engine/local/bulk_group.h: consecutive rows of one PartitionKey within the table's batch
+// limits), gives each its full encoded key (partition prefix, PartitionKey, RowKey) and keeps it in
+// a run buffer of about 32 MiB; a full buffer is sorted by (key, position) and appended to the
+// spill file as one run. Read() merges the runs (more than 64 of them are first merged 64 at a time
 // into longer runs, appended to the same file, which so holds up to twice the rows for an
 // input of more than 2 GiB of encoded rows): every row once, in (key, position) order.
 //

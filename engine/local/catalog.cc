@@ -46,14 +46,16 @@ Result<TableRecord> DecodeTableRecord(std::string_view bytes) {
   if (name == j.end() || !name->is_string()) return bad("missing name");
   if (id == j.end() || !id->is_number_unsigned()) return bad("missing id");
   if (created == j.end() || !created->is_number_integer()) return bad("missing created");
-  if (bounds == j.end() || !bounds->is_array() || bounds->empty()) return bad("missing lower_bounds");
+  if (bounds == j.end() || !bounds->is_array() || bounds->empty())
+    return bad("missing lower_bounds");
   r.name = name->get<std::string>();
   r.id = id->get<uint32_t>();
   r.created_ticks = created->get<int64_t>();
   for (const auto& b : *bounds) {
     if (!b.is_number_unsigned()) return bad("lower bound is not an unsigned number");
     uint64_t v = b.get<uint64_t>();
-    if (!r.lower_bounds.empty() && v <= r.lower_bounds.back()) return bad("lower_bounds not increasing");
+    if (!r.lower_bounds.empty() && v <= r.lower_bounds.back())
+      return bad("lower_bounds not increasing");
     r.lower_bounds.push_back(v);
   }
   if (r.lower_bounds[0] != 0) return bad("first lower bound is not 0");

@@ -56,8 +56,8 @@ struct TableRecord {
   // lower_bounds[i] is the smallest XXH3 hash owned by physical partition i; lower_bounds[0] == 0
   // and the list is strictly increasing. Partition i owns [lower_bounds[i], lower_bounds[i+1]).
   std::vector<uint64_t> lower_bounds;
-  std::string profile;     // empty = the store's profile
-  int throttling = -1;     // -1 = the store's setting, 0 off, 1 on
+  std::string profile;    // empty = the store's profile
+  int throttling = -1;    // -1 = the store's setting, 0 off, 1 on
   std::string pk_scheme;  // key strategy text forms; empty = none
   std::string rk_scheme;
   std::vector<AccessPolicy> access_policies;  // stored access policies (Table::SetAccessPolicies)

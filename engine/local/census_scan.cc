@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/key_range.h"
 #include "engine/key_codec.h"
+#include "engine/key_range.h"
 #include "engine/local/rocks_status.h"
 #include "rocksdb/db.h"
 #include "rocksdb/metadata.h"

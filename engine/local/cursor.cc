@@ -86,8 +86,8 @@ uint64_t PartitionCursor::Settle() {
     if (rows_->Contains(rk)) return seeks;
     std::string prefix(key().substr(0, prefix_len_));
     ++seeks;
-    bool below = rows_->lower && (rk < rows_->lower->key ||
-                                  (rk == rows_->lower->key && !rows_->lower->inclusive));
+    bool below = rows_->lower &&
+                 (rk < rows_->lower->key || (rk == rows_->lower->key && !rows_->lower->inclusive));
     if (!descending_) {
       if (below) {
         std::string target = prefix + rows_->lower->key;
@@ -98,7 +98,7 @@ uint64_t PartitionCursor::Settle() {
         Seek(prefix);
       }
     } else {
-      if (below) {  // below the lower bound: on to the previous PartitionKey
+      if (below) {          // below the lower bound: on to the previous PartitionKey
         prefix.pop_back();  // escape(pk); every key of pk sorts after it
         SeekForPrev(prefix);
         if (it_->Valid() && Stripped() == prefix) it_->Prev();

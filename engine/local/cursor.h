@@ -41,8 +41,7 @@ class PartitionCursor {
   // the next candidate in the same or next PartitionKey; each seek counts as one examined step.
   PartitionCursor(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, std::string_view prefix,
                   const rocksdb::Snapshot* snap, std::string_view lower, std::string_view upper,
-                  bool descending, std::optional<KeyRange> rows,
-                  CacheUse cache = CacheUse::kFill);
+                  bool descending, std::optional<KeyRange> rows, CacheUse cache = CacheUse::kFill);
 
   // Positions at the first entry; returns the number of steps examined to get there.
   uint64_t Start();
@@ -78,9 +77,7 @@ class PartitionCursor {
   void Seek(std::string_view key);
   void SeekForPrev(std::string_view key);
   // The current iterator key without the prefix.
-  std::string_view Stripped() const {
-    return it_->key().ToStringView().substr(prefix_.size());
-  }
+  std::string_view Stripped() const { return it_->key().ToStringView().substr(prefix_.size()); }
 
   std::string prefix_;
   std::string lower_, upper_;  // full keys (prefix included); never empty

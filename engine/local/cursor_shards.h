@@ -35,8 +35,8 @@ class ShardStream {
   struct Shard {
     // Full keys in `cf`: key_prefix + the encoded-key bounds (RowBounds' output).
     std::string lower, upper;
-    std::string key_prefix;    // the physical partition's prefix (PhysicalPartition::prefix)
-    size_t physical = 0;       // index of the physical partition holding the PartitionKey
+    std::string key_prefix;  // the physical partition's prefix (PhysicalPartition::prefix)
+    size_t physical = 0;     // index of the physical partition holding the PartitionKey
     rocksdb::ColumnFamilyHandle* cf = nullptr;
     size_t prefix_length = 0;  // length of escape(PartitionKey) 0x00, shared by every key
   };

@@ -33,8 +33,7 @@ class DroppedTableFilterFactory : public rocksdb::CompactionFilterFactory {
       : dropped_(std::move(dropped)) {}
 
   // Flushes too: a dropped table's rows still in a memtable never reach an SST file.
-  bool ShouldFilterTableFileCreation(
-      rocksdb::TableFileCreationReason reason) const override {
+  bool ShouldFilterTableFileCreation(rocksdb::TableFileCreationReason reason) const override {
     return reason == rocksdb::TableFileCreationReason::kCompaction ||
            reason == rocksdb::TableFileCreationReason::kFlush;
   }

@@ -94,8 +94,8 @@ Status LocalStore::DropTable(std::string_view name) { return state_->DropTable(n
 
 Result<std::vector<TableInfo>> LocalStore::ListTables() const { return state_->ListTables(); }
 
-Result<std::shared_ptr<TableBackend>> LocalStore::OpenTable(
-    std::string_view name, const OpenTableOptions& options) const {
+Result<std::shared_ptr<TableBackend>> LocalStore::OpenTable(std::string_view name,
+                                                            const OpenTableOptions& options) const {
   PARTKV_ASSIGN_OR_RETURN(auto data, state_->FindTable(name));
   // The catalog holds the table's schemes; one given at open must be the same.
   for (auto [given, stored, what] :

@@ -28,8 +28,9 @@ size_t VarintLength(uint64_t v) {
 
 }  // namespace
 
-Status MigrateFormat1(StoreState* store,
-                      const std::vector<std::pair<std::string, rocksdb::ColumnFamilyHandle*>>& format1) {
+Status MigrateFormat1(
+    StoreState* store,
+    const std::vector<std::pair<std::string, rocksdb::ColumnFamilyHandle*>>& format1) {
   rocksdb::DB* db = store->db_.get();
   PARTKV_RETURN_IF_ERROR(store->CreateDataColumnFamilies(kDefaultDataColumnFamilies));
   std::map<std::string, rocksdb::ColumnFamilyHandle*> old(format1.begin(), format1.end());
@@ -59,8 +60,9 @@ Status MigrateFormat1(StoreState* store,
       for (rows->SeekToFirst(); rows->Valid(); rows->Next()) {
         const std::string_view stored = rows->value().ToStringView();
         ValueHeader h;
-        PARTKV_RETURN_IF_ERROR(DecodeValueHeader(stored, &h).WithContext(
-            "table '" + record.name + "', column family " + name));
+        PARTKV_RETURN_IF_ERROR(
+            DecodeValueHeader(stored, &h)
+                .WithContext("table '" + record.name + "', column family " + name));
         // version byte, fixed64 timestamp, varint ETag version: then the properties, unchanged.
         const size_t header = 1 + 8 + VarintLength(h.etag_version);
         max_ticks = std::max(max_ticks, h.timestamp_ticks);

@@ -29,8 +29,9 @@ class StoreState;
 
 // REQUIRES: `store` is open on a format-1 database (its meta column family loaded, the data
 // column families not necessarily made) and `format1` holds every "t<id>.p<i>" column family.
-Status MigrateFormat1(StoreState* store,
-                      const std::vector<std::pair<std::string, rocksdb::ColumnFamilyHandle*>>& format1);
+Status MigrateFormat1(
+    StoreState* store,
+    const std::vector<std::pair<std::string, rocksdb::ColumnFamilyHandle*>>& format1);
 
 }  // namespace partkv::engine
 

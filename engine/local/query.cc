@@ -6,19 +6,19 @@
 #include <memory>
 #include <type_traits>
 
-#include "engine/local/cursor.h"
-#include "engine/local/cursor_shards.h"
-#include "engine/local/scan_merge.h"
+#include "engine/etag.h"
 #include "engine/filter_expr.h"
 #include "engine/key_codec.h"
+#include "engine/local/cursor.h"
+#include "engine/local/cursor_shards.h"
 #include "engine/local/perf_counters.h"
-#include "engine/profile_spec.h"
-#include "engine/local/throttle.h"
 #include "engine/local/rocks_status.h"
+#include "engine/local/scan_merge.h"
+#include "engine/local/throttle.h"
+#include "engine/profile_spec.h"
 #include "engine/token.h"
 #include "engine/validation.h"
 #include "engine/value_codec.h"
-#include "engine/etag.h"
 #include "xxhash.h"
 
 namespace partkv::engine {
@@ -181,8 +181,7 @@ class CursorStream {
 
 // Charges what a page read (`reads`: rows and bytes per physical partition) to the table's
 // statistics and, when it throttles, its throughput budgets.
-void RecordReads(const SharedTable& table,
-                 const std::vector<std::pair<uint64_t, uint64_t>>& reads,
+void RecordReads(const SharedTable& table, const std::vector<std::pair<uint64_t, uint64_t>>& reads,
                  const std::string* single_pk) {
   Throttler* throttler = table.throttler();
   for (size_t i = 0; i < reads.size(); ++i) {
@@ -197,8 +196,8 @@ void RecordReads(const SharedTable& table,
          throttler->model().scope == ThroughputModel::Scope::kPhysicalPartition)) {
       // What the page read is charged after the fact, as the services do; the up-front charge
       // of one read (RunQuery) is what refuses a page of an exhausted partition.
-      double cost = ReadCost(table.profile(), reads[i].second, reads[i].first) -
-                    ReadCost(table.profile(), 0);
+      double cost =
+          ReadCost(table.profile(), reads[i].second, reads[i].first) - ReadCost(table.profile(), 0);
       throttler->Debit(false, single_pk ? *single_pk : std::string_view(), i, cost);
     }
   }
@@ -298,13 +297,12 @@ Status ReadMergedPage(StoreState& store, const SharedTable& table, ScanMerge& me
                                         &out->entities, &reads, &end));
   RecordReads(table, reads, nullptr);
   if (!end.resume_after.empty()) {
-    out->continuation = EncodeToken(store.secret(),
-                                    TokenContents{plan.flags, plan.fingerprint, end.resume_after});
+    out->continuation =
+        EncodeToken(store.secret(), TokenContents{plan.flags, plan.fingerprint, end.resume_after});
   }
   out->examined = end.examined;
   return Status::OK();
 }
-
 
 // An empty, complete page (the query matches nothing).
 Status EmptyPage(Page* out) {
@@ -321,8 +319,8 @@ struct SnapshotHolder {
 };
 
 // A paged read's stream and the snapshot it reads, kept between pages in the store's ResumeCache
-// (engine/local/resume_cache.h). The stream is declared last, so its iterators go before the snapshot
-// is released.
+// (engine/local/resume_cache.h). The stream is declared last, so its iterators go before the
+// snapshot is released.
 struct CursorRead {  // one PartitionKey
   explicit CursorRead(rocksdb::DB* db) : snap{db, db->GetSnapshot()} {}
   SnapshotHolder snap;
@@ -434,7 +432,8 @@ bool BulkScan(StoreState& store, const SharedTable& table, const std::string& lo
 
 Status RunQuery(StoreState& store, const SharedTable& table, const Query& q, Page* out) {
   PerfCountersOff quiet;
-  if (table.dropped()) return Status::NotFound("table '" + table.record().name + "' has been dropped");
+  if (table.dropped())
+    return Status::NotFound("table '" + table.record().name + "' has been dropped");
   PARTKV_ASSIGN_OR_RETURN(Plan plan, MakePlan(table, q, false, {}));
   std::optional<std::string> resume;
   if (!q.continuation.empty()) {
@@ -486,8 +485,8 @@ Status RunQuery(StoreState& store, const SharedTable& table, const Query& q, Pag
   std::optional<KeyRange> rows;
   if (plan.rk.lower || plan.rk.upper) rows = plan.rk;
   if (!RangeEmpty(lower, upper)) {
-    const CacheUse cache = BulkScan(store, table, lower, upper) ? CacheUse::kBypass
-                                                                : CacheUse::kFill;
+    const CacheUse cache =
+        BulkScan(store, table, lower, upper) ? CacheUse::kBypass : CacheUse::kFill;
     for (size_t i = 0; i < table.partitions().size(); ++i) {
       const PhysicalPartition& part = table.partitions()[i];
       auto cursor = std::make_unique<PartitionCursor>(db, part.cf, part.prefix, read->snap.snap,
@@ -502,17 +501,20 @@ Status RunQuery(StoreState& store, const SharedTable& table, const Query& q, Pag
 Status RunShardQuery(StoreState& store, const SharedTable& table,
                      const std::vector<std::string>& partition_keys, const Query& q, Page* out) {
   PerfCountersOff quiet;
-  if (table.dropped()) return Status::NotFound("table '" + table.record().name + "' has been dropped");
+  if (table.dropped())
+    return Status::NotFound("table '" + table.record().name + "' has been dropped");
   if (q.partition_key || q.partition_lower || q.partition_upper) {
     return Status::InvalidArgument("a sharded read takes its PartitionKeys from the key's shards");
   }
-  if (partition_keys.empty()) return Status::InvalidArgument("a sharded read needs at least one shard");
+  if (partition_keys.empty())
+    return Status::InvalidArgument("a sharded read needs at least one shard");
   PARTKV_ASSIGN_OR_RETURN(Plan plan, MakePlan(table, q, true, partition_keys));
   std::optional<std::string> resume_pk, resume_rk;
   if (!q.continuation.empty()) {
     PARTKV_ASSIGN_OR_RETURN(auto t, DecodeToken(store.secret(), q.continuation, plan.fingerprint));
     std::string pk, rk;
-    PARTKV_RETURN_IF_ERROR(DecodeEntityKey(t.resume_key, &pk, &rk).WithContext("continuation token"));
+    PARTKV_RETURN_IF_ERROR(
+        DecodeEntityKey(t.resume_key, &pk, &rk).WithContext("continuation token"));
     resume_pk = std::move(pk);
     resume_rk = std::move(rk);
   }
@@ -523,7 +525,8 @@ Status RunShardQuery(StoreState& store, const SharedTable& table,
   if (!read) {
     read = std::make_shared<ShardRead>(db, plan.descending,
                                        std::min<uint64_t>(plan.page_size, plan.budget));
-    PARTKV_RETURN_IF_ERROR(AddShards(table, partition_keys, plan, resume_pk, resume_rk, &read->stream));
+    PARTKV_RETURN_IF_ERROR(
+        AddShards(table, partition_keys, plan, resume_pk, resume_rk, &read->stream));
     examined = read->stream.Start(&store.scan_pool(), store.scan_threads());
   }
   return ReadPageAndKeep(store, table, std::move(read), plan, examined, nullptr, out);

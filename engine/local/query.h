@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/local/store_state.h"
 #include "engine/local/shared_table.h"
+#include "engine/local/store_state.h"
 #include "partkv/query.h"
 
 namespace partkv::engine {

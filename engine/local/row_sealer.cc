@@ -4,8 +4,8 @@
 #include <cstring>
 #include <optional>
 
-#include "engine/profile_spec.h"
 #include "engine/local/table_handle.h"
+#include "engine/profile_spec.h"
 #include "engine/validation.h"
 #include "xxhash.h"
 

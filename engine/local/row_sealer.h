@@ -98,8 +98,9 @@ class RowSealer {
 // row's body after it makes the value EncodeValue(header, entity) would have made.
 void AppendValueHeader(const ValueHeader& header, std::string* out);
 
-// The LEB128 varints of sealed rows, for formats that carry sealed rows (engine/local/bulk_spill.h).
-// Reading one: kPartial when `data` ends inside it, kBad when it runs past 64 bits.
+// The LEB128 varints of sealed rows, for formats that carry sealed rows
+// (engine/local/bulk_spill.h). Reading one: kPartial when `data` ends inside it, kBad when it runs
+// past 64 bits.
 enum class VarintRead { kOk, kPartial, kBad };
 void PutVarint(uint64_t v, std::string* out);
 VarintRead GetVarint(std::string_view data, size_t* pos, uint64_t* v);

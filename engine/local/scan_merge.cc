@@ -34,16 +34,16 @@ struct ScanMerge::Lane {
   bool started = false;
   bool done = false;  // the cursor has no more rows (or failed: `error`)
   uint64_t start_steps = 0;
-  size_t run = kMinRun;  // rows the next refill reads, at most
+  size_t run = kMinRun;        // rows the next refill reads, at most
   bool last_run_kept = false;  // the filter passed a row of the last refill
   Status error;
 
-  std::string keys;        // the rows' keys (after the partition prefix), back to back
-  std::vector<Row> rows;   // in scan order
+  std::string keys;       // the rows' keys (after the partition prefix), back to back
+  std::vector<Row> rows;  // in scan order
   uint64_t steps_base = 0, bytes_base = 0;  // the running totals before rows[0]
-  size_t pos = 0;          // the first row no page has taken
-  std::vector<uint32_t> kept;  // indices in `rows` of the rows the filter passed
-  size_t kept_pos = 0;         // the first of them no page has taken
+  size_t pos = 0;                           // the first row no page has taken
+  std::vector<uint32_t> kept;               // indices in `rows` of the rows the filter passed
+  size_t kept_pos = 0;                      // the first of them no page has taken
   // kept[i]'s entity is slots[i]; the slots after kept.size() are spare (their storage is reused).
   std::vector<Entity> slots;
 };
@@ -249,8 +249,8 @@ std::string_view ScanMerge::BudgetRow(const std::vector<size_t>& end, uint64_t n
   return best;
 }
 
-Status ScanMerge::ReadPage(WorkerPool* pool, size_t width, const Rows& rows,
-                           const Limits& limits, std::vector<Entity>* entities,
+Status ScanMerge::ReadPage(WorkerPool* pool, size_t width, const Rows& rows, const Limits& limits,
+                           std::vector<Entity>* entities,
                            std::vector<std::pair<uint64_t, uint64_t>>* reads, PageEnd* end) {
   end->examined = 0;
   end->resume_after.clear();

@@ -40,8 +40,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/local/cursor.h"
 #include "engine/filter_expr.h"
+#include "engine/local/cursor.h"
 #include "engine/port/mutex.h"
 #include "engine/port/thread_annotations.h"
 #include "engine/worker_pool.h"
@@ -57,7 +57,8 @@ class ScanMerge {
   // Bytes a read holds ahead, about, shared by its lanes: a lane's run stops once it has read
   // kReadAheadBytes / lanes (at least kMinRunBytes, at most kMaxRunBytes), and after one row
   // whatever its size. A lane holding less than its share is topped up by another share, so a
-  // read, also one kept between pages (engine/local/resume_cache.h), holds up to twice kReadAheadBytes.
+  // read, also one kept between pages (engine/local/resume_cache.h), holds up to twice
+  // kReadAheadBytes.
   static constexpr size_t kReadAheadBytes = 4u << 20;
   static constexpr size_t kMinRunBytes = 16u << 10;
   static constexpr size_t kMaxRunBytes = 256u << 10;
@@ -117,8 +118,7 @@ class ScanMerge {
 
   // `expected_rows`: the rows a page is expected to take (sizes the first runs). `spare`: where
   // lanes come from and go back to (null: fresh lanes).
-  ScanMerge(bool descending, uint64_t expected_rows,
-            std::shared_ptr<SpareLanes> spare = nullptr);
+  ScanMerge(bool descending, uint64_t expected_rows, std::shared_ptr<SpareLanes> spare = nullptr);
   ~ScanMerge();
   ScanMerge(const ScanMerge&) = delete;
   ScanMerge& operator=(const ScanMerge&) = delete;
@@ -131,15 +131,14 @@ class ScanMerge {
   // bytes). `pool` may be null (everything on the calling thread); `width` bounds the lanes read
   // at once. Errors: the first lane's error (Corruption of a malformed row, the storage's).
   Status ReadPage(WorkerPool* pool, size_t width, const Rows& rows, const Limits& limits,
-                  std::vector<Entity>* entities,
-                  std::vector<std::pair<uint64_t, uint64_t>>* reads, PageEnd* end);
+                  std::vector<Entity>* entities, std::vector<std::pair<uint64_t, uint64_t>>* reads,
+                  PageEnd* end);
 
  private:
   // Reads up to `max_rows` rows (and about `max_bytes`, and until it holds `max_kept` rows the
   // filter passed) into `lane`, first dropping what earlier pages took from it; stops early,
   // after one row at least, once `deadline` has passed.
-  static void Fill(Lane* lane, const Rows& rows, size_t max_rows, size_t max_bytes,
-                   size_t max_kept,
+  static void Fill(Lane* lane, const Rows& rows, size_t max_rows, size_t max_bytes, size_t max_kept,
                    const std::optional<std::chrono::steady_clock::time_point>& deadline);
   // Whether key a comes before key b in the scan's order.
   bool Before(std::string_view a, std::string_view b) const {

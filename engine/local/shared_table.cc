@@ -22,8 +22,9 @@ SharedTable::SharedTable(TableRecord record, std::vector<PhysicalPartition> part
       acl_(record_.access_policies) {}
 
 size_t SharedTable::PartitionIndexOfHash(uint64_t hash) const {
-  auto it = std::upper_bound(partitions_.begin(), partitions_.end(), hash,
-                             [](uint64_t h, const PhysicalPartition& p) { return h < p.lower_bound; });
+  auto it =
+      std::upper_bound(partitions_.begin(), partitions_.end(), hash,
+                       [](uint64_t h, const PhysicalPartition& p) { return h < p.lower_bound; });
   return static_cast<size_t>(it - partitions_.begin()) - 1;
 }
 

@@ -24,11 +24,11 @@
 #include <vector>
 
 #include "engine/local/catalog.h"
-#include "engine/profile_spec.h"
-#include "engine/stats.h"
 #include "engine/local/throttle.h"
 #include "engine/port/mutex.h"
 #include "engine/port/thread_annotations.h"
+#include "engine/profile_spec.h"
+#include "engine/stats.h"
 #include "engine/validation.h"
 #include "partkv/keys.h"
 #include "rocksdb/db.h"

@@ -7,19 +7,19 @@
 #include <set>
 #include <thread>
 
-#include "engine/profile_spec.h"
 #include "engine/local/dropped_tables.h"
 #include "engine/local/info_log.h"
 #include "engine/local/migration.h"
 #include "engine/local/rocks_status.h"
 #include "engine/local/store_creation.h"
-#include "partkv/profile.h"
+#include "engine/profile_spec.h"
 #include "engine/validation.h"
+#include "partkv/profile.h"
 #include "rocksdb/cache.h"
-#include "rocksdb/perf_level.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/env.h"
 #include "rocksdb/filter_policy.h"
+#include "rocksdb/perf_level.h"
 #include "rocksdb/table.h"
 #include "rocksdb/write_buffer_manager.h"
 
@@ -46,9 +46,11 @@ Result<uint64_t> ReadNumber(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, co
   if (s.IsNotFound()) return Status::NotFound(key);
   if (!s.ok()) return FromRocks(s, std::string("read ") + key);
   uint64_t out = 0;
-  if (v.empty() || v.size() > 20) return Status::Corruption(std::string("meta ") + key + " is not a number");
+  if (v.empty() || v.size() > 20)
+    return Status::Corruption(std::string("meta ") + key + " is not a number");
   for (char c : v) {
-    if (c < '0' || c > '9') return Status::Corruption(std::string("meta ") + key + " is not a number");
+    if (c < '0' || c > '9')
+      return Status::Corruption(std::string("meta ") + key + " is not a number");
     out = out * 10 + static_cast<uint64_t>(c - '0');
   }
   return out;
@@ -73,7 +75,7 @@ std::shared_ptr<rocksdb::Cache> StoreState::NewBlockCache(size_t capacity) {
 }
 
 Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
-                                                      const StoreOptions& options) {
+                                                     const StoreOptions& options) {
   if (path.empty()) return Status::InvalidArgument("store path is empty");
   if (options.memory_budget_bytes < kMinMemoryBudget) {
     return Status::InvalidArgument("memory_budget_bytes is " +
@@ -128,7 +130,7 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   // hundreds of idle column families). Reaching the budget triggers flushes instead; a stall
   // RocksDB imposes for its own flushes and compactions is bounded by StoreState::Write.
   auto wbm = std::make_shared<rocksdb::WriteBufferManager>(options.memory_budget_bytes / 2, cache,
-                                                          /*allow_stall=*/false);
+                                                           /*allow_stall=*/false);
 
   rocksdb::BlockBasedTableOptions table_options;
   table_options.block_cache = cache;
@@ -137,8 +139,8 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   table_options.cache_index_and_filter_blocks = true;
   table_options.pin_l0_filter_and_index_blocks_in_cache = true;
   table_options.format_version = 5;
-  auto table_factory = std::shared_ptr<rocksdb::TableFactory>(
-      rocksdb::NewBlockBasedTableFactory(table_options));
+  auto table_factory =
+      std::shared_ptr<rocksdb::TableFactory>(rocksdb::NewBlockBasedTableFactory(table_options));
 
   rocksdb::ColumnFamilyOptions cf;
   cf.table_factory = table_factory;
@@ -218,8 +220,9 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
     } else if (ParsePartitionColumnFamilyName(n, &table_id, &index)) {
       descriptors.emplace_back(n, st->DataOptions(static_cast<uint32_t>(format1_found)));
     } else {
-      return Status::InvalidArgument("'" + path + "' is not a partkv store: it has column family '" +
-                                     n + "', which partkv never makes");
+      return Status::InvalidArgument("'" + path +
+                                     "' is not a partkv store: it has column family '" + n +
+                                     "', which partkv never makes");
     }
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
@@ -281,8 +284,8 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   if (*format == kFormatVersion1) {
     std::vector<std::pair<std::string, rocksdb::ColumnFamilyHandle*>> old;
     for (auto& [name, i] : format1) old.emplace_back(name, handles[i]);
-    PARTKV_RETURN_IF_ERROR(MigrateFormat1(st.get(), old).WithContext("migrate store '" + path +
-                                                                      "' from format 1 to 2"));
+    PARTKV_RETURN_IF_ERROR(MigrateFormat1(st.get(), old)
+                               .WithContext("migrate store '" + path + "' from format 1 to 2"));
   } else if (*format != kStoreFormatVersion) {
     return Status::InvalidArgument(
         "store '" + path + "' has on-disk format version " + std::to_string(*format) +
@@ -311,7 +314,8 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
                               std::to_string(data_found));
   }
   s = st->db_->Get(rocksdb::ReadOptions(), st->meta_, kSecretKey, &st->secret_);
-  if (!s.ok() || st->secret_.size() != 32) return Status::Corruption("store secret missing or malformed");
+  if (!s.ok() || st->secret_.size() != 32)
+    return Status::Corruption("store secret missing or malformed");
   auto reserved = ReadNumber(st->db_.get(), st->meta_, kClockReservedKey);
   if (!reserved.ok()) return reserved.status().WithContext("store meta");
   // Every tick below the reserved mark may have been issued before a crash: issue above it.
@@ -351,7 +355,8 @@ Status StoreState::LoadCatalog() {
   for (it->Seek(kDroppedPrefix); it->Valid() && it->key().starts_with(kDroppedPrefix); it->Next()) {
     uint32_t id = 0;
     if (!ParseDroppedKey(it->key().ToStringView(), &id)) {
-      return Status::Corruption("meta key '" + it->key().ToString() + "' is not a dropped table id");
+      return Status::Corruption("meta key '" + it->key().ToString() +
+                                "' is not a dropped table id");
     }
     dropped_->Add(id);
   }
@@ -359,13 +364,13 @@ Status StoreState::LoadCatalog() {
     auto record = DecodeTableRecord(it->value().ToStringView());
     if (!record.ok()) return record.status();
     std::optional<KeyStrategy> pk_scheme, rk_scheme;
-    for (auto [text, out] : {std::pair{&record->pk_scheme, &pk_scheme},
-                             std::pair{&record->rk_scheme, &rk_scheme}}) {
+    for (auto [text, out] :
+         {std::pair{&record->pk_scheme, &pk_scheme}, std::pair{&record->rk_scheme, &rk_scheme}}) {
       if (text->empty()) continue;
       auto parsed = KeyStrategy::Parse(*text);
       if (!parsed.ok()) {
-        return Status::Corruption("table '" + record->name + "' has an unreadable key scheme: " +
-                                  parsed.status().ToString());
+        return Status::Corruption("table '" + record->name +
+                                  "' has an unreadable key scheme: " + parsed.status().ToString());
       }
       *out = std::move(*parsed);
     }
@@ -462,7 +467,8 @@ Result<std::shared_ptr<SharedTable>> StoreState::NewSharedTable(
   const TableRecord& r = record;  // moved into the table last
   const std::string& name = r.profile.empty() ? default_profile_ : r.profile;
   auto profile = GetProfile(name);
-  if (!profile.ok()) return Status::Corruption("table '" + r.name + "': " + profile.status().ToString());
+  if (!profile.ok())
+    return Status::Corruption("table '" + r.name + "': " + profile.status().ToString());
   std::vector<PhysicalPartition> parts = PartitionsOf(r);
   bool throttling = r.throttling < 0 ? default_throttling_ : r.throttling == 1;
   std::unique_ptr<Throttler> throttler;
@@ -534,7 +540,8 @@ std::vector<TableInfo> StoreState::ListTables() const {
 Result<std::shared_ptr<SharedTable>> StoreState::FindTable(std::string_view name) const {
   port::MutexLock lock(&catalog_mu_);
   auto it = tables_.find(LowerCase(name));
-  if (it == tables_.end()) return Status::NotFound("table '" + std::string(name) + "' does not exist");
+  if (it == tables_.end())
+    return Status::NotFound("table '" + std::string(name) + "' does not exist");
   return it->second;
 }
 
@@ -566,13 +573,12 @@ Status StoreState::SetServiceProperties(std::string_view document) {
   constexpr size_t kMaxDocument = 256 * 1024;
   if (document.size() > kMaxDocument) {
     return Status::InvalidArgument("the service properties document is " +
-                                   std::to_string(document.size()) +
-                                   " bytes; the limit is 262144");
+                                   std::to_string(document.size()) + " bytes; the limit is 262144");
   }
   rocksdb::WriteOptions wo;
   wo.sync = true;
-  rocksdb::Status s = db_->Put(wo, meta_, kServicePropertiesKey,
-                               rocksdb::Slice(document.data(), document.size()));
+  rocksdb::Status s =
+      db_->Put(wo, meta_, kServicePropertiesKey, rocksdb::Slice(document.data(), document.size()));
   return FromRocks(s, "store the service properties");
 }
 

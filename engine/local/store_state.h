@@ -175,8 +175,8 @@ class StoreState {
   // Makes the reservations of ticks (ReserveTicks) one at a time. The two atomics are read
   // without it; once the store is open, ticks_limit_ is written only under it.
   port::Mutex clock_mu_;
-  std::atomic<int64_t> last_ticks_{0};     // the last tick issued
-  std::atomic<int64_t> ticks_limit_{0};    // ticks below this are reserved on disk
+  std::atomic<int64_t> last_ticks_{0};   // the last tick issued
+  std::atomic<int64_t> ticks_limit_{0};  // ticks below this are reserved on disk
   std::array<port::Mutex, kLockStripes> stripes_;
   mutable ResumeCache resume_cache_;
   std::shared_ptr<DroppedTables> dropped_ = std::make_shared<DroppedTables>();
@@ -185,8 +185,7 @@ class StoreState {
   size_t scan_threads_ = 1;
   // Idle whenever no query runs (every query holds the store), so it may stop in any order.
   std::unique_ptr<WorkerPool> scan_pool_;
-  std::shared_ptr<ScanMerge::SpareLanes> spare_lanes_ =
-      std::make_shared<ScanMerge::SpareLanes>();
+  std::shared_ptr<ScanMerge::SpareLanes> spare_lanes_ = std::make_shared<ScanMerge::SpareLanes>();
 };
 
 }  // namespace partkv::engine

@@ -1,5 +1,5 @@
-// StoreState's clock and bounded write path (engine/local/store_state.h): the ticks that become every
-// Timestamp and ETag, persisted ahead of use, and the one way the store writes to RocksDB.
+// StoreState's clock and bounded write path (engine/local/store_state.h): the ticks that become
+// every Timestamp and ETag, persisted ahead of use, and the one way the store writes to RocksDB.
 
 #include <bitset>
 #include <chrono>

@@ -9,10 +9,10 @@
 #include "engine/etag.h"
 #include "engine/key_codec.h"
 #include "engine/key_schemes.h"
-#include "engine/profile_spec.h"
 #include "engine/local/rocks_status.h"
 #include "engine/local/row_sealer.h"
 #include "engine/port/mutex.h"
+#include "engine/profile_spec.h"
 #include "engine/validation.h"
 #include "engine/value_codec.h"
 #include "rocksdb/write_batch.h"
@@ -53,9 +53,8 @@ Status Decide(OpType type, std::string_view pk, std::string_view rk, const Entit
     if (!if_match.is_any()) {
       auto wanted = ParseEtag(if_match.etag());
       if (!wanted || *wanted != cur.etag_version) {
-        return Status::PreconditionFailed("entity " + RowDescription(pk, rk) +
-                                          ": If-Match ETag " + if_match.etag() +
-                                          " does not match the current ETag " +
+        return Status::PreconditionFailed("entity " + RowDescription(pk, rk) + ": If-Match ETag " +
+                                          if_match.etag() + " does not match the current ETag " +
                                           FormatEtag(cur.etag_version));
       }
     }
@@ -148,7 +147,8 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, SharedTable& dat
 
   rocksdb::ColumnFamilyHandle* cf = data.partitions()[physical].cf;
   std::vector<rocksdb::Slice> key_slices(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) key_slices[i] = rocksdb::Slice(keys[i].data(), keys[i].size());
+  for (size_t i = 0; i < ops.size(); ++i)
+    key_slices[i] = rocksdb::Slice(keys[i].data(), keys[i].size());
   // MultiGet in key order with sorted_input, so RocksDB need not sort (rows of a batch usually
   // arrive sorted already); at[i] is where operation i's row sits in that order.
   std::vector<size_t> order(ops.size()), at(ops.size());
@@ -164,8 +164,8 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, SharedTable& dat
   }
   std::vector<rocksdb::PinnableSlice> values(ops.size());
   std::vector<rocksdb::Status> statuses(ops.size());
-  store.db()->MultiGet(rocksdb::ReadOptions(), cf, ops.size(), sorted_slices.data(),
-                       values.data(), statuses.data(), /*sorted_input=*/true);
+  store.db()->MultiGet(rocksdb::ReadOptions(), cf, ops.size(), sorted_slices.data(), values.data(),
+                       statuses.data(), /*sorted_input=*/true);
   rocksdb::WriteBatch wb;
   std::vector<WriteResult> results(ops.size());
   std::string header;  // a sealed row's value is its header, then its body
@@ -205,7 +205,7 @@ Status EntityExists(std::string_view pk, std::string_view rk) {
 }
 
 Result<const Entity*> TableHandle::WithSchemeKeys(OpType type, const Entity& entity,
-                                                 std::optional<Entity>* computed) const {
+                                                  std::optional<Entity>* computed) const {
   return engine::WithSchemeKeys({data_->partition_key_scheme(), data_->row_key_scheme()}, type,
                                 entity, computed);
 }
@@ -231,7 +231,7 @@ Status TableHandle::CheckLive() const {
 }
 
 Result<WriteResult> TableHandle::Write(OpType type, const Entity& given, const IfMatch& if_match,
-                                      const WriteOptions& options) {
+                                       const WriteOptions& options) {
   PARTKV_RETURN_IF_ERROR(CheckLive());
   std::optional<Entity> computed;
   PARTKV_ASSIGN_OR_RETURN(const Entity* keyed, WithSchemeKeys(type, given, &computed));
@@ -250,7 +250,8 @@ Result<WriteResult> TableHandle::Write(OpType type, const Entity& given, const I
   AppendEntityKey(entity.partition_key(), entity.row_key(), &key);
   if (Throttler* t = data_->throttler()) {
     // Charged before anything is read or written: a throttled call changes nothing.
-    Status ts = t->Charge(true, entity.partition_key(), physical, WriteCost(data_->profile(), entity));
+    Status ts =
+        t->Charge(true, entity.partition_key(), physical, WriteCost(data_->profile(), entity));
     if (!ts.ok()) {
       data_->stats().RecordThrottled(physical);
       return ts;
@@ -322,7 +323,7 @@ Result<Entity> TableHandle::Get(std::string_view pk, std::string_view rk) const 
 }
 
 Result<std::vector<WriteResult>> TableHandle::Submit(const Batch& batch,
-                                                    const WriteOptions& options) {
+                                                     const WriteOptions& options) {
   PARTKV_RETURN_IF_ERROR(CheckLive());
   if (data_->partition_key_scheme() || data_->row_key_scheme()) {
     // Compute scheme keys first, so the batch's rules apply to the keys that will be written.
@@ -340,7 +341,7 @@ Result<std::vector<WriteResult>> TableHandle::Submit(const Batch& batch,
 }
 
 Result<std::vector<WriteResult>> TableHandle::SubmitKeyed(const Batch& batch,
-                                                         const WriteOptions& options) {
+                                                          const WriteOptions& options) {
   const auto& ops = batch.ops();
   const Limits& limits = data_->limits();
   if (ops.empty()) return std::vector<WriteResult>();
@@ -373,7 +374,7 @@ Result<RowSealer> TableHandle::NewRowSealer(OpType type) const {
 }
 
 Status TableHandle::SubmitSealed(const RowSealer& sealer, const std::vector<SealedRow>& rows,
-                                const WriteOptions& options) {
+                                 const WriteOptions& options) {
   PARTKV_RETURN_IF_ERROR(CheckLive());
   if (&sealer.table().data() != data_.get()) {
     return Status::InvalidArgument("the rows were sealed for table '" +

@@ -1,5 +1,6 @@
 // TableHandle: the engine side of a partkv::Table handle — entity reads, single writes and atomic
-// batches on one table, with the uniqueness, ETag and Timestamp rules of docs/design.md "Semantics".
+// batches on one table, with the uniqueness, ETag and Timestamp rules of docs/design.md
+// "Semantics".
 //
 // Concurrency: a write locks the stripe of its row (StoreState::Stripe), reads the current
 // version with a whole-key-bloom-filtered Get, checks its condition and writes, all under the
@@ -17,8 +18,8 @@
 #include <vector>
 
 #include "engine/local/row_sealer.h"
-#include "engine/local/store_state.h"
 #include "engine/local/shared_table.h"
+#include "engine/local/store_state.h"
 #include "partkv/batch.h"
 #include "partkv/if_match.h"
 #include "partkv/options.h"

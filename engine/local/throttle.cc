@@ -47,8 +47,7 @@ Throttler::Throttler(const ThroughputModel& model, size_t physical_partitions,
     : model_(model), clock_(std::move(clock)) {}
 
 Throttler::Shard& Throttler::ShardOf(std::string_view pk, size_t physical) {
-  size_t h = model_.scope == ThroughputModel::Scope::kPhysicalPartition ? physical
-                                                                         : HashBytes(pk);
+  size_t h = model_.scope == ThroughputModel::Scope::kPhysicalPartition ? physical : HashBytes(pk);
   return shards_[h % kShards];
 }
 

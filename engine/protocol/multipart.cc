@@ -83,7 +83,8 @@ bool IsMultipartMixed(std::string_view content_type) {
 
 bool IsApplicationHttp(const MimePart& part) {
   const std::string* type = part.Header("Content-Type");
-  return type != nullptr && StartsWithIgnoringCase(port::TrimAsciiWhitespace(*type), "application/http");
+  return type != nullptr &&
+         StartsWithIgnoringCase(port::TrimAsciiWhitespace(*type), "application/http");
 }
 
 // "HTTP/1.1 204 No Content" → status and reason.

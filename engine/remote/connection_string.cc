@@ -316,7 +316,8 @@ bool IsRemoteLocation(std::string_view location) {
   if (IsUrl(location)) return true;
   for (std::string_view segment : Segments(location)) {
     size_t eq = segment.find('=');
-    if (eq != std::string_view::npos && FindSetting(port::TrimAsciiWhitespace(segment.substr(0, eq))) != nullptr) {
+    if (eq != std::string_view::npos &&
+        FindSetting(port::TrimAsciiWhitespace(segment.substr(0, eq))) != nullptr) {
       return true;
     }
   }

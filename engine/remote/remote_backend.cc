@@ -6,14 +6,13 @@
 #include <atomic>
 #include <cmath>
 #include <mutex>
-
 #include <nlohmann/json.hpp>
 
-#include "engine/protocol/multipart.h"
 #include "engine/batch_rules.h"
 #include "engine/etag.h"
 #include "engine/key_schemes.h"
 #include "engine/profile_spec.h"
+#include "engine/protocol/multipart.h"
 #include "engine/remote/remote_table.h"
 #include "partkv/json.h"
 
@@ -45,18 +44,23 @@ std::string TablePath(std::string_view name) {
 WriteResult ResultOf(const HttpResponse& response) {
   WriteResult result;
   result.etag = response.Header("ETag");
-  if (auto ticks = engine::ParseEtag(result.etag)) result.timestamp = DateTime{static_cast<int64_t>(*ticks)};
+  if (auto ticks = engine::ParseEtag(result.etag))
+    result.timestamp = DateTime{static_cast<int64_t>(*ticks)};
   return result;
 }
 
 std::string_view MethodOf(OpType type) {
   switch (type) {
-    case OpType::kInsert: return "POST";
+    case OpType::kInsert:
+      return "POST";
     case OpType::kReplace:
-    case OpType::kInsertOrReplace: return "PUT";
+    case OpType::kInsertOrReplace:
+      return "PUT";
     case OpType::kMerge:
-    case OpType::kInsertOrMerge: return "MERGE";
-    case OpType::kDelete: return "DELETE";
+    case OpType::kInsertOrMerge:
+      return "MERGE";
+    case OpType::kDelete:
+      return "DELETE";
   }
   return "POST";
 }
@@ -71,11 +75,15 @@ std::string IfMatchHeader(OpType type, const IfMatch& if_match) {
 // The failures a write's own earlier, lost attempt would cause on its retry.
 bool LostWriteSymptom(OpType type, const Status& s) {
   switch (type) {
-    case OpType::kInsert: return s.IsAlreadyExists();
+    case OpType::kInsert:
+      return s.IsAlreadyExists();
     case OpType::kReplace:
-    case OpType::kMerge: return s.IsPreconditionFailed();
-    case OpType::kDelete: return s.IsNotFound() || s.IsPreconditionFailed();
-    default: return false;
+    case OpType::kMerge:
+      return s.IsPreconditionFailed();
+    case OpType::kDelete:
+      return s.IsNotFound() || s.IsPreconditionFailed();
+    default:
+      return false;
   }
 }
 
@@ -91,17 +99,18 @@ bool SameAsSent(const Value& sent, const Value& stored) {
 }
 
 std::string EntityBody(const Entity& entity) {
-  return EntityToJson(entity, JsonWriteOptions{.metadata = JsonMetadata::kMinimal,
-                                               .include_system = false});
+  return EntityToJson(
+      entity, JsonWriteOptions{.metadata = JsonMetadata::kMinimal, .include_system = false});
 }
 
 // The outcome of a write whose response was lost when reading its rows back failed too: whether
 // it was applied is unknown, which is neither the conflict the retry met nor a success.
-Status UnknownOutcome(const std::string& what, const Status& conflict,
-                      const Status& read_back) {
-  return Status::IOError(what + ": the response to an attempt was lost and may have been "
-                         "applied (the retry met " + std::string(Status::CodeName(conflict.code())) +
-                         "), and " + std::string(read_back.message()) +
+Status UnknownOutcome(const std::string& what, const Status& conflict, const Status& read_back) {
+  return Status::IOError(what +
+                         ": the response to an attempt was lost and may have been "
+                         "applied (the retry met " +
+                         std::string(Status::CodeName(conflict.code())) + "), and " +
+                         std::string(read_back.message()) +
                          "; read the row to know whether the write happened");
 }
 
@@ -154,7 +163,8 @@ Status RemoteStore::CreateTable(std::string_view name, const TableOptions& optio
 
 Status RemoteStore::DropTable(std::string_view name) {
   PARTKV_RETURN_IF_ERROR(engine::ValidateTableName(name));
-  Call call{.method = "DELETE", .path = TablePath(name),
+  Call call{.method = "DELETE",
+            .path = TablePath(name),
             .what = "drop table '" + std::string(name) + "'"};
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
   if (out.response.status < 300) return Status::OK();
@@ -193,8 +203,8 @@ Result<std::vector<TableInfo>> RemoteStore::ListTables() const {
 Result<std::shared_ptr<engine::TableBackend>> RemoteStore::OpenTable(
     std::string_view name, const OpenTableOptions& options) const {
   PARTKV_RETURN_IF_ERROR(engine::ValidateTableName(name));
-  Call call{.method = "GET", .path = TablePath(name),
-            .what = "open table '" + std::string(name) + "'"};
+  Call call{
+      .method = "GET", .path = TablePath(name), .what = "open table '" + std::string(name) + "'"};
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
   if (out.response.status == 404) {
     // Table names compare case-insensitively (Azure); a server that looks them up by case
@@ -222,17 +232,24 @@ Result<std::shared_ptr<engine::TableBackend>> RemoteStore::OpenTable(
 }
 
 Result<std::string> RemoteStore::ServiceProperties() const {
-  Call call{.method = "GET", .path = "/", .query = "restype=service&comp=properties",
-            .accept = "application/xml", .what = "get service properties"};
+  Call call{.method = "GET",
+            .path = "/",
+            .query = "restype=service&comp=properties",
+            .accept = "application/xml",
+            .what = "get service properties"};
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
   if (out.response.status >= 300) return StatusOf(out.response, call.what);
   return std::move(out.response.body);
 }
 
 Status RemoteStore::SetServiceProperties(std::string_view document) {
-  Call call{.method = "PUT", .path = "/", .query = "restype=service&comp=properties",
-            .body = std::string(document), .content_type = "application/xml",
-            .accept = "application/xml", .what = "set service properties"};
+  Call call{.method = "PUT",
+            .path = "/",
+            .query = "restype=service&comp=properties",
+            .body = std::string(document),
+            .content_type = "application/xml",
+            .accept = "application/xml",
+            .what = "set service properties"};
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
   if (out.response.status >= 300) return StatusOf(out.response, call.what);
   return Status::OK();
@@ -274,14 +291,13 @@ std::string RemoteTable::EntityPath(std::string_view pk, std::string_view rk) co
          ",RowKey=" + EncodeComponent(ODataString(rk)) + ")";
 }
 
-void RemoteTable::Record(std::string_view pk, const Outcome& outcome, bool write,
-                         uint64_t entities, uint64_t bytes) const {
+void RemoteTable::Record(std::string_view pk, const Outcome& outcome, bool write, uint64_t entities,
+                         uint64_t bytes) const {
   for (int i = 0; i < outcome.throttled; ++i) stats_->RecordThrottled(0);
   if (outcome.waited.count() > 0) {
-    stats_->RecordRetryWait(0, static_cast<uint64_t>(
-                                   std::chrono::duration_cast<std::chrono::microseconds>(
-                                       outcome.waited)
-                                       .count()));
+    stats_->RecordRetryWait(
+        0, static_cast<uint64_t>(
+               std::chrono::duration_cast<std::chrono::microseconds>(outcome.waited).count()));
   }
   if (outcome.response.status >= 300 || (write && entities == 0)) return;
   if (write) {
@@ -322,15 +338,16 @@ Result<WriteResult> RemoteTable::Send(OpType type, const Entity& entity, const I
   write_generation_.fetch_add(1);  // kept QueryShards cursors may now miss a row
   Call call;
   call.method = MethodOf(type);
-  call.path = type == OpType::kInsert ? path_ : EntityPath(entity.partition_key(), entity.row_key());
+  call.path =
+      type == OpType::kInsert ? path_ : EntityPath(entity.partition_key(), entity.row_key());
   if (type != OpType::kDelete) {
     call.body = EntityBody(entity);
     call.content_type = "application/json";
   }
   call.if_match = IfMatchHeader(type, if_match);
   call.return_no_content = type == OpType::kInsert;
-  call.what = std::string(OpTypeName(type)) + " of (" + ODataString(entity.partition_key()) +
-              ", " + ODataString(entity.row_key()) + ") in table '" + name_ + "'";
+  call.what = std::string(OpTypeName(type)) + " of (" + ODataString(entity.partition_key()) + ", " +
+              ODataString(entity.row_key()) + ") in table '" + name_ + "'";
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
   Record(entity.partition_key(), out, true, 1, call.body.size());
   if (out.response.status < 300) return ResultOf(out.response);
@@ -348,8 +365,8 @@ Result<bool> RemoteTable::HoldsWrite(OpType type, const Entity& sent, WriteResul
   auto current = Get(sent.partition_key(), sent.row_key());
   if (!current.ok() && !current.status().IsNotFound()) {
     return Status::IOError("reading (" + ODataString(sent.partition_key()) + ", " +
-                           ODataString(sent.row_key()) + ") back failed: " +
-                           current.status().ToString());
+                           ODataString(sent.row_key()) +
+                           ") back failed: " + current.status().ToString());
   }
   if (type == OpType::kDelete) return !current.ok();
   if (!current.ok()) return false;
@@ -376,9 +393,10 @@ Result<Entity> RemoteTable::Get(std::string_view pk, std::string_view rk) const 
                               ") in table '" + name_ + "': " + std::string(valid.message()));
     }
   }
-  Call call{.method = "GET", .path = EntityPath(pk, rk),
-            .what = "get (" + ODataString(pk) + ", " + ODataString(rk) + ") in table '" + name_ +
-                    "'"};
+  Call call{
+      .method = "GET",
+      .path = EntityPath(pk, rk),
+      .what = "get (" + ODataString(pk) + ", " + ODataString(rk) + ") in table '" + name_ + "'"};
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
   Record(pk, out, false, 1, out.response.body.size());
   if (out.response.status >= 300) return StatusOf(out.response, call.what);
@@ -461,8 +479,8 @@ Result<std::vector<WriteResult>> RemoteTable::SendBatch(const std::vector<BatchO
             .body = protocol::BatchRequestBody(batch_boundary, changeset_boundary, parts),
             .content_type = "multipart/mixed; boundary=" + batch_boundary,
             .accept = "application/json",
-            .what = "batch of " + std::to_string(ops.size()) + " in partition " +
-                    ODataString(pk) + " of table '" + name_ + "'"};
+            .what = "batch of " + std::to_string(ops.size()) + " in partition " + ODataString(pk) +
+                    " of table '" + name_ + "'"};
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
   if (out.response.status >= 300) {
     Record(pk, out, true, 0, 0);
@@ -478,8 +496,8 @@ Result<std::vector<WriteResult>> RemoteTable::SendBatch(const std::vector<BatchO
     int index = response.failed_index && *response.failed_index < ops.size()
                     ? static_cast<int>(*response.failed_index)
                     : -1;
-    Status s = StatusOf(as_http, call.what,
-                        index >= 0 ? std::optional<size_t>(index) : std::nullopt);
+    Status s =
+        StatusOf(as_http, call.what, index >= 0 ? std::optional<size_t>(index) : std::nullopt);
     if (out.maybe_applied && LostWriteSymptom(index >= 0 ? ops[index].type : OpType::kInsert, s)) {
       // Our own earlier attempt may have committed the whole batch: it did when every
       // operation's row holds what it wrote.

@@ -62,7 +62,8 @@ void AddClause(std::string* filter, std::string_view clause) {
 void AddBound(std::string* filter, std::string_view key, const std::optional<Bound>& bound,
               bool lower) {
   if (!bound) return;
-  const char* op = lower ? (bound->inclusive ? " ge " : " gt ") : (bound->inclusive ? " le " : " lt ");
+  const char* op =
+      lower ? (bound->inclusive ? " ge " : " gt ") : (bound->inclusive ? " le " : " lt ");
   AddClause(filter, std::string(key) + op + ODataString(bound->key));
 }
 
@@ -127,7 +128,7 @@ Result<std::pair<std::string, std::string>> UnpackKeys(std::string_view packed) 
     return Status::InvalidArgument("continuation token: malformed resume keys");
   }
   return std::pair<std::string, std::string>(packed.substr(colon + 1, n),
-                                              packed.substr(colon + 1 + n));
+                                             packed.substr(colon + 1 + n));
 }
 
 std::string EntitiesQuery(const RemotePlan& plan, uint32_t top) {
@@ -195,7 +196,8 @@ Status RemoteTable::FetchPage(Call call, Page* page, std::pair<std::string, std:
     Record("", out, false, 0, 0);
     return StatusOf(out.response, call.what);
   }
-  PARTKV_ASSIGN_OR_RETURN(std::vector<std::string_view> objects, SplitValueArray(out.response.body));
+  PARTKV_ASSIGN_OR_RETURN(std::vector<std::string_view> objects,
+                          SplitValueArray(out.response.body));
   for (std::string_view text : objects) {
     auto entity = EntityFromJson(text, JsonReadOptions{.read_system = true});
     if (!entity.ok()) {
@@ -213,12 +215,14 @@ Status RemoteTable::FetchPage(Call call, Page* page, std::pair<std::string, std:
 
 Status RemoteTable::QueryEntities(const Query& query, Page* page) const {
   PARTKV_ASSIGN_OR_RETURN(RemotePlan plan, Plan(name_, query, limits_, "entities"));
-  Call call{.method = "GET", .path = path_ + "()", .query = EntitiesQuery(plan, query.page_size),
+  Call call{.method = "GET",
+            .path = path_ + "()",
+            .query = EntitiesQuery(plan, query.page_size),
             .what = "query table '" + name_ + "'"};
   if (!query.continuation.empty()) {
-    PARTKV_ASSIGN_OR_RETURN(engine::TokenContents token,
-                            engine::DecodeToken(client_->token_secret(), query.continuation,
-                                                plan.fingerprint));
+    PARTKV_ASSIGN_OR_RETURN(
+        engine::TokenContents token,
+        engine::DecodeToken(client_->token_secret(), query.continuation, plan.fingerprint));
     if (token.flags != 0) {
       return Status::InvalidArgument("continuation token: from another kind of query");
     }
@@ -233,10 +237,9 @@ Status RemoteTable::QueryEntities(const Query& query, Page* page) const {
   PARTKV_RETURN_IF_ERROR(FetchPage(std::move(call), page, &next, &has_next));
   page->examined = page->entities.size();
   if (has_next) {
-    page->continuation =
-        engine::EncodeToken(client_->token_secret(),
-                            engine::TokenContents{0, plan.fingerprint,
-                                                  PackKeys(next.first, next.second)});
+    page->continuation = engine::EncodeToken(
+        client_->token_secret(),
+        engine::TokenContents{0, plan.fingerprint, PackKeys(next.first, next.second)});
   }
   return Status::OK();
 }
@@ -267,7 +270,8 @@ std::optional<std::vector<ShardCursor>> RemoteTable::TakeResume(const std::strin
 void RemoteTable::KeepResume(std::string token, std::vector<ShardCursor> shards) const {
   port::MutexLock lock(&resume_mu_);
   const auto now = std::chrono::steady_clock::now();
-  resume_.push_front(ShardResume{std::move(token), write_generation_.load(), now, std::move(shards)});
+  resume_.push_front(
+      ShardResume{std::move(token), write_generation_.load(), now, std::move(shards)});
   while (resume_.size() > kResumeEntries ||
          (!resume_.empty() && now - resume_.back().at >= kResumeTtl)) {
     resume_.pop_back();
@@ -287,9 +291,9 @@ Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, cons
   PARTKV_ASSIGN_OR_RETURN(RemotePlan plan, Plan(name_, query, limits_, kind));
   std::optional<std::pair<std::string, std::string>> after;  // (RowKey, PartitionKey)
   if (!query.continuation.empty()) {
-    PARTKV_ASSIGN_OR_RETURN(engine::TokenContents token,
-                            engine::DecodeToken(client_->token_secret(), query.continuation,
-                                                plan.fingerprint));
+    PARTKV_ASSIGN_OR_RETURN(
+        engine::TokenContents token,
+        engine::DecodeToken(client_->token_secret(), query.continuation, plan.fingerprint));
     if (token.flags != kFlagShards) {
       return Status::InvalidArgument("continuation token: from another kind of query");
     }
@@ -329,7 +333,9 @@ Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, cons
       if (!plan.filter.empty()) AddClause(&s.filter, "(" + plan.filter + ")");
     }
     RemotePlan shard_plan{s.filter, plan.select, 0};
-    Call call{.method = "GET", .path = path_ + "()", .query = EntitiesQuery(shard_plan, s.fetch),
+    Call call{.method = "GET",
+              .path = path_ + "()",
+              .query = EntitiesQuery(shard_plan, s.fetch),
               .what = "query shard " + ODataString(s.pk) + " of table '" + name_ + "'"};
     if (s.has_next) {
       call.query += "&NextPartitionKey=" + EncodeComponent(s.next.first);
@@ -420,10 +426,10 @@ Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, cons
                           [](const ShardCursor& s) { return !s.empty() || s.more; });
   if (more && !page->entities.empty()) {
     const Entity& last = page->entities.back();
-    page->continuation = engine::EncodeToken(
-        client_->token_secret(),
-        engine::TokenContents{kFlagShards, plan.fingerprint,
-                              PackKeys(last.row_key(), last.partition_key())});
+    page->continuation =
+        engine::EncodeToken(client_->token_secret(),
+                            engine::TokenContents{kFlagShards, plan.fingerprint,
+                                                  PackKeys(last.row_key(), last.partition_key())});
     // Keep the cursors for the next page, holding at most kResumeRows(n) rows: the shards that
     // hold the most give theirs back first and will ask the service again for the rows after
     // the token's.

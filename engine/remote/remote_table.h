@@ -30,7 +30,7 @@ struct ShardCursor {
   std::string pk;
   Page buffer;
   size_t head = 0;
-  bool more = true;  // the service may hold more rows of this shard
+  bool more = true;                          // the service may hold more rows of this shard
   std::pair<std::string, std::string> next;  // the service's continuation after the buffer
   bool has_next = false;
   std::string filter;  // the $filter of the request `next` came from

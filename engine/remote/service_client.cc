@@ -2,12 +2,12 @@
 
 #include "engine/remote/service_client.h"
 
-#include <nlohmann/json.hpp>
 #include <openssl/sha.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
 
@@ -78,7 +78,8 @@ ServiceError ErrorOf(const HttpResponse& response) {
           if (message->is_string()) {
             error.message = message->get<std::string>();
           } else if (message->is_object()) {
-            if (auto value = message->find("value"); value != message->end() && value->is_string()) {
+            if (auto value = message->find("value");
+                value != message->end() && value->is_string()) {
               error.message = value->get<std::string>();
             }
           }
@@ -171,7 +172,8 @@ Result<std::shared_ptr<ServiceClient>> ServiceClient::Create(Endpoint endpoint,
   if (options.retry.max_attempts < 1) {
     return Status::InvalidArgument("RetryOptions::max_attempts must be at least 1");
   }
-  if (options.fan_out < 1) return Status::InvalidArgument("RemoteOptions::fan_out must be at least 1");
+  if (options.fan_out < 1)
+    return Status::InvalidArgument("RemoteOptions::fan_out must be at least 1");
   std::shared_ptr<ServiceClient> client(new ServiceClient(std::move(endpoint), options));
   HttpOptions http;
   http.ca_file = options.ca_file;
@@ -222,12 +224,11 @@ HttpRequest ServiceClient::Build(const Call& call) const {
     std::string resource = protocol::CanonicalizedResource(
         endpoint_.account, path,
         comp.empty() ? std::nullopt : std::optional<std::string_view>(comp));
-    std::string to_sign = protocol::SharedKeyStringToSign(call.method, "", call.content_type,
-                                                          date, resource);
+    std::string to_sign =
+        protocol::SharedKeyStringToSign(call.method, "", call.content_type, date, resource);
     h.emplace_back("Authorization",
                    protocol::AuthorizationHeader(protocol::SharedKeyScheme::kSharedKey,
-                                                 endpoint_.account,
-                                                 signer_->Sign(to_sign)));
+                                                 endpoint_.account, signer_->Sign(to_sign)));
   }
   request.body = call.body;
   return request;

@@ -4,11 +4,12 @@
 //
 // Retries (docs/remote.md "Retries"): 503, 429, 500, 502, 504, 408 and transport failures (but
 // a TLS failure or a response over the size limit, which would fail again) are retried with
-// exponential back-off and full jitter, honouring x-ms-retry-after-ms and Retry-After, within RetryOptions' attempts and total time. Every request is retried, writes
-// too: a write whose earlier attempt may have been applied (the connection dropped or timed out
-// after the request was sent, or the service answered 500/502/504) comes back with
-// Outcome::maybe_applied set, and the caller decides what the final answer means (the
-// lost-write rule, remote_backend.cc). 503 ServerBusy and 429 mean the request was not executed.
+// exponential back-off and full jitter, honouring x-ms-retry-after-ms and Retry-After, within
+// RetryOptions' attempts and total time. Every request is retried, writes too: a write whose
+// earlier attempt may have been applied (the connection dropped or timed out after the request was
+// sent, or the service answered 500/502/504) comes back with Outcome::maybe_applied set, and the
+// caller decides what the final answer means (the lost-write rule, remote_backend.cc). 503
+// ServerBusy and 429 mean the request was not executed.
 //
 // Error mapping: EntityAlreadyExists/TableAlreadyExists → AlreadyExists;
 // UpdateConditionNotSatisfied → PreconditionFailed; ResourceNotFound/TableNotFound → NotFound;
@@ -47,8 +48,8 @@ struct Call {
   std::string path{};         // after the endpoint's base path, percent-encoded: "/Tables"
   std::string query{};        // percent-encoded, without '?'; the SAS is appended
   std::string body{};
-  std::string content_type{};  // with a body
-  std::string if_match{};      // "" = no If-Match header
+  std::string content_type{};      // with a body
+  std::string if_match{};          // "" = no If-Match header
   bool return_no_content = false;  // Prefer: return-no-content
   std::string_view accept = "application/json;odata=minimalmetadata";
   std::string what{};  // for messages: "insert into table 'T'"
@@ -60,7 +61,7 @@ struct Outcome {
   int attempts = 0;
   // An earlier attempt may have been applied by the service although its answer was lost.
   bool maybe_applied = false;
-  int throttled = 0;  // attempts answered 503 or 429
+  int throttled = 0;                    // attempts answered 503 or 429
   std::chrono::milliseconds waited{0};  // time spent waiting between attempts
 };
 

@@ -6,8 +6,8 @@
 // value, a duplicate member, an unusual annotation or number form. The exact one
 // (json_read_exact.cc, on nlohmann/json's SAX parser) decides every document and words every
 // error. So the fast reader never accepts what the exact one rejects, and what it accepts has
-// the content the exact one gives (tests/engine/vocab/json_read_test.cc checks both over every type and edge form). Built without
-// simdjson, the fast reader declines everything.
+// the content the exact one gives (tests/engine/vocab/json_read_test.cc checks both over every type
+// and edge form). Built without simdjson, the fast reader declines everything.
 //
 // Not installed; for the library and its tests.
 

@@ -1,4 +1,5 @@
-// Entity JSON input (partkv/json.h): EntityFromJson, and its fast reader (engine/vocab/json_internal.h).
+// Entity JSON input (partkv/json.h): EntityFromJson, and its fast reader
+// (engine/vocab/json_internal.h).
 //
 // The fast reader parses with simdjson's On-Demand API into views of the document's members,
 // then types them by the rules of docs/json.md, but only for the plain cases: a flat object of

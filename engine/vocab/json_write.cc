@@ -3,8 +3,8 @@
 // bad bytes by U+FFFD is the rule (json.h), so the output is nlohmann's either way.
 
 #include <charconv>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -73,13 +73,27 @@ void AppendQuotedJson(std::string& out, std::string_view s) {
     out.append(s.data() + run, i - run);
     run = i + 1;
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default: {
         const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
         out.append(escape, sizeof(escape));
@@ -148,7 +162,6 @@ std::string DoubleJson(double d) {
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   return s;
 }
-
 
 void WriteValue(ObjectWriter& w, const std::string& name, const Value& v) {
   switch (v.type()) {

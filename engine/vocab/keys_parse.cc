@@ -78,8 +78,8 @@ class Parser {
     size_t start = 0;
     while (true) {
       const size_t comma = inner.find(',', start);
-      const std::string_view arg =
-          port::TrimAsciiWhitespace(inner.substr(start, comma == std::string_view::npos ? inner.npos : comma - start));
+      const std::string_view arg = port::TrimAsciiWhitespace(
+          inner.substr(start, comma == std::string_view::npos ? inner.npos : comma - start));
       if (arg.empty()) {
         return Error("argument " + std::to_string(args.positional.size() + args.named.size() + 1) +
                      " is empty");
@@ -91,7 +91,8 @@ class Parser {
         }
         args.positional.push_back(arg);
       } else {
-        args.named.push_back(Named{port::TrimAsciiWhitespace(arg.substr(0, eq)), port::TrimAsciiWhitespace(arg.substr(eq + 1))});
+        args.named.push_back(Named{port::TrimAsciiWhitespace(arg.substr(0, eq)),
+                                   port::TrimAsciiWhitespace(arg.substr(eq + 1))});
       }
       if (comma == std::string_view::npos) break;
       start = comma + 1;

@@ -7,7 +7,8 @@
 namespace partkv {
 
 Status::Status(Code code, std::string_view msg)
-    : state_(std::make_unique<State>(State{code, -1, std::chrono::milliseconds(0), std::string(msg)})) {}
+    : state_(std::make_unique<State>(
+          State{code, -1, std::chrono::milliseconds(0), std::string(msg)})) {}
 
 Status::Status(const Status& other)
     : state_(other.state_ ? std::make_unique<State>(*other.state_) : nullptr) {}
@@ -48,15 +49,24 @@ Status Status::WithContext(std::string_view context) const {
 
 std::string_view Status::CodeName(Code code) {
   switch (code) {
-    case Code::kOk: return "OK";
-    case Code::kNotFound: return "NotFound";
-    case Code::kAlreadyExists: return "AlreadyExists";
-    case Code::kPreconditionFailed: return "PreconditionFailed";
-    case Code::kInvalidArgument: return "InvalidArgument";
-    case Code::kThrottled: return "Throttled";
-    case Code::kCorruption: return "Corruption";
-    case Code::kIOError: return "IOError";
-    case Code::kBusy: return "Busy";
+    case Code::kOk:
+      return "OK";
+    case Code::kNotFound:
+      return "NotFound";
+    case Code::kAlreadyExists:
+      return "AlreadyExists";
+    case Code::kPreconditionFailed:
+      return "PreconditionFailed";
+    case Code::kInvalidArgument:
+      return "InvalidArgument";
+    case Code::kThrottled:
+      return "Throttled";
+    case Code::kCorruption:
+      return "Corruption";
+    case Code::kIOError:
+      return "IOError";
+    case Code::kBusy:
+      return "Busy";
   }
   return "Unknown";
 }

@@ -73,14 +73,22 @@ int HexDigit(char c) {
 
 std::string_view TypeName(Type type) {
   switch (type) {
-    case Type::kString: return "String";
-    case Type::kBinary: return "Binary";
-    case Type::kBoolean: return "Boolean";
-    case Type::kDateTime: return "DateTime";
-    case Type::kDouble: return "Double";
-    case Type::kGuid: return "Guid";
-    case Type::kInt32: return "Int32";
-    case Type::kInt64: return "Int64";
+    case Type::kString:
+      return "String";
+    case Type::kBinary:
+      return "Binary";
+    case Type::kBoolean:
+      return "Boolean";
+    case Type::kDateTime:
+      return "DateTime";
+    case Type::kDouble:
+      return "Double";
+    case Type::kGuid:
+      return "Guid";
+    case Type::kInt32:
+      return "Int32";
+    case Type::kInt64:
+      return "Int64";
   }
   return "Unknown";
 }
@@ -92,9 +100,8 @@ Result<DateTime> DateTime::Parse(std::string_view text) {
   };
   size_t pos = 0;
   int64_t year, month, day, hour, minute, second;
-  if (!Digits(text, &pos, 4, &year) || !Expect(text, &pos, '-') ||
-      !Digits(text, &pos, 2, &month) || !Expect(text, &pos, '-') ||
-      !Digits(text, &pos, 2, &day)) {
+  if (!Digits(text, &pos, 4, &year) || !Expect(text, &pos, '-') || !Digits(text, &pos, 2, &month) ||
+      !Expect(text, &pos, '-') || !Digits(text, &pos, 2, &day)) {
     return bad("malformed date");
   }
   if (year < 1 || month < 1 || month > 12 || day < 1 ||
@@ -261,16 +268,22 @@ bool operator==(const Value& a, const Value& b) {
   if (a.type_ != b.type_) return false;
   switch (a.type_) {
     case Type::kString:
-    case Type::kBinary: return a.str_ == b.str_;
-    case Type::kBoolean: return a.as_bool() == b.as_bool();
-    case Type::kDateTime: return a.as_datetime() == b.as_datetime();
+    case Type::kBinary:
+      return a.str_ == b.str_;
+    case Type::kBoolean:
+      return a.as_bool() == b.as_bool();
+    case Type::kDateTime:
+      return a.as_datetime() == b.as_datetime();
     case Type::kDouble: {
       double x = a.as_double(), y = b.as_double();
       return std::memcmp(&x, &y, sizeof x) == 0;
     }
-    case Type::kGuid: return a.as_guid() == b.as_guid();
-    case Type::kInt32: return a.as_int32() == b.as_int32();
-    case Type::kInt64: return a.as_int64() == b.as_int64();
+    case Type::kGuid:
+      return a.as_guid() == b.as_guid();
+    case Type::kInt32:
+      return a.as_int32() == b.as_int32();
+    case Type::kInt64:
+      return a.as_int64() == b.as_int64();
   }
   return false;
 }
@@ -294,8 +307,10 @@ std::string Value::DebugString() const {
       }
       return out + "'";
     }
-    case Type::kBoolean: return as_bool() ? "true" : "false";
-    case Type::kDateTime: return "datetime'" + as_datetime().ToString() + "'";
+    case Type::kBoolean:
+      return as_bool() ? "true" : "false";
+    case Type::kDateTime:
+      return "datetime'" + as_datetime().ToString() + "'";
     case Type::kDouble: {
       double v = as_double();
       if (std::isnan(v)) return "NaN";
@@ -306,9 +321,12 @@ std::string Value::DebugString() const {
       if (s.find_first_of(".eE") == std::string::npos) s += ".0";
       return s;
     }
-    case Type::kGuid: return "guid'" + as_guid().ToString() + "'";
-    case Type::kInt32: return std::to_string(as_int32());
-    case Type::kInt64: return std::to_string(as_int64()) + "L";
+    case Type::kGuid:
+      return "guid'" + as_guid().ToString() + "'";
+    case Type::kInt32:
+      return std::to_string(as_int32());
+    case Type::kInt64:
+      return std::to_string(as_int64()) + "L";
   }
   return "?";
 }

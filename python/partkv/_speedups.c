@@ -20,17 +20,17 @@
 
 #include "partkv/c.h"
 
-static PyObject* TableEntity_type;      /* partkv.TableEntity */
-static PyObject* EntityProperty_type;   /* partkv.EntityProperty (a NamedTuple) */
+static PyObject* TableEntity_type;    /* partkv.TableEntity */
+static PyObject* EntityProperty_type; /* partkv.EntityProperty (a NamedTuple) */
 static PyObject* TablesEntityDatetime_type;
 static PyObject* UUID_type;
-static PyObject* INT64;                 /* EdmType.INT64 */
-static PyObject* UTC;                   /* datetime.timezone.utc */
-static PyObject* UUID_UNKNOWN;          /* uuid.SafeUUID.unknown */
-static PyObject* entity_m_descr;        /* TableEntity._m slot */
-static PyObject* dt_service_descr;      /* TablesEntityDatetime._service_value slot */
-static PyObject* uuid_int_descr;        /* UUID.int slot */
-static PyObject* uuid_safe_descr;       /* UUID.is_safe slot */
+static PyObject* INT64;            /* EdmType.INT64 */
+static PyObject* UTC;              /* datetime.timezone.utc */
+static PyObject* UUID_UNKNOWN;     /* uuid.SafeUUID.unknown */
+static PyObject* entity_m_descr;   /* TableEntity._m slot */
+static PyObject* dt_service_descr; /* TablesEntityDatetime._service_value slot */
+static PyObject* uuid_int_descr;   /* UUID.int slot */
+static PyObject* uuid_safe_descr;  /* UUID.is_safe slot */
 static PyObject* str_PartitionKey;
 static PyObject* str_RowKey;
 static PyObject* str_Timestamp;
@@ -75,13 +75,20 @@ static PyObject* sp_init(PyObject* self, PyObject* args) {
   Py_XSETREF(uuid_int_descr, slot_of(uuid, "int"));
   Py_XSETREF(uuid_safe_descr, slot_of(uuid, "is_safe"));
   if (!entity_m_descr || !dt_service_descr || !uuid_int_descr || !uuid_safe_descr) return NULL;
-  Py_INCREF(entity); Py_XSETREF(TableEntity_type, entity);
-  Py_INCREF(prop); Py_XSETREF(EntityProperty_type, prop);
-  Py_INCREF(dt); Py_XSETREF(TablesEntityDatetime_type, dt);
-  Py_INCREF(uuid); Py_XSETREF(UUID_type, uuid);
-  Py_INCREF(int64); Py_XSETREF(INT64, int64);
-  Py_INCREF(utc); Py_XSETREF(UTC, utc);
-  Py_INCREF(unknown); Py_XSETREF(UUID_UNKNOWN, unknown);
+  Py_INCREF(entity);
+  Py_XSETREF(TableEntity_type, entity);
+  Py_INCREF(prop);
+  Py_XSETREF(EntityProperty_type, prop);
+  Py_INCREF(dt);
+  Py_XSETREF(TablesEntityDatetime_type, dt);
+  Py_INCREF(uuid);
+  Py_XSETREF(UUID_type, uuid);
+  Py_INCREF(int64);
+  Py_XSETREF(INT64, int64);
+  Py_INCREF(utc);
+  Py_XSETREF(UTC, utc);
+  Py_INCREF(unknown);
+  Py_XSETREF(UUID_UNKNOWN, unknown);
   if (!str_PartitionKey) {
     str_PartitionKey = PyUnicode_InternFromString("PartitionKey");
     str_RowKey = PyUnicode_InternFromString("RowKey");
@@ -158,7 +165,10 @@ static PyObject* property_name(const partkv_entity_t* e, size_t index) {
   PyUnicode_InternInPlace(&name);
   if (index < NAME_CACHE) {
     PyObject* data = PyBytes_FromStringAndSize(p, n);
-    if (data == NULL) { Py_DECREF(name); return NULL; }
+    if (data == NULL) {
+      Py_DECREF(name);
+      return NULL;
+    }
     Py_XSETREF(name_bytes[index], data);
     Py_INCREF(name);
     Py_XSETREF(name_strs[index], name);
@@ -203,7 +213,10 @@ static PyObject* uuid_of(const uint8_t* bytes) {
   if (number == NULL) return NULL;
   PyTypeObject* type = (PyTypeObject*)UUID_type;
   PyObject* value = type->tp_alloc(type, 0);
-  if (value == NULL) { Py_DECREF(number); return NULL; }
+  if (value == NULL) {
+    Py_DECREF(number);
+    return NULL;
+  }
   if (set_slot(uuid_int_descr, value, number) < 0 ||
       set_slot(uuid_safe_descr, value, UUID_UNKNOWN) < 0) {
     Py_DECREF(number);
@@ -219,7 +232,10 @@ static PyObject* int64_property(int64_t v) {
   PyObject* number = PyLong_FromLongLong(v);
   if (number == NULL) return NULL;
   PyObject* value = type->tp_alloc(type, 2); /* as tuple.__new__(EntityProperty, ...) */
-  if (value == NULL) { Py_DECREF(number); return NULL; }
+  if (value == NULL) {
+    Py_DECREF(number);
+    return NULL;
+  }
   PyTuple_SET_ITEM(value, 0, number);
   Py_INCREF(INT64);
   PyTuple_SET_ITEM(value, 1, INT64);
@@ -234,18 +250,25 @@ static PyObject* property_value(const partkv_entity_t* e, size_t index) {
       if (text == NULL) return PyUnicode_FromStringAndSize("", 0);
       return PyUnicode_DecodeUTF8(text, (Py_ssize_t)length, "replace");
     }
-    case 7: return PyLong_FromLong(partkv_entity_property_int32(e, index));
-    case 5: return PyFloat_FromDouble(partkv_entity_property_double(e, index));
-    case 3: return PyBool_FromLong(partkv_entity_property_bool(e, index) != 0);
-    case 8: return int64_property(partkv_entity_property_int64(e, index));
-    case 4: return datetime_of(partkv_entity_property_datetime(e, index));
-    case 6: return uuid_of(partkv_entity_property_guid(e, index));
+    case 7:
+      return PyLong_FromLong(partkv_entity_property_int32(e, index));
+    case 5:
+      return PyFloat_FromDouble(partkv_entity_property_double(e, index));
+    case 3:
+      return PyBool_FromLong(partkv_entity_property_bool(e, index) != 0);
+    case 8:
+      return int64_property(partkv_entity_property_int64(e, index));
+    case 4:
+      return datetime_of(partkv_entity_property_datetime(e, index));
+    case 6:
+      return uuid_of(partkv_entity_property_guid(e, index));
     case 2: {
       const void* p = partkv_entity_property_binary(e, index, &length);
       if (p == NULL || length == 0) return PyBytes_FromStringAndSize("", 0);
       return PyBytes_FromStringAndSize((const char*)p, (Py_ssize_t)length);
     }
-    default: return NULL; /* no value: read_entity skips it */
+    default:
+      return NULL; /* no value: read_entity skips it */
   }
 }
 
@@ -267,7 +290,10 @@ static PyObject* read_entity(const partkv_entity_t* e) {
   PyObject* meta = Py_BuildValue("(NL)", text_of(partkv_entity_etag(e, &length)),
                                  (long long)partkv_entity_timestamp(e));
   if (meta == NULL) goto fail;
-  if (set_slot(entity_m_descr, entity, meta) < 0) { Py_DECREF(meta); goto fail; }
+  if (set_slot(entity_m_descr, entity, meta) < 0) {
+    Py_DECREF(meta);
+    goto fail;
+  }
   Py_DECREF(meta);
   size_t count = partkv_entity_property_count(e);
   for (size_t i = 0; i < count; ++i) {
@@ -313,7 +339,10 @@ static PyObject* project(PyObject* full, PyObject* names, int keep_stamp) {
     if (stripped == NULL) goto fail;
     meta = stripped;
   }
-  if (set_slot(entity_m_descr, projected, meta) < 0) { Py_DECREF(meta); goto fail; }
+  if (set_slot(entity_m_descr, projected, meta) < 0) {
+    Py_DECREF(meta);
+    goto fail;
+  }
   Py_DECREF(meta);
   return projected;
 fail:
@@ -342,7 +371,10 @@ static PyObject* sp_read_page(PyObject* self, PyObject* args) {
       Py_DECREF(entity);
       entity = projected;
     }
-    if (entity == NULL) { Py_DECREF(list); return NULL; }
+    if (entity == NULL) {
+      Py_DECREF(list);
+      return NULL;
+    }
     PyList_SET_ITEM(list, (Py_ssize_t)i, entity);
   }
   return list;
@@ -434,26 +466,33 @@ static int fill(partkv_entity_t* e, PyObject* source, int pk_required, int rk_re
       partkv_entity_set_int64(e, name, nlen, (int64_t)v);
     } else if ((PyObject*)cls == UUID_type) {
       PyObject* number = PyObject_GetAttr(value, str_int);
-      if (number == NULL) { PyErr_Clear(); return 0; }
+      if (number == NULL) {
+        PyErr_Clear();
+        return 0;
+      }
       uint8_t bytes[16];
 #if PY_VERSION_HEX >= 0x030D0000
-      int r = PyLong_Check(number)
-                  ? _PyLong_AsByteArray((PyLongObject*)number, bytes, 16, 0, 0, 1) : -1;
-#else
-      int r = PyLong_Check(number) ? _PyLong_AsByteArray((PyLongObject*)number, bytes, 16, 0, 0)
+      int r = PyLong_Check(number) ? _PyLong_AsByteArray((PyLongObject*)number, bytes, 16, 0, 0, 1)
                                    : -1;
+#else
+      int r =
+          PyLong_Check(number) ? _PyLong_AsByteArray((PyLongObject*)number, bytes, 16, 0, 0) : -1;
 #endif
       Py_DECREF(number);
-      if (r < 0) { PyErr_Clear(); return 0; }
+      if (r < 0) {
+        PyErr_Clear();
+        return 0;
+      }
       partkv_entity_set_guid(e, name, nlen, bytes);
     } else if (cls == PyDateTimeAPI->DateTimeType) {
       if (PyDateTime_DATE_GET_TZINFO(value) != UTC) return 0;
       int64_t days = days_from_civil(PyDateTime_GET_YEAR(value), PyDateTime_GET_MONTH(value),
                                      PyDateTime_GET_DAY(value));
-      int64_t ticks = ((days * 86400 + PyDateTime_DATE_GET_HOUR(value) * 3600 +
-                        PyDateTime_DATE_GET_MINUTE(value) * 60 + PyDateTime_DATE_GET_SECOND(value)) *
-                           10000000LL +
-                       PyDateTime_DATE_GET_MICROSECOND(value) * 10LL);
+      int64_t ticks =
+          ((days * 86400 + PyDateTime_DATE_GET_HOUR(value) * 3600 +
+            PyDateTime_DATE_GET_MINUTE(value) * 60 + PyDateTime_DATE_GET_SECOND(value)) *
+               10000000LL +
+           PyDateTime_DATE_GET_MICROSECOND(value) * 10LL);
       partkv_entity_set_datetime(e, name, nlen, ticks);
     } else if (value == Py_None) {
       continue;
@@ -502,8 +541,9 @@ static PyObject* sp_function_address(PyObject* self, PyObject* unused) {
 }
 
 static PyMethodDef methods[] = {
-    {"init", sp_init, METH_VARARGS, "init(TableEntity, EntityProperty, TablesEntityDatetime, UUID, "
-                                    "EdmType.INT64, timezone.utc, SafeUUID.unknown)"},
+    {"init", sp_init, METH_VARARGS,
+     "init(TableEntity, EntityProperty, TablesEntityDatetime, UUID, "
+     "EdmType.INT64, timezone.utc, SafeUUID.unknown)"},
     {"read_page", sp_read_page, METH_VARARGS,
      "read_page(page_address, select_names_or_None, keep_stamp=False) -> list of TableEntity"},
     {"read_entity", sp_read_entity, METH_O, "read_entity(entity_address) -> TableEntity"},
@@ -516,8 +556,14 @@ static PyMethodDef methods[] = {
      "The address of partkv_entity_create this module calls."},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "partkv._speedups",
-                                    "Native hot loops of partkv._codec (optional).", -1, methods,
-                                    NULL, NULL, NULL, NULL};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT,
+                                    "partkv._speedups",
+                                    "Native hot loops of partkv._codec (optional).",
+                                    -1,
+                                    methods,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    NULL};
 
 PyMODINIT_FUNC PyInit__speedups(void) { return PyModule_Create(&module); }

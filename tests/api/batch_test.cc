@@ -116,8 +116,9 @@ TEST_F(BatchTest, MixedPartitionKeysRejected) {
 
 TEST_F(BatchTest, DuplicateRowsRejected) {
   Batch b;
-  b.Insert(Make("p", RowKey(0), 0)).Insert(Make("p", RowKey(1), 1)).InsertOrReplace(
-      Make("p", RowKey(0), 2));
+  b.Insert(Make("p", RowKey(0), 0))
+      .Insert(Make("p", RowKey(1), 1))
+      .InsertOrReplace(Make("p", RowKey(0), 2));
   auto r = table_->Submit(b);
   EXPECT_THAT(r, StatusIs(Status::Code::kInvalidArgument));
   EXPECT_EQ(r.status().failed_op(), 2);

@@ -2,6 +2,8 @@
 // partition, from one snapshot; and the figures it shares with the rest of the API — the routing
 // of Table::PhysicalPartitionOf, the bytes of EncodeStoredEntity, Store::AwaitBackgroundWork.
 
+#include "partkv/census.h"
+
 #include <atomic>
 #include <cstdint>
 #include <latch>
@@ -11,7 +13,6 @@
 #include <thread>
 #include <vector>
 
-#include "partkv/census.h"
 #include "partkv/stored_entity.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"

@@ -2,8 +2,6 @@
 // accepts and refuses what a query accepts and refuses, and matches exactly the entities a query
 // with the same filter returns. The grammar's rules themselves are tests/engine/filter_test.cc's.
 
-#include "partkv/filter.h"
-
 #include <gmock/gmock.h>
 
 #include <latch>
@@ -11,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "partkv/filter.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 

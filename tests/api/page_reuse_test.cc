@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "partkv/query.h"
@@ -183,7 +183,6 @@ TEST_F(PageReuseTest, ShardedReadIntoAReusedPage) {
   }
 }
 
-
 // A sharded read's next page resumes the previous page's stream when nothing was written in
 // between; a write in between is seen, as with any token.
 TEST_F(PageReuseTest, ShardedPagesResumeExactlyAndSeeWritesMadeBetweenThem) {
@@ -293,8 +292,7 @@ TEST_F(PageReuseTest, QueryPagesResumeExactlyAndSeeWritesMadeBetweenThem) {
             const auto& [pk, rk] = got.back();
             std::string added = rk + "+";
             if (descending) {
-              added = rk.back() == '+' ? rk.substr(0, rk.size() - 1) + "!"
-                                       : Rk(std::stoi(rk) - 1);
+              added = rk.back() == '+' ? rk.substr(0, rk.size() - 1) + "!" : Rk(std::stoi(rk) - 1);
             }
             ASSERT_OK(table_->InsertOrReplace(Make(pk, added, 0)));
             expected.emplace(pk, added);

@@ -1,11 +1,11 @@
 // Cloud profiles: validation limits per service, deterministic throttling emulation (injected
 // clock, no sleeps), retry with back-off, and hot-partition statistics.
 
-#include "api/front/front_access.h"
 #include "partkv/profile.h"
 
 #include <algorithm>
 
+#include "api/front/front_access.h"
 #include "engine/local/table_handle.h"
 #include "engine/profile_spec.h"
 #include "partkv/analyzer.h"
@@ -71,7 +71,8 @@ TEST_F(ProfileTest, DynamoDbHotPartitionIsHeldTo1000WcuPerSecondAfterItsBurst) {
   ASSERT_EQ(engine::WriteCost(FrontAccess::Of(*table_).data().profile(), Item("hot", "r")), 1);
   int throttled = 0;
   // 2,000 writes/s offered for 10 s to one partition key.
-  int ok = Offer(*table_, *clock_, 10000, 2, [](int) { return std::string("hot"); }, &throttled);
+  int ok = Offer(
+      *table_, *clock_, 10000, 2, [](int) { return std::string("hot"); }, &throttled);
   // One second banked at the start, then 1,000 WCU/s.
   EXPECT_NEAR(ok, 11000, 20);
   EXPECT_EQ(ok + throttled, 20000);
@@ -97,14 +98,15 @@ TEST_F(ProfileTest, SameLoadSpreadByHashSuffixIsNotThrottled) {
   Open("dynamodb", true);
   KeyStrategy spread = KeyStrategy::HashSuffix("date", "orderId", 200);
   int throttled = 0;
-  int ok = Offer(*table_, *clock_, 10000, 2,
-                 [&](int seq) {
-                   Entity e;
-                   e.Set("date", Value::String("2018-08-09"))
-                       .Set("orderId", Value::String("ORD-" + std::to_string(seq)));
-                   return *spread.Compute(e);
-                 },
-                 &throttled);
+  int ok = Offer(
+      *table_, *clock_, 10000, 2,
+      [&](int seq) {
+        Entity e;
+        e.Set("date", Value::String("2018-08-09"))
+            .Set("orderId", Value::String("ORD-" + std::to_string(seq)));
+        return *spread.Compute(e);
+      },
+      &throttled);
   EXPECT_EQ(throttled, 0);
   EXPECT_EQ(ok, 20000);
 }
@@ -122,8 +124,8 @@ TEST_F(ProfileTest, CosmosPhysicalPartitionIsHeldTo10000RuPerSecond) {
   ASSERT_GT(cost, 4.0);
   int throttled = 0;
   int per_ms = 4;  // 4,000 writes/s of about 5 RU each: about twice the budget
-  int ok = Offer(*table_, *clock_, 5000, per_ms, [&](int seq) { return keys[seq % keys.size()]; },
-                 &throttled);
+  int ok = Offer(
+      *table_, *clock_, 5000, per_ms, [&](int seq) { return keys[seq % keys.size()]; }, &throttled);
   double accepted_ru = ok * cost;
   // 1 s banked + 5 s at 10,000 RU/s; offers come in whole milliseconds, so a little refill
   // is left unused at each step.
@@ -261,7 +263,8 @@ TEST_F(ProfileTest, ProfileAndThrottlingSurviveReopen) {
   ASSERT_NE(dyn, tables.end());
   EXPECT_EQ(dyn->profile, "dynamodb");
   EXPECT_TRUE(dyn->throttling);
-  auto items = std::find_if(tables.begin(), tables.end(), [](auto& t) { return t.name == "Items"; });
+  auto items =
+      std::find_if(tables.begin(), tables.end(), [](auto& t) { return t.name == "Items"; });
   EXPECT_EQ(items->profile, "azure-table");
   EXPECT_FALSE(items->throttling);
 }

@@ -34,7 +34,8 @@ class QueryTest : public testing::StoreFixture {
       auto page = table.QueryEntities(q);
       EXPECT_OK(page);
       if (!page.ok()) break;
-      for (const auto& e : page->entities) run.keys.push_back(e.partition_key() + "/" + e.row_key());
+      for (const auto& e : page->entities)
+        run.keys.push_back(e.partition_key() + "/" + e.row_key());
       run.page_sizes.push_back(page->entities.size());
       run.had_token.push_back(page->has_more());
       run.max_examined = std::max(run.max_examined, page->examined);
@@ -74,7 +75,8 @@ class MergeTest : public QueryTest {
     QueryTest::SetUp();
     for (int p = 0; p < 60; ++p) Fill("pk" + std::to_string(p), 37 + p % 5);
     for (int p = 0; p < 60; ++p) {
-      for (int i = 0; i < 37 + p % 5; ++i) expected_.push_back("pk" + std::to_string(p) + "/" + Rk(i));
+      for (int i = 0; i < 37 + p % 5; ++i)
+        expected_.push_back("pk" + std::to_string(p) + "/" + Rk(i));
     }
     std::sort(expected_.begin(), expected_.end());  // (PartitionKey, RowKey) order
   }

@@ -17,7 +17,9 @@ class ShardedTest : public testing::StoreFixture {
  protected:
   static Entity Order(const std::string& date, const std::string& order_id, int n) {
     Entity e;
-    e.Set("date", Value::String(date)).Set("orderId", Value::String(order_id)).Set("n", Value::Int32(n));
+    e.Set("date", Value::String(date))
+        .Set("orderId", Value::String(order_id))
+        .Set("n", Value::Int32(n));
     return e;
   }
   Table MakeTable(const std::string& name, const std::string& pk, const std::string& rk = "") {
@@ -90,7 +92,8 @@ TEST_F(ShardedTest, SchemeSurvivesReopen) {
   Reopen();
   auto tables = store_->ListTables();
   ASSERT_OK(tables);
-  auto it = std::find_if(tables->begin(), tables->end(), [](auto& t) { return t.name == "Orders"; });
+  auto it =
+      std::find_if(tables->begin(), tables->end(), [](auto& t) { return t.name == "Orders"; });
   ASSERT_NE(it, tables->end());
   EXPECT_EQ(it->partition_key_scheme, "hash-suffix(date,orderId,200,hash=xxh3)");
   EXPECT_EQ(it->row_key_scheme, KeyStrategy::Parse("concat(orderId)")->ToString());
@@ -141,12 +144,14 @@ TEST_F(ShardedTest, ShardedReadOfOneDayAcross200SuffixesIsExactAndOrdered) {
     }
     if (descending) std::reverse(expected.begin(), expected.end());
     EXPECT_EQ(survivors, expected);
-    EXPECT_TRUE(descending ? std::is_sorted(got.rbegin(), got.rend()) : std::is_sorted(got.begin(), got.end()));
+    EXPECT_TRUE(descending ? std::is_sorted(got.rbegin(), got.rend())
+                           : std::is_sorted(got.begin(), got.end()));
     EXPECT_GT(shards.size(), 150u);  // the day really was spread over the suffixes
     // Remove the rows added while paging before the next direction.
     for (int i = 1; i <= extra; ++i) {
       Entity ask;
-      ask.Set("date", Value::String("2014-07-09")).Set("orderId", Value::String("ZZZ-" + std::to_string(i)));
+      ask.Set("date", Value::String("2014-07-09"))
+          .Set("orderId", Value::String("ZZZ-" + std::to_string(i)));
       auto e = t.GetByAttributes(ask);
       ASSERT_OK(e);
       ASSERT_OK(t.Delete(e->partition_key(), e->row_key(), IfMatch::Any()));

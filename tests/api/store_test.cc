@@ -1,13 +1,13 @@
 // Store lifecycle: tables in the catalog, reopening, the format version, refusing what is not a
 // store, and physical partitions as hash ranges.
 
-#include "api/front/front_access.h"
 #include "partkv/store.h"
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "api/front/front_access.h"
 #include "engine/key_codec.h"
 #include "engine/local/catalog.h"
 #include "engine/local/shared_table.h"
@@ -43,7 +43,8 @@ TEST_F(StoreTest, TablesAreCreatedListedAndDropped) {
   EXPECT_THAT(store_->CreateTable("Big", {.physical_partitions = 1025}),
               StatusIs(Status::Code::kInvalidArgument));
   const bool physical = store_->capabilities().physical_partitions;
-  EXPECT_EQ(Names(*store_->ListTables(), physical), physical ? "Items/16 Orders/4 " : "Items Orders ");
+  EXPECT_EQ(Names(*store_->ListTables(), physical),
+            physical ? "Items/16 Orders/4 " : "Items Orders ");
   EXPECT_OK(store_->OpenTable("ORDERS"));
   ASSERT_OK(store_->DropTable("orders"));
   EXPECT_THAT(store_->DropTable("orders"), StatusIs(Status::Code::kNotFound));
@@ -86,15 +87,18 @@ TEST_F(StoreTest, UnknownFormatVersionIsRefused) {
     // Rewrite the format version as a newer build would.
     rocksdb::DB* raw = nullptr;
     std::vector<std::string> cfs;
-    ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir_.Sub("store"), &cfs).ok());
+    ASSERT_TRUE(
+        rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir_.Sub("store"), &cfs).ok());
     std::vector<rocksdb::ColumnFamilyDescriptor> descs;
     for (auto& n : cfs) descs.emplace_back(n, rocksdb::ColumnFamilyOptions());
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), dir_.Sub("store"), descs, &handles, &raw).ok());
+    ASSERT_TRUE(
+        rocksdb::DB::Open(rocksdb::DBOptions(), dir_.Sub("store"), descs, &handles, &raw).ok());
     for (size_t i = 0; i < cfs.size(); ++i) {
       if (cfs[i] == engine::kMetaColumnFamily) {
         ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[i], engine::kFormatKey,
-                             std::to_string(engine::kStoreFormatVersion + 1)).ok());
+                             std::to_string(engine::kStoreFormatVersion + 1))
+                        .ok());
       }
     }
     for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
@@ -165,7 +169,8 @@ std::vector<int> NiceOfThreads(const std::string& name) {
   for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
     std::ifstream comm(task.path() / "comm"), stat(task.path() / "stat");
     std::string thread_name, line;
-    if (!std::getline(comm, thread_name) || thread_name != name || !std::getline(stat, line)) continue;
+    if (!std::getline(comm, thread_name) || thread_name != name || !std::getline(stat, line))
+      continue;
     // After "pid (comm) ": state is field 3 of stat(5), nice field 19.
     std::istringstream fields(line.substr(line.rfind(") ") + 2));
     std::string field;

@@ -1,7 +1,6 @@
 // Entity semantics of a table (docs/design.md "Semantics"): unique keys under racing writers, ETag
 // preconditions, upserts, merges, deletes, Timestamps.
 
-#include "api/front/front_access.h"
 #include "partkv/table.h"
 
 #include <atomic>
@@ -10,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/front/front_access.h"
 #include "engine/local/store_state.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"

@@ -20,9 +20,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <algorithm>
 #include <cstdlib>
 #include <iterator>
 #include <map>
@@ -356,8 +356,7 @@ class Child {
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     if (staged) {
       auto sort_key = [&](size_t i) {
-        return std::tuple(table_.PhysicalPartitionOf(keys[i].first), keys[i].first,
-                          keys[i].second);
+        return std::tuple(table_.PhysicalPartitionOf(keys[i].first), keys[i].first, keys[i].second);
       };
       std::sort(order.begin(), order.end(),
                 [&](size_t a, size_t b) { return sort_key(a) < sort_key(b); });

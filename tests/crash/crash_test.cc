@@ -85,16 +85,16 @@ struct Pending {
 
 struct Totals {
   uint64_t cycles = 0;
-  uint64_t acked_ops = 0;            // acknowledged successful operations
-  uint64_t acked_rows = 0;           // rows written or deleted by them
-  uint64_t acked_failures = 0;       // operations that failed as intended
-  uint64_t killed_in_open = 0;       // kills before READY
-  uint64_t inflight_applied = 0;     // in-flight operations found wholly applied after reopen
-  uint64_t inflight_absent = 0;      // ... or wholly absent
-  uint64_t acked_table_ops = 0;      // acknowledged creates and drops of side tables
-  uint64_t inflight_table_ops = 0;   // in-flight operations that were a create or a drop
-  uint64_t side_tables_checked = 0;  // side tables found whole after a reopen
-  uint64_t acked_bulk_groups = 0;    // groups of bulk writes acknowledged
+  uint64_t acked_ops = 0;             // acknowledged successful operations
+  uint64_t acked_rows = 0;            // rows written or deleted by them
+  uint64_t acked_failures = 0;        // operations that failed as intended
+  uint64_t killed_in_open = 0;        // kills before READY
+  uint64_t inflight_applied = 0;      // in-flight operations found wholly applied after reopen
+  uint64_t inflight_absent = 0;       // ... or wholly absent
+  uint64_t acked_table_ops = 0;       // acknowledged creates and drops of side tables
+  uint64_t inflight_table_ops = 0;    // in-flight operations that were a create or a drop
+  uint64_t side_tables_checked = 0;   // side tables found whole after a reopen
+  uint64_t acked_bulk_groups = 0;     // groups of bulk writes acknowledged
   uint64_t inflight_bulk_groups = 0;  // in-flight operations that were a group of a bulk write
 };
 
@@ -118,11 +118,11 @@ pid_t SpawnChild(const std::string& dir, bool sync, uint64_t seed, uint64_t gen_
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
   std::string sync_arg = sync ? "1" : "0", seed_arg = std::to_string(seed);
   std::string gen_arg = std::to_string(gen_base);
-  const char* argv[] = {PARTKV_CRASH_CHILD, dir.c_str(), sync_arg.c_str(), seed_arg.c_str(),
-                        gen_arg.c_str(), nullptr};
+  const char* argv[] = {PARTKV_CRASH_CHILD, dir.c_str(),     sync_arg.c_str(),
+                        seed_arg.c_str(),   gen_arg.c_str(), nullptr};
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, PARTKV_CRASH_CHILD, &actions, nullptr,
-                       const_cast<char* const*>(argv), env.data());
+  int rc = posix_spawn(&pid, PARTKV_CRASH_CHILD, &actions, nullptr, const_cast<char* const*>(argv),
+                       env.data());
   posix_spawn_file_actions_destroy(&actions);
   ::close(fds[1]);
   if (rc != 0) {
@@ -709,10 +709,10 @@ void ExpectWorkingStore(const std::string& path) {
 
 // Regression (docs/errors.md, "Known problems" 3): a kill -9 while Store::Open created a new store
 // left, by where it landed, a directory every later Open refused. Creation is now marked
-// (engine/local/store_creation.h): the next Open redoes an interrupted creation. The child kills itself
-// at every file-system change a creation makes, one after the other (kill_point.h, no timing),
-// and then once more, at a random change, during the Open that redoes it; each path must then
-// open as a working store.
+// (engine/local/store_creation.h): the next Open redoes an interrupted creation. The child kills
+// itself at every file-system change a creation makes, one after the other (kill_point.h, no
+// timing), and then once more, at a random change, during the Open that redoes it; each path must
+// then open as a working store.
 TEST(CrashTest, StoreCreationSurvivesKill9) {
   uint64_t seed = EnvOr("PARTKV_CRASH_SEED", std::random_device{}());
   SCOPED_TRACE("PARTKV_CRASH_SEED=" + std::to_string(seed));
@@ -748,11 +748,12 @@ TEST(CrashTest, StoreCreationSurvivesKill9) {
     }
     ASSERT_NO_FATAL_FAILURE(ExpectWorkingStore(path));
   }
-  std::printf("[crash] store creation: %llu file-system changes; killed at %llu of them, then "
-              "%llu times again while the next Open redid the creation; every path opened as a "
-              "working store\n",
-              static_cast<unsigned long long>(changes), static_cast<unsigned long long>(killed),
-              static_cast<unsigned long long>(killed_again));
+  std::printf(
+      "[crash] store creation: %llu file-system changes; killed at %llu of them, then "
+      "%llu times again while the next Open redid the creation; every path opened as a "
+      "working store\n",
+      static_cast<unsigned long long>(changes), static_cast<unsigned long long>(killed),
+      static_cast<unsigned long long>(killed_again));
   ::testing::Test::RecordProperty("creation_kill_points", static_cast<int>(killed));
   EXPECT_GE(killed + 3, changes) << "most kill points were never reached";
 }

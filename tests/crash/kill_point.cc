@@ -39,13 +39,13 @@ F Next(F*, const char* name) {
 
 // Declares `mode`, the mode argument of open/openat after `flags`: passed only when the call may
 // create a file, so read from the variadic arguments only then (0 otherwise).
-#define PARTKV_OPEN_MODE(flags, mode)                                     \
-  mode_t mode = 0;                                                        \
-  if (((flags) & O_CREAT) != 0 || ((flags) & O_TMPFILE) == O_TMPFILE) {  \
-    va_list ap;                                                           \
-    va_start(ap, flags);                                                  \
-    mode = static_cast<mode_t>(va_arg(ap, int));                          \
-    va_end(ap);                                                           \
+#define PARTKV_OPEN_MODE(flags, mode)                               \
+  mode_t mode = 0;                                                  \
+  if (((flags)&O_CREAT) != 0 || ((flags)&O_TMPFILE) == O_TMPFILE) { \
+    va_list ap;                                                     \
+    va_start(ap, flags);                                            \
+    mode = static_cast<mode_t>(va_arg(ap, int));                    \
+    va_end(ap);                                                     \
   }
 
 bool Writes(int flags) { return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0; }

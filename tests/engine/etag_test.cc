@@ -24,8 +24,8 @@ TEST(Etag, EveryVersionParsesBackToItself) {
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<uint64_t> ticks(0, static_cast<uint64_t>(DateTime::kMaxTicks));
   for (int i = 0; i < 20000; ++i) {
-    uint64_t v = i < 3 ? std::initializer_list<uint64_t>{0, 1, DateTime::kMaxTicks}.begin()[i]
-                       : ticks(rng);
+    uint64_t v =
+        i < 3 ? std::initializer_list<uint64_t>{0, 1, DateTime::kMaxTicks}.begin()[i] : ticks(rng);
     ASSERT_EQ(ParseEtag(FormatEtag(v)), v) << FormatEtag(v);
   }
 }

@@ -2,8 +2,6 @@
 // messages, key pushdown and the canonical text. Each vector row states one rule of
 // docs/filter.md against one sample entity.
 
-#include "engine/filter_expr.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/filter_expr.h"
 #include "engine/key_codec.h"
 #include "engine/value_codec.h"
 #include "tests/testing/status_matchers.h"
@@ -55,8 +54,7 @@ Entity Sample() {
 // `entity` as stored: its encoded key and value.
 struct Stored {
   explicit Stored(const Entity& e)
-      : key(EntityKey(e.partition_key(), e.row_key())),
-        prefix_length(PartitionPrefixLength(key)) {
+      : key(EntityKey(e.partition_key(), e.row_key())), prefix_length(PartitionPrefixLength(key)) {
     EncodeValue(ValueHeader{e.timestamp().ticks, 7}, e, &value);
   }
   EncodedRow Row() const { return EncodedRow(key, prefix_length, value); }

@@ -42,8 +42,9 @@ TEST(Validation, KeyOfOneKibAcceptedOneCharMoreRejected) {
 }
 
 TEST(Validation, ForbiddenKeyCharactersRejected) {
-  for (std::string bad : std::vector<std::string>{"a/b", "a\\b", "a#b", "a?b", std::string("a\0b", 3), "a\tb", "a\x1f",
-                          "a\x7f", "a\xc2\x80", "a\xc2\x9f"}) {
+  for (std::string bad :
+       std::vector<std::string>{"a/b", "a\\b", "a#b", "a?b", std::string("a\0b", 3), "a\tb",
+                                "a\x1f", "a\x7f", "a\xc2\x80", "a\xc2\x9f"}) {
     ExpectRejected(ValidateKey(bad, "RowKey", kAzure), "forbidden character");
   }
   for (std::string good : {"", "a b", "O'Brien", "100%", "Zürich", "东京", "a\xc2\xa0"}) {
@@ -125,7 +126,8 @@ TEST(Validation, TableNamesFollowAzureRule) {
   for (std::string good : std::vector<std::string>{"abc", "Orders", "T123", std::string(63, 'a')}) {
     EXPECT_OK(ValidateTableName(good)) << good;
   }
-  for (std::string bad : std::vector<std::string>{"ab", "1abc", "with-dash", "has_underscore", std::string(64, 'a'), ""}) {
+  for (std::string bad : std::vector<std::string>{"ab", "1abc", "with-dash", "has_underscore",
+                                                  std::string(64, 'a'), ""}) {
     ExpectRejected(ValidateTableName(bad), "table name");
   }
   ExpectRejected(ValidateTableName("Tables"), "reserved");

@@ -133,12 +133,12 @@ TEST(ValueCodec, RandomCorruptionNeverCrashes) {
 
 TEST(ValueCodec, HugeCountIsRejectedBeforeAllocating) {
   // version, timestamp, etag 1, then a property count of 2^35.
-  std::string bytes = std::string("\x01", 1) + std::string(8, '\0') + "\x01" + "\x80\x80\x80\x80\x80\x01";
+  std::string bytes =
+      std::string("\x01", 1) + std::string(8, '\0') + "\x01" + "\x80\x80\x80\x80\x80\x01";
   Entity e;
   ValueHeader h;
   EXPECT_THAT(DecodeValue(bytes, &h, &e), StatusIs(Status::Code::kCorruption));
 }
-
 
 // Decoding into an entity that already holds properties (a reused page's slot) gives exactly the
 // encoded entity, whatever it held; corruption is still found when the names match the slots',
@@ -204,8 +204,8 @@ TEST(ValueCodec, ReusedSlotsTellApartNamesOfTheSameLength) {
       second.Set(other, Value::Int32(2));
       ASSERT_OK(DecodeValue(Encode(first), &h, &slot));
       ASSERT_OK(DecodeValue(Encode(second), &h, &slot));
-      ASSERT_TRUE(slot.SameContent(second)) << "length " << len << ", differing at " << at << ": "
-                                            << slot.DebugString();
+      ASSERT_TRUE(slot.SameContent(second))
+          << "length " << len << ", differing at " << at << ": " << slot.DebugString();
     }
   }
 }

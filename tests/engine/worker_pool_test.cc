@@ -79,9 +79,8 @@ TEST(WorkerPoolTest, WidthOneAndNoWorkersRunOnTheCallingThread) {
 TEST(WorkerPoolTest, NestedCallsFinishWhenEveryWorkerIsBusy) {
   WorkerPool pool(2);
   std::atomic<size_t> inner{0};
-  pool.ParallelFor(6, 3, [&](size_t) {
-    pool.ParallelFor(10, 3, [&](size_t) { inner.fetch_add(1); });
-  });
+  pool.ParallelFor(6, 3,
+                   [&](size_t) { pool.ParallelFor(10, 3, [&](size_t) { inner.fetch_add(1); }); });
   EXPECT_EQ(inner.load(), 60u);
 }
 

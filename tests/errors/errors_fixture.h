@@ -97,11 +97,13 @@ class ErrorsTest : public ::testing::TestWithParam<Case> {
   // Rewrites a meta key with raw RocksDB (the store must be closed).
   void RawMetaPut(const std::string& key, const std::string& value) {
     WithRawDb([&](rocksdb::DB* db, const std::map<std::string, rocksdb::ColumnFamilyHandle*>& cfs) {
-      ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), cfs.at(engine::kMetaColumnFamily), key, value).ok());
+      ASSERT_TRUE(
+          db->Put(rocksdb::WriteOptions(), cfs.at(engine::kMetaColumnFamily), key, value).ok());
     });
   }
-  void WithRawDb(const std::function<void(rocksdb::DB*,
-                                          const std::map<std::string, rocksdb::ColumnFamilyHandle*>&)>& f) {
+  void WithRawDb(
+      const std::function<void(rocksdb::DB*,
+                               const std::map<std::string, rocksdb::ColumnFamilyHandle*>&)>& f) {
     std::vector<std::string> names;
     ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), store_path(), &names).ok());
     std::vector<rocksdb::ColumnFamilyDescriptor> descs;
@@ -133,11 +135,14 @@ class ErrorsTest : public ::testing::TestWithParam<Case> {
     table_.emplace(*store_->OpenTable("Items"));
     WriteOptions sync{.sync = true};
     Entity a("alpha", "1");
-    a.Set("Name", Value::String("Zürich")).Set("Blob", Value::Binary(std::string("\0\xff", 2)))
-        .Set("Ok", Value::Boolean(true)).Set("When", Value::DateTime(DateTime{636693696000000000}))
-        .Set("Ratio", Value::Double(2.5)).Set("Id", Value::Guid(*Guid::Parse(
-                                                        "c9da6455-213d-42c9-9a79-3e9149a57833")))
-        .Set("Small", Value::Int32(-7)).Set("Big", Value::Int64(9007199254740993LL));
+    a.Set("Name", Value::String("Zürich"))
+        .Set("Blob", Value::Binary(std::string("\0\xff", 2)))
+        .Set("Ok", Value::Boolean(true))
+        .Set("When", Value::DateTime(DateTime{636693696000000000}))
+        .Set("Ratio", Value::Double(2.5))
+        .Set("Id", Value::Guid(*Guid::Parse("c9da6455-213d-42c9-9a79-3e9149a57833")))
+        .Set("Small", Value::Int32(-7))
+        .Set("Big", Value::Int64(9007199254740993LL));
     ASSERT_OK(table_->Insert(a, sync));
     Entity b("alpha", "2");
     b.Set("Name", Value::String("second"));

@@ -5,8 +5,9 @@
 // Each row of the catalogue (catalogue.cc) is one test: the fixture writes known entities (every
 // EDM type, single writes and a batch, with sync), takes a snapshot of the table (content and
 // ETags), feeds the bad input, checks the code and fragment, then closes and reopens the store
-// and compares the table with the snapshot. CatalogueMatchesTheDoc checks that docs/errors.md lists exactly these rows
-// with the same codes and fragments, so the document cannot drift from the behaviour.
+// and compares the table with the snapshot. CatalogueMatchesTheDoc checks that docs/errors.md lists
+// exactly these rows with the same codes and fragments, so the document cannot drift from the
+// behaviour.
 
 #include <fstream>
 #include <map>
@@ -71,8 +72,8 @@ TEST(ErrorsDoc, CatalogueMatchesTheDoc) {
 // with assertions) aborted the process from its error-recovery thread, because it logged to the
 // info LOG through a file writer whose earlier write had failed
 // (WritableFileWriter::AssertFalseAndGetStatusForPrevError). The store now gives RocksDB a logger
-// that drops a line it cannot write (engine/local/info_log.h). The worker must live through the failing
-// write, the refused retry, a read and the close.
+// that drops a line it cannot write (engine/local/info_log.h). The worker must live through the
+// failing write, the refused retry, a read and the close.
 TEST(FullDisk, FullDiskDoesNotAbortTheProcess) {
   testing::TempDir dir;
   auto lines = RunHelper({"fill-disk", "tmpfs", dir.Sub("tmpfs")});
@@ -106,10 +107,10 @@ TEST(FullDisk, WritesResumeOnceSpaceIsFreed) {
   EXPECT_EQ(Find(lines, "WRITE "), "OK") << "a write after reopening";
 }
 
-// Regression (docs/errors.md, "Known problems" 2): engine/local/rocks_status.cc once took any RocksDB
-// IOError whose text contains "lock" for the LOCK file held by another process, so every I/O
-// error of a store whose path contains "lock" (/srv/blocks, /var/lib/clock, ...) was reported as
-// Busy "the store is already open in another process" -- here a file-size limit.
+// Regression (docs/errors.md, "Known problems" 2): engine/local/rocks_status.cc once took any
+// RocksDB IOError whose text contains "lock" for the LOCK file held by another process, so every
+// I/O error of a store whose path contains "lock" (/srv/blocks, /var/lib/clock, ...) was reported
+// as Busy "the store is already open in another process" -- here a file-size limit.
 TEST(IoErrors, IoErrorUnderAPathContainingLockIsNotBusy) {
   testing::TempDir dir;
   auto lines = RunHelper({"fill-disk", "fsize", dir.Sub("blocks")});

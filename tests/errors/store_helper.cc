@@ -155,7 +155,8 @@ Entity Acknowledged(int i) {
     Say("WRITABLE " + resumed.ToString());
     // The write that failed, retried: a write that returns an error may still have been
     // applied, so the model counts it only once it is acknowledged.
-    if (resumed.ok()) resumed = table->InsertOrReplace(Acknowledged(n - 1), {.sync = true}).status();
+    if (resumed.ok())
+      resumed = table->InsertOrReplace(Acknowledged(n - 1), {.sync = true}).status();
     if (resumed.ok()) ack(n);
     Say("RESUMED " + resumed.ToString());
   }

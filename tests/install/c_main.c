@@ -11,8 +11,8 @@ static int failed(partkv_status_t* status, const char* what) {
   const char* message;
   if (status == NULL) return 0;
   message = partkv_status_message(status, &length);
-  fprintf(stderr, "%s: %s: %.*s\n", what, partkv_code_name(partkv_status_code(status)),
-          (int)length, message);
+  fprintf(stderr, "%s: %s: %.*s\n", what, partkv_code_name(partkv_status_code(status)), (int)length,
+          message);
   partkv_status_destroy(status);
   return 1;
 }

@@ -1,7 +1,7 @@
 // Concurrency stress: many threads on overlapping keys of one table, each kind of operation at
 // once — ETag-guarded read-modify-write loops, contested inserts, whole-group batches, insert /
-// delete churn and paged queries — with the invariants of docs/design.md "Semantics" checked at the end
-// (and, where a reader can, while it runs):
+// delete churn and paged queries — with the invariants of docs/design.md "Semantics" checked at the
+// end (and, where a reader can, while it runs):
 //   - a counter advanced by N successful guarded updates holds exactly N (no lost update);
 //   - exactly one of the racing inserts of a key wins, and the stored row is the winner's;
 //   - per churned key, successful inserts minus successful deletes is 0 or 1 and says whether the

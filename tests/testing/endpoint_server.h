@@ -16,8 +16,8 @@
 //
 // The programs come from the build: PARTKV_CLI_PATH ($<TARGET_FILE:partkv_cli>) and
 // PARTKV_AZURITE_DIR, where tests/engine/remote/install_azurite.sh installed the pinned Azurite. In
-// tests/engine/remote/CMakeLists.txt, linking partkv_test_endpoints defines both, and a test that starts
-// Azurite takes FIXTURES_REQUIRED azurite, the CTest fixture that installs it.
+// tests/engine/remote/CMakeLists.txt, linking partkv_test_endpoints defines both, and a test that
+// starts Azurite takes FIXTURES_REQUIRED azurite, the CTest fixture that installs it.
 //
 // Thread-safety: the accessors are const and may be called from any thread while the server
 // lives; SharedEndpoint may be called from any thread.
@@ -123,8 +123,8 @@ struct AzuriteOptions {
 // --skipApiVersionCheck and --disableTelemetry, on 127.0.0.1.
 class Azurite final : public EndpointServer {
  public:
-  // `azurite_dir` holds node_modules/azurite (tests/engine/remote/install_azurite.sh); node comes from
-  // PATH.
+  // `azurite_dir` holds node_modules/azurite (tests/engine/remote/install_azurite.sh); node comes
+  // from PATH.
   static Result<std::unique_ptr<Azurite>> Start(const std::string& azurite_dir,
                                                 const AzuriteOptions& options = {});
 

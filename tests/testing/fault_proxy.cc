@@ -5,14 +5,6 @@
 #include "tests/testing/fault_proxy.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <deque>
-#include <map>
-#include <mutex>
-#include <thread>
-#include <unordered_set>
-
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -31,6 +23,13 @@
 #include <boost/beast/http/serializer.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_set>
 
 namespace partkv::testing {
 namespace {

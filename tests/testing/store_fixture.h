@@ -41,24 +41,24 @@ struct RemoteEndpoint {
 Result<RemoteEndpoint> TestEndpoint();
 
 // Skips the test unless the store is local: for tests of the local engine's own behaviour.
-#define PARTKV_REQUIRE_LOCAL(why)                                             \
-  do {                                                                       \
-    if (::partkv::testing::TestBackend() != "local") GTEST_SKIP() << (why);  \
+#define PARTKV_REQUIRE_LOCAL(why)                                           \
+  do {                                                                      \
+    if (::partkv::testing::TestBackend() != "local") GTEST_SKIP() << (why); \
   } while (0)
 // Skips the test unless the store has StoreCapabilities::`capability`.
-#define PARTKV_REQUIRE(capability)                                                       \
-  do {                                                                                  \
-    if (!store_->capabilities().capability) {                                           \
-      GTEST_SKIP() << "needs StoreCapabilities::" #capability ", which a "              \
-                   << store_->capabilities().backend << " store lacks";                 \
-    }                                                                                   \
+#define PARTKV_REQUIRE(capability)                                         \
+  do {                                                                     \
+    if (!store_->capabilities().capability) {                              \
+      GTEST_SKIP() << "needs StoreCapabilities::" #capability ", which a " \
+                   << store_->capabilities().backend << " store lacks";    \
+    }                                                                      \
   } while (0)
 // Skips the test on `backend` ("azurite", …), where the server departs from Azure as `why` says.
-#define PARTKV_KNOWN_DIVERGENCE(backend, why)                                      \
-  do {                                                                            \
-    if (::partkv::testing::TestBackend().starts_with(backend)) {                  \
-      GTEST_SKIP() << "known divergence of " << (backend) << ": " << (why);       \
-    }                                                                             \
+#define PARTKV_KNOWN_DIVERGENCE(backend, why)                               \
+  do {                                                                      \
+    if (::partkv::testing::TestBackend().starts_with(backend)) {            \
+      GTEST_SKIP() << "known divergence of " << (backend) << ": " << (why); \
+    }                                                                       \
   } while (0)
 
 class StoreFixture : public ::testing::Test {

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/bench/dataset.h"
 #include "partkv/value.h"
+#include "tools/bench/dataset.h"
 
 namespace partkv::compare {
 

@@ -11,16 +11,16 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "tools/common/machine.h"
+#include "fmt/format.h"
+#include "partkv/store.h"
+#include "rocksdb/version.h"
 #include "tools/bench/disk.h"
 #include "tools/bench/format.h"
 #include "tools/bench/reads.h"
 #include "tools/bench/strategies.h"
 #include "tools/bench/target.h"
 #include "tools/bench/throttle_replay.h"
-#include "fmt/format.h"
-#include "partkv/store.h"
-#include "rocksdb/version.h"
+#include "tools/common/machine.h"
 
 #ifndef PARTKV_BENCH_BUILD_TYPE
 #define PARTKV_BENCH_BUILD_TYPE "unknown"
@@ -90,10 +90,11 @@ Status DuplicateKeyError(const DataSet& data, const BatchPlan& plan, const Batch
                          const Status& status, const std::string& label,
                          const KeyStrategy& row_key) {
   const int op = status.failed_op();
-  const bool repeated = status.IsAlreadyExists() ||
-                        (status.IsInvalidArgument() &&
-                         std::string_view(status.message()).find("is already present in the batch") !=
-                             std::string_view::npos);
+  const bool repeated =
+      status.IsAlreadyExists() ||
+      (status.IsInvalidArgument() &&
+       std::string_view(status.message()).find("is already present in the batch") !=
+           std::string_view::npos);
   if (!repeated || op < 0 || static_cast<size_t>(op) >= plan.events.size()) {
     return status.WithContext("write " + label);
   }
@@ -116,9 +117,10 @@ constexpr std::chrono::minutes kSettleTimeout{10};
 // alternating), the same key/value bytes in the same batches to a raw RocksDB database; each
 // side is timed around its calls only, so entity building and encoding are not counted. Then
 // flushes both, lets background work settle and records the raw side's bytes on disk.
-Status WriteInterleaved(Store& store, Table& table, const std::string& raw_path, const DataSet& data,
-                        const KeyStrategy& row_key, const std::vector<BatchPlan>& plans,
-                        uint32_t partitions, StrategyResult* r, Tracker* tracker) {
+Status WriteInterleaved(Store& store, Table& table, const std::string& raw_path,
+                        const DataSet& data, const KeyStrategy& row_key,
+                        const std::vector<BatchPlan>& plans, uint32_t partitions, StrategyResult* r,
+                        Tracker* tracker) {
   PARTKV_ASSIGN_OR_RETURN(std::unique_ptr<RawDb> raw, RawDb::Create(raw_path, store, partitions));
   const int64_t ticks =
       DateTime::FromUnixMicros(std::chrono::duration_cast<std::chrono::microseconds>(
@@ -270,7 +272,8 @@ Peaks FindPeaks(const DataSet& data) {
   auto busiest = [&](int64_t unit, size_t* begin, size_t* end, int64_t* start) {
     size_t run_begin = 0;
     for (size_t i = 1; i <= n; ++i) {
-      if (i < n && floor_div(data.TimeMicros(i), unit) == floor_div(data.TimeMicros(run_begin), unit)) {
+      if (i < n &&
+          floor_div(data.TimeMicros(i), unit) == floor_div(data.TimeMicros(run_begin), unit)) {
         continue;
       }
       if (i - run_begin > *end - *begin) {
@@ -506,11 +509,10 @@ Status ReadOnDisk(const Inputs& in, const std::vector<Table>& tables,
                                         &r.reads, tracker->Ticker())
                                .WithContext("reads of " + r.label));
     for (const ReadStats& rs : r.reads) {
-      PARTKV_RETURN_IF_ERROR(
-          Check(rs.mismatches == 0, fmt::format("{}: {} of {} reads ({}: {}) returned other "
-                                                "entities than the data holds",
-                                                r.label, rs.mismatches, rs.samples, rs.name,
-                                                rs.how)));
+      PARTKV_RETURN_IF_ERROR(Check(
+          rs.mismatches == 0, fmt::format("{}: {} of {} reads ({}: {}) returned other "
+                                          "entities than the data holds",
+                                          r.label, rs.mismatches, rs.samples, rs.name, rs.how)));
     }
   }
   return Status::OK();

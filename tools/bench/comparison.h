@@ -38,13 +38,13 @@
 #include <string>
 #include <vector>
 
+#include "partkv/result.h"
 #include "tools/bench/dataset.h"
 #include "tools/bench/reads.h"
 #include "tools/bench/results.h"
 #include "tools/bench/strategies.h"
 #include "tools/bench/target.h"
 #include "tools/bench/workload.h"
-#include "partkv/result.h"
 
 namespace partkv::compare {
 

@@ -4,9 +4,9 @@
 #include <memory>
 #include <utility>
 
+#include "fmt/format.h"
 #include "tools/bench/findings.h"
 #include "tools/bench/recommendation.h"
-#include "fmt/format.h"
 
 namespace partkv::compare {
 namespace {
@@ -38,8 +38,7 @@ std::string ColumnName(std::string name) {
   return name;
 }
 
-void AddRead(std::vector<std::pair<std::string, Getter>>* cols, const std::string& name,
-             size_t k) {
+void AddRead(std::vector<std::pair<std::string, Getter>>* cols, const std::string& name, size_t k) {
   static const ReadStats kNone;
   const std::string prefix = ColumnName(name);
   auto get = [k](const StrategyResult& r) -> const ReadStats& {
@@ -261,13 +260,13 @@ std::string RenderSweepCsv(const SweepResult& sweep) {
   for (const ComparisonResult& run : sweep.runs) {
     for (const StrategyResult& r : run.strategies) {
       const ReadStats* rs = SweepRead(r);
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n", run.workload.events,
-                         CsvField(r.label), Num(r.micros_per_entity()),
-                         Num(r.cpu_micros_per_entity()), Num(r.write_rate()),
-                         Num(r.raw_write_rate()), Num(r.write_ratio()), CsvField(read),
-                         Num(rs != nullptr ? rs->micros_per_page() : 0),
-                         Num(rs != nullptr ? rs->cpu_micros_per_page() : 0), r.bytes_on_disk,
-                         run.settled ? "yes" : "no", Num(run.wall_seconds));
+      out +=
+          fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n", run.workload.events,
+                      CsvField(r.label), Num(r.micros_per_entity()), Num(r.cpu_micros_per_entity()),
+                      Num(r.write_rate()), Num(r.raw_write_rate()), Num(r.write_ratio()),
+                      CsvField(read), Num(rs != nullptr ? rs->micros_per_page() : 0),
+                      Num(rs != nullptr ? rs->cpu_micros_per_page() : 0), r.bytes_on_disk,
+                      run.settled ? "yes" : "no", Num(run.wall_seconds));
     }
   }
   return out;

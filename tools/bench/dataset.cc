@@ -18,10 +18,10 @@
 #include <unordered_map>
 #include <utility>
 
-#include "tools/bench/attribute_tracker.h"
-#include "tools/bench/line_file.h"
 #include "partkv/json.h"
 #include "partkv/stored_entity.h"
+#include "tools/bench/attribute_tracker.h"
+#include "tools/bench/line_file.h"
 
 namespace partkv::compare {
 namespace {

@@ -36,10 +36,10 @@
 #include <string>
 #include <vector>
 
-#include "tools/bench/workload.h"
 #include "partkv/entity.h"
 #include "partkv/result.h"
 #include "partkv/value.h"
+#include "tools/bench/workload.h"
 
 namespace partkv::compare {
 

@@ -3,7 +3,6 @@
 #include <chrono>
 #include <thread>
 
-#include "tools/common/machine.h"
 #include "fmt/format.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/convenience.h"
@@ -11,6 +10,7 @@
 #include "rocksdb/utilities/options_util.h"
 #include "rocksdb/write_batch.h"
 #include "rocksdb/write_buffer_manager.h"
+#include "tools/common/machine.h"
 
 namespace partkv::compare {
 namespace {
@@ -87,9 +87,9 @@ Result<std::unique_ptr<RawDb>> RawDb::Create(const std::string& path, const Stor
   rocksdb::DBOptions db_options;
   std::vector<rocksdb::ColumnFamilyDescriptor> recorded;
   // Every block-based table of the recorded options gets `cache` as its block cache.
-  PARTKV_RETURN_IF_ERROR(FromRocks(
-      rocksdb::LoadLatestOptions(config, store.path(), &db_options, &recorded, &cache),
-      "read the options of store " + store.path()));
+  PARTKV_RETURN_IF_ERROR(
+      FromRocks(rocksdb::LoadLatestOptions(config, store.path(), &db_options, &recorded, &cache),
+                "read the options of store " + store.path()));
   const rocksdb::ColumnFamilyDescriptor* data = nullptr;
   for (const auto& d : recorded) {
     if (IsDataColumnFamily(d.name)) data = &d;

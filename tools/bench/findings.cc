@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <functional>
 
-#include "tools/bench/format.h"
 #include "fmt/format.h"
+#include "tools/bench/format.h"
 
 namespace partkv::compare {
 namespace {
@@ -114,11 +114,11 @@ std::vector<Finding> Findings(const ComparisonResult& result) {
     if (p == nullptr || k >= p->reads.size() || k >= s->reads.size()) continue;
     const ReadStats& best = p->reads[k];
     const ReadStats& slow = s->reads[k];
-    out.push_back({fmt::format("cheapest {} read", best.name), p->label,
-                   fmt::format("p50 {} ({}, {} examined per row){}; slowest: {} at p50 {} ({})",
-                               Latency(best.p50_micros), best.how,
-                               Fixed(best.examined_per_entity(), 1), Lead(result, p, read, false),
-                               s->label, Latency(slow.p50_micros), slow.how)});
+    out.push_back(
+        {fmt::format("cheapest {} read", best.name), p->label,
+         fmt::format("p50 {} ({}, {} examined per row){}; slowest: {} at p50 {} ({})",
+                     Latency(best.p50_micros), best.how, Fixed(best.examined_per_entity(), 1),
+                     Lead(result, p, read, false), s->label, Latency(slow.p50_micros), slow.how)});
   }
   for (const char* profile : {"azure-table", "dynamodb", "cosmos"}) {
     const auto cloud = [profile](const StrategyResult& r) { return Cloud(r, profile); };

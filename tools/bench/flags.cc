@@ -11,12 +11,12 @@
 #include <system_error>
 
 #include "CLI/CLI.hpp"
+#include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "partkv/store.h"
 #include "tools/bench/format.h"
 #include "tools/bench/reads.h"
 #include "tools/bench/strategies.h"
-#include "fmt/format.h"
-#include "partkv/store.h"
 
 namespace partkv::compare {
 namespace {
@@ -81,13 +81,14 @@ Status ApplyWorkloadFile(BenchFlags* flags, std::optional<std::string>* replay_r
     return bad(fmt::format("not JSON ({})", e.what()));
   }
   if (!j.is_object()) return bad("must be a JSON object");
-  static const std::set<std::string> kKnown = {"data", "strategies", "row_key", "reads", "time",
-                                               "replay_rate", "partitions", "suggest"};
+  static const std::set<std::string> kKnown = {"data", "strategies",  "row_key",    "reads",
+                                               "time", "replay_rate", "partitions", "suggest"};
   for (const auto& [key, value] : j.items()) {
     if (kKnown.count(key) == 0) {
-      return bad(fmt::format("unknown member '{}' (known: data, strategies, row_key, reads, "
-                             "time, replay_rate, partitions, suggest)",
-                             key));
+      return bad(
+          fmt::format("unknown member '{}' (known: data, strategies, row_key, reads, "
+                      "time, replay_rate, partitions, suggest)",
+                      key));
     }
   }
   auto text_member = [&](const char* name, std::string* out) -> Status {
@@ -118,8 +119,8 @@ Status ApplyWorkloadFile(BenchFlags* flags, std::optional<std::string>* replay_r
         }
         if (item.contains("weight")) {
           if (!item["weight"].is_number()) {
-            return bad(fmt::format("read '{}': weight must be a number",
-                                   item["name"].get<std::string>()));
+            return bad(
+                fmt::format("read '{}': weight must be a number", item["name"].get<std::string>()));
           }
           spec += fmt::format("@{}", item["weight"].get<double>());
         }
@@ -144,7 +145,8 @@ Status ApplyWorkloadFile(BenchFlags* flags, std::optional<std::string>* replay_r
   PARTKV_RETURN_IF_ERROR(text_member("row_key", &flags->row_key));
   PARTKV_RETURN_IF_ERROR(list_member("reads", &flags->reads, true));
   PARTKV_RETURN_IF_ERROR(text_member("time", &flags->time));
-  for (auto [name, out] : {std::pair{"replay_rate", replay_rate}, std::pair{"partitions", partitions}}) {
+  for (auto [name, out] :
+       {std::pair{"replay_rate", replay_rate}, std::pair{"partitions", partitions}}) {
     if (!j.contains(name) || out->has_value()) continue;
     if (!j[name].is_number()) return bad(fmt::format("'{}' must be a number", name));
     *out = j[name].dump();
@@ -298,11 +300,12 @@ Status CheckTarget(const BenchFlags& flags) {
 Status CheckStrategies(const BenchFlags& flags) {
   for (size_t i = 0; i < flags.strategies.size(); ++i) {
     auto spec = UserStrategy(flags.strategies[i], i);
-    if (!spec.ok()) return Status::InvalidArgument("--strategy: " + std::string(spec.status().message()));
+    if (!spec.ok())
+      return Status::InvalidArgument("--strategy: " + std::string(spec.status().message()));
     for (size_t j = 0; j < i; ++j) {
       if (UserStrategy(flags.strategies[j], j)->partition_key == spec->partition_key) {
-        return Status::InvalidArgument(fmt::format("--strategy: '{}' is given twice",
-                                                   spec->partition_key.ToString()));
+        return Status::InvalidArgument(
+            fmt::format("--strategy: '{}' is given twice", spec->partition_key.ToString()));
       }
     }
   }
@@ -326,7 +329,8 @@ Status CheckReads(const BenchFlags& flags) {
   std::vector<std::string> read_names;
   for (const std::string& text : flags.reads) {
     auto read = ParseReadSpec(text);
-    if (!read.ok()) return Status::InvalidArgument("--read: " + std::string(read.status().message()));
+    if (!read.ok())
+      return Status::InvalidArgument("--read: " + std::string(read.status().message()));
     if (std::find(read_names.begin(), read_names.end(), read->name) != read_names.end()) {
       return Status::InvalidArgument(
           fmt::format("--read: the name '{}' is given to two reads", read->name));
@@ -341,8 +345,9 @@ Status CheckReads(const BenchFlags& flags) {
 Status CheckData(const BenchFlags& flags, const NumberTexts& texts) {
   if (!flags.data.empty()) {
     if (flags.sweep) {
-      return Status::InvalidArgument("--sweep: not with --data (the sweep scales the built-in "
-                                     "workload)");
+      return Status::InvalidArgument(
+          "--sweep: not with --data (the sweep scales the built-in "
+          "workload)");
     }
     if (texts.events || texts.days) {
       return Status::InvalidArgument(fmt::format("{}: not with --data (the data is what it is)",
@@ -360,8 +365,9 @@ Status CheckData(const BenchFlags& flags, const NumberTexts& texts) {
       }
     }
   } else if (!flags.time.empty()) {
-    return Status::InvalidArgument("--time: only with --data (the built-in workload has its own "
-                                   "timeline)");
+    return Status::InvalidArgument(
+        "--time: only with --data (the built-in workload has its own "
+        "timeline)");
   }
   return Status::OK();
 }

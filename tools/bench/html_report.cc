@@ -1,15 +1,15 @@
 #include "tools/bench/html_report.h"
 
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 #include <functional>
 
+#include "fmt/format.h"
 #include "tools/bench/findings.h"
 #include "tools/bench/format.h"
 #include "tools/bench/html_style.h"
 #include "tools/bench/recommendation.h"
 #include "tools/bench/svg_charts.h"
-#include "fmt/format.h"
 
 namespace partkv::compare {
 namespace {
@@ -77,8 +77,7 @@ std::string SummaryTable(const ComparisonResult& r) {
     auto p50 = [k](const StrategyResult& s) {
       return k < s.reads.size() ? s.reads[k].p50_micros : 0.0;
     };
-    columns.push_back(
-        {r.reads[k].name + " p50", [p50](auto& s) { return Latency(p50(s)); }, p50});
+    columns.push_back({r.reads[k].name + " p50", [p50](auto& s) { return Latency(p50(s)); }, p50});
   }
   std::vector<Column> cloud = {
       {"Azure", [](auto& s) { return Duration(CloudSeconds(s, "azure-table")); },
@@ -217,8 +216,8 @@ std::string RatesSection(const ComparisonResult& r) {
   }
   out +=
       "</div><div class=\"card how\"><h3>How each read is asked</h3><div class=\"scroll\">"
-      "<table><thead><tr><th>strategy</th>" + head + "</tr></thead><tbody>" +
-      how + "</tbody></table></div></div>";
+      "<table><thead><tr><th>strategy</th>" +
+      head + "</tr></thead><tbody>" + how + "</tbody></table></div></div>";
   return out + "</section>";
 }
 
@@ -287,8 +286,9 @@ std::string TargetSection(const ComparisonResult& r) {
                     [](double v) { return Duration(v); },
                     "target-wait"};
   wait.zero_is_value = true;
-  wait.series.push_back(SeriesOf(
-      r, "measured", colour, [](auto& s) { return s.target ? s.target->retry_wait_seconds : 0.0; }));
+  wait.series.push_back(SeriesOf(r, "measured", colour, [](auto& s) {
+    return s.target ? s.target->retry_wait_seconds : 0.0;
+  }));
   std::string rows;
   for (const StrategyResult& s : r.strategies) {
     if (!s.target) continue;
@@ -313,12 +313,13 @@ std::string TargetSection(const ComparisonResult& r) {
              "said; the predicted column is the share of the busiest day refused under {} "
              "throttling emulation.",
              r.target, Duration(offered), r.target_profile)) +
-         "</p><div class=\"grid g2\"><div class=\"card\"><h3>" + Escape(answers.title) +
-         "</h3>" + HorizontalBarChart(answers) + "</div><div class=\"card\"><h3>" +
-         Escape(wait.title) + "</h3>" + HorizontalBarChart(wait) +
+         "</p><div class=\"grid g2\"><div class=\"card\"><h3>" + Escape(answers.title) + "</h3>" +
+         HorizontalBarChart(answers) + "</div><div class=\"card\"><h3>" + Escape(wait.title) +
+         "</h3>" + HorizontalBarChart(wait) +
          "</div></div><div class=\"card\"><div class=\"scroll\"><table><thead><tr>"
          "<th>strategy</th><th>written in</th><th>rate</th><th>behind replay</th>"
-         "<th>503/429 answers</th><th>retry wait, summed</th><th>resent</th><th>predicted refused</th>" +
+         "<th>503/429 answers</th><th>retry wait, summed</th><th>resent</th><th>predicted "
+         "refused</th>" +
          read_heads + "</tr></thead><tbody>" + rows + "</tbody></table></div></div></section>";
 }
 
@@ -378,11 +379,11 @@ std::string MethodSection(const ComparisonResult& r) {
                      Grouped(w.events), w.days, w.first_day, w.last_day, Grouped(w.devices),
                      w.burst_hour, Grouped(w.burst_hour_events), w.seed)});
     facts.push_back(
-        {"entities", fmt::format("15 typed properties (String, Int32, Int64, Double, DateTime, "
-                                 "Guid, Boolean); encoded values {}–{} B, mean {:.0f} B; RowKey "
-                                 "= {}",
-                                 w.min_value_bytes, w.max_value_bytes, w.mean_value_bytes,
-                                 w.row_key)});
+        {"entities",
+         fmt::format("15 typed properties (String, Int32, Int64, Double, DateTime, "
+                     "Guid, Boolean); encoded values {}–{} B, mean {:.0f} B; RowKey "
+                     "= {}",
+                     w.min_value_bytes, w.max_value_bytes, w.mean_value_bytes, w.row_key)});
   } else {
     facts.push_back(
         {"data", fmt::format("{}: {} entities; encoded values {}–{} B, mean {:.0f} B; RowKey = {}",
@@ -430,9 +431,10 @@ std::string MethodSection(const ComparisonResult& r) {
   for (const auto& [k, v] : facts) out += "<dt>" + Escape(k) + "</dt><dd>" + Escape(v) + "</dd>";
   out += "</dl>";
   if (!w.built_in && !w.attributes.empty()) {
-    out += "<h3>Data attributes</h3><div class=\"scroll\"><table id=\"attributes\"><thead><tr>"
-           "<th>attribute</th><th>type</th><th>present</th><th>distinct</th><th>most frequent"
-           "</th><th>its share</th></tr></thead><tbody>";
+    out +=
+        "<h3>Data attributes</h3><div class=\"scroll\"><table id=\"attributes\"><thead><tr>"
+        "<th>attribute</th><th>type</th><th>present</th><th>distinct</th><th>most frequent"
+        "</th><th>its share</th></tr></thead><tbody>";
     for (const AttributeSummary& a : w.attributes) {
       out += fmt::format(
           "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}{}</td><td>{}</td>"
@@ -443,9 +445,10 @@ std::string MethodSection(const ComparisonResult& r) {
     out += "</tbody></table></div>";
   }
   if (!r.workload_file.empty()) {
-    out += "<h3>This comparison as a workload file</h3><p class=\"dim\">Saved as a file, "
-           "<code>partkv-bench --workload FILE</code> runs it again.</p><pre>" +
-           Escape(r.workload_file) + "</pre>";
+    out +=
+        "<h3>This comparison as a workload file</h3><p class=\"dim\">Saved as a file, "
+        "<code>partkv-bench --workload FILE</code> runs it again.</p><pre>" +
+        Escape(r.workload_file) + "</pre>";
   }
   return out + "</div></section>";
 }
@@ -466,9 +469,9 @@ std::string RecommendationSection(const ComparisonResult& r) {
         "<tr{}><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><b>{}</b></td></tr>",
         m.strategy == rec.best ? " class=\"best\"" : "", Escape(m.strategy), Share(m.refused),
-        Duration(m.cloud_seconds), m.read_micros > 0 ? Latency(m.read_micros) : "–",
-        Bytes(m.bytes), Fixed(m.throttling_term, 2), Fixed(m.cloud_term, 2),
-        Fixed(m.read_term, 2), Fixed(m.storage_term, 2), Fixed(m.score, 2));
+        Duration(m.cloud_seconds), m.read_micros > 0 ? Latency(m.read_micros) : "–", Bytes(m.bytes),
+        Fixed(m.throttling_term, 2), Fixed(m.cloud_term, 2), Fixed(m.read_term, 2),
+        Fixed(m.storage_term, 2), Fixed(m.score, 2));
   }
   out +=
       "<div class=\"scroll\"><table id=\"scores\"><thead><tr><th>strategy</th><th>refused"

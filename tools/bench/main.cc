@@ -9,25 +9,25 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
-#include <fstream>
 #include <string>
 #include <system_error>
 
+#include "fmt/format.h"
+#include "partkv/json.h"
 #include "tools/bench/comparison.h"
-#include "tools/bench/dataset.h"
-#include "tools/bench/reads.h"
-#include "tools/bench/strategies.h"
-#include "tools/bench/suggest.h"
 #include "tools/bench/csv_report.h"
+#include "tools/bench/dataset.h"
 #include "tools/bench/flags.h"
 #include "tools/bench/format.h"
 #include "tools/bench/html_report.h"
 #include "tools/bench/progress_bar.h"
+#include "tools/bench/reads.h"
+#include "tools/bench/strategies.h"
+#include "tools/bench/suggest.h"
 #include "tools/bench/terminal_report.h"
-#include "fmt/format.h"
-#include "partkv/json.h"
 
 namespace partkv::compare {
 namespace {

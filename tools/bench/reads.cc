@@ -7,9 +7,9 @@
 #include <set>
 #include <unordered_map>
 
-#include "tools/bench/format.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "tools/bench/format.h"
 
 namespace partkv::compare {
 namespace {
@@ -99,8 +99,8 @@ std::string TupleKey(const DataSet& data, size_t i, const std::vector<size_t>& c
 bool ValidName(std::string_view name) {
   if (name.empty() || name.size() > 40) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_';
   });
 }
 
@@ -124,10 +124,10 @@ std::vector<ReadSpec> DefaultReads() {
 
 Result<ReadSpec> ParseReadSpec(std::string_view text) {
   auto bad = [&](const std::string& what) {
-    return Status::InvalidArgument(fmt::format(
-        "invalid read '{}': {} (expected NAME=ATTR[,ATTR...][@WEIGHT], e.g. "
-        "by-customer=customerId@3)",
-        text, what));
+    return Status::InvalidArgument(
+        fmt::format("invalid read '{}': {} (expected NAME=ATTR[,ATTR...][@WEIGHT], e.g. "
+                    "by-customer=customerId@3)",
+                    text, what));
   };
   ReadSpec spec;
   const size_t eq = text.find('=');
@@ -209,9 +209,9 @@ Result<std::vector<std::vector<SampledRead>>> SampleReads(const DataSet& data,
       samples.push_back({std::move(asked), 0});
     }
     if (samples.empty()) {
-      return Status::InvalidArgument(fmt::format(
-          "read '{}': no entity has all of its attributes ({})", spec.name,
-          fmt::format("{}", fmt::join(spec.attributes, ", "))));
+      return Status::InvalidArgument(
+          fmt::format("read '{}': no entity has all of its attributes ({})", spec.name,
+                      fmt::format("{}", fmt::join(spec.attributes, ", "))));
     }
     // The truth: how many entities hold each sampled tuple.
     for (size_t i = 0; i < n; ++i) {
@@ -244,8 +244,7 @@ Status MeasureReads(const Table& table, const StrategySpec& spec, const KeyStrat
     stats.name = reads[r].name;
     std::vector<ReadPlan> plans;
     for (const SampledRead& s : samples[r]) {
-      PARTKV_ASSIGN_OR_RETURN(ReadPlan plan,
-                              PlanRead(spec.partition_key, row_key, s.attributes));
+      PARTKV_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(spec.partition_key, row_key, s.attributes));
       plans.push_back(std::move(plan));
     }
     if (plans.empty()) continue;
@@ -273,8 +272,8 @@ Status MeasureReads(const Table& table, const StrategySpec& spec, const KeyStrat
         const uint64_t got = e.ok() ? 1 : 0;
         stats.entities += got;
         stats.examined += got;
-        stats.mismatches += got != std::min<uint64_t>(s.expected, 1) ||
-                            (e.ok() && !Holds(*e, s.attributes));
+        stats.mismatches +=
+            got != std::min<uint64_t>(s.expected, 1) || (e.ok() && !Holds(*e, s.attributes));
         return Status::OK();
       }
       auto o = RunPlan(table, plans[k]);

@@ -20,8 +20,8 @@
 // Samples are checked against the data: a point read's entity must hold the sample's values, a
 // query must return exactly the entities that hold them (counted). Pages are 1,000 entities;
 // continuation tokens are followed to the end. Every strategy's reads start with an untimed
-// warm-up (the first three samples of each read), since all tables share one block cache. Latencies are
-// wall time of the whole read (all its pages).
+// warm-up (the first three samples of each read), since all tables share one block cache. Latencies
+// are wall time of the whole read (all its pages).
 
 #ifndef PARTKV_TOOLS_BENCH_READS_H_
 #define PARTKV_TOOLS_BENCH_READS_H_
@@ -32,10 +32,10 @@
 #include <string_view>
 #include <vector>
 
+#include "partkv/table.h"
 #include "tools/bench/dataset.h"
 #include "tools/bench/results.h"
 #include "tools/bench/strategies.h"
-#include "partkv/table.h"
 
 namespace partkv::compare {
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tools/bench/format.h"
 #include "fmt/format.h"
 #include "partkv/keys.h"
+#include "tools/bench/format.h"
 
 namespace partkv::compare {
 namespace {
@@ -102,12 +102,13 @@ void FindTraps(const ComparisonResult& result, const StrategyResult& s, std::vec
     std::string why;
     if (parsed->kind() == KeyStrategy::Kind::kHashSuffix &&
         parsed->hash() == SuffixHash::kCodepointProduct) {
-      why = "the code-point product of these values keeps the prime factors of N, so most "
-            "products are 0 mod N";
+      why =
+          "the code-point product of these values keeps the prime factors of N, so most "
+          "products are 0 mod N";
     } else if (parsed->kind() == KeyStrategy::Kind::kHashSuffix) {
       const AttributeSummary* a = Attribute(result, parsed->fields()[1]);
-      why = a != nullptr ? fmt::format("its source {} has only {} distinct values",
-                                       a->name, Grouped(a->distinct))
+      why = a != nullptr ? fmt::format("its source {} has only {} distinct values", a->name,
+                                       Grouped(a->distinct))
                          : "its source attribute has few distinct values";
     } else {
       why = "few entities per key";
@@ -119,9 +120,8 @@ void FindTraps(const ComparisonResult& result, const StrategyResult& s, std::vec
   }
   if (parsed.ok() && (parsed->kind() == KeyStrategy::Kind::kMd5Bits ||
                       parsed->kind() == KeyStrategy::Kind::kHashSuffix)) {
-    const std::string& source = parsed->kind() == KeyStrategy::Kind::kMd5Bits
-                                    ? parsed->fields()[0]
-                                    : parsed->fields()[1];
+    const std::string& source =
+        parsed->kind() == KeyStrategy::Kind::kMd5Bits ? parsed->fields()[0] : parsed->fields()[1];
     const double buckets = parsed->kind() == KeyStrategy::Kind::kMd5Bits
                                ? std::ldexp(1.0, static_cast<int>(std::min(parsed->bits(), 60u)))
                                : static_cast<double>(parsed->shard_count());

@@ -44,8 +44,8 @@ struct Trap {
 };
 
 struct StrategyScore {
-  std::string strategy;   // the label
-  double refused = 0;     // mean share refused over the profiles, 0..1
+  std::string strategy;      // the label
+  double refused = 0;        // mean share refused over the profiles, 0..1
   double cloud_seconds = 0;  // geometric mean of the predicted write times
   double read_micros = 0;    // the reads' medians' weighted geometric mean (0 without reads)
   uint64_t bytes = 0;

@@ -10,14 +10,14 @@
 #include <utility>
 #include <vector>
 
-#include "tools/bench/dataset.h"
 #include "partkv/analyzer.h"
+#include "tools/bench/dataset.h"
 
 namespace partkv::compare {
 
 // One kind of read (reads.h, ReadSpec), repeated `samples` times.
 struct ReadStats {
-  std::string name;         // the read's name: "point", "day", or the user's --read NAME
+  std::string name;  // the read's name: "point", "day", or the user's --read NAME
   uint64_t samples = 0;
   double p50_micros = 0;
   double p99_micros = 0;    // nearest rank: the largest sample when there are fewer than 100
@@ -58,17 +58,17 @@ struct ThrottleStats {
 
 // One strategy's writes and reads against the --target endpoint (target.h).
 struct TargetStats {
-  std::string table;                 // the endpoint's table
+  std::string table;  // the endpoint's table
   uint64_t entities_written = 0;
   uint64_t batches = 0;
-  double offered_seconds = 0;        // the replay timeline's span of the batches
-  double write_seconds = 0;          // from the first batch sent to the last acknowledged
-  double max_lag_seconds = 0;        // the latest a batch was sent behind its replay time
-  uint64_t throttled_answers = 0;    // 503/429 answers, each waited out and retried
-  double retry_wait_seconds = 0;     // time spent waiting before retries
-  uint64_t batches_resent = 0;       // batches still Throttled after the retries, sent again
-  std::vector<ReadStats> reads;      // as StrategyResult's, on the endpoint
-  bool kept = false;                 // the table was left on the endpoint
+  double offered_seconds = 0;      // the replay timeline's span of the batches
+  double write_seconds = 0;        // from the first batch sent to the last acknowledged
+  double max_lag_seconds = 0;      // the latest a batch was sent behind its replay time
+  uint64_t throttled_answers = 0;  // 503/429 answers, each waited out and retried
+  double retry_wait_seconds = 0;   // time spent waiting before retries
+  uint64_t batches_resent = 0;     // batches still Throttled after the retries, sent again
+  std::vector<ReadStats> reads;    // as StrategyResult's, on the endpoint
+  bool kept = false;               // the table was left on the endpoint
 
   double write_rate() const { return write_seconds > 0 ? entities_written / write_seconds : 0; }
 };
@@ -133,21 +133,21 @@ struct StrategyResult {
 
 // What was written: the built-in workload or the user's data (dataset.h).
 struct WorkloadSummary {
-  std::string source;        // "built-in workload" or the file as given
+  std::string source;  // "built-in workload" or the file as given
   bool built_in = true;
-  uint64_t events = 0;       // entities
-  uint32_t days = 0;         // calendar days (UTC) the timeline spans
-  uint32_t devices = 0;      // built-in only
-  uint64_t seed = 0;         // built-in only
+  uint64_t events = 0;         // entities
+  uint32_t days = 0;           // calendar days (UTC) the timeline spans
+  uint32_t devices = 0;        // built-in only
+  uint64_t seed = 0;           // built-in only
   std::string time_attribute;  // what orders the timeline: "" = file order
   std::string first_day, last_day;
-  std::string burst_day;     // the busiest day (UTC), which the throttled replay offers
-  std::string burst_hour;    // the busiest hour's start, "2026-11-05 19:00"
+  std::string burst_day;   // the busiest day (UTC), which the throttled replay offers
+  std::string burst_hour;  // the busiest hour's start, "2026-11-05 19:00"
   uint64_t burst_hour_events = 0;
   uint64_t busiest_day_events = 0;
   double mean_value_bytes = 0;
   size_t min_value_bytes = 0, max_value_bytes = 0;
-  std::string row_key;       // the RowKey scheme's text form
+  std::string row_key;                       // the RowKey scheme's text form
   std::vector<AttributeSummary> attributes;  // every attribute of the data
 };
 

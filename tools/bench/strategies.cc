@@ -87,9 +87,9 @@ Result<StrategySpec> UserStrategy(std::string_view text, size_t index) {
   const auto& f = key.fields();
   switch (key.kind()) {
     case KeyStrategy::Kind::kConcat:
-      spec.explanation = f.size() == 1 ? fmt::format("one partition per {}", f[0])
-                                       : fmt::format("one partition per combination of {}",
-                                                     fmt::join(f, ", "));
+      spec.explanation =
+          f.size() == 1 ? fmt::format("one partition per {}", f[0])
+                        : fmt::format("one partition per combination of {}", fmt::join(f, ", "));
       break;
     case KeyStrategy::Kind::kRandomSuffix:
       spec.explanation =

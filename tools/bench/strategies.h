@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "tools/bench/dataset.h"
-#include "tools/bench/workload.h"
 #include "partkv/keys.h"
 #include "partkv/query.h"
+#include "tools/bench/dataset.h"
+#include "tools/bench/workload.h"
 
 namespace partkv::compare {
 
@@ -38,7 +38,8 @@ struct StrategySpec {
 };
 
 // A strategy the user gave (--strategy): its label is its text as typed (trimmed), its table
-// "Strategy<index>", its explanation derived from its kind. InvalidArgument from KeyStrategy::Parse.
+// "Strategy<index>", its explanation derived from its kind. InvalidArgument from
+// KeyStrategy::Parse.
 Result<StrategySpec> UserStrategy(std::string_view text, size_t index);
 
 // The comparison's strategies, in report order: date alone (the hot-partition anti-pattern),

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <set>
 
-#include "tools/bench/format.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "tools/bench/format.h"
 
 namespace partkv::compare {
 namespace {
@@ -94,7 +94,8 @@ std::vector<StrategySpec> Suggest(const SuggestInput& in) {
   // 3. The best-spread attribute a read uses that is not unique (an identifier's type: a String,
   // an integer, a Guid).
   std::set<std::string> read_attributes;
-  for (const ReadSpec& r : *in.reads) read_attributes.insert(r.attributes.begin(), r.attributes.end());
+  for (const ReadSpec& r : *in.reads)
+    read_attributes.insert(r.attributes.begin(), r.attributes.end());
   const AttributeSummary* spread = nullptr;
   for (const AttributeSummary& a : *in.attributes) {
     if (read_attributes.count(a.name) == 0 || a.name == "RowKey" || a.present < in.entities ||

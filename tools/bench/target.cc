@@ -7,9 +7,9 @@
 #include <thread>
 
 #include "engine/port/mutex.h"
-#include "tools/bench/format.h"
 #include "fmt/format.h"
 #include "partkv/store.h"
+#include "tools/bench/format.h"
 
 namespace partkv::compare {
 namespace {
@@ -135,9 +135,9 @@ Result<TargetStats> RunOnTarget(Store& store, const TargetOptions& options,
                   .WithContext("writes of " + spec.label + " to the target");
     // Reads: the local run's, on the endpoint.
     if (outcome.ok()) {
-      outcome = MeasureReads(table, spec, row_key, reads, samples, &t.reads,
-                             [&](double f) { tick(kWriteShare + (1 - kWriteShare) * f); })
-                    .WithContext("reads of " + spec.label + " on the target");
+      outcome = MeasureReads(table, spec, row_key, reads, samples, &t.reads, [&](double f) {
+                  tick(kWriteShare + (1 - kWriteShare) * f);
+                }).WithContext("reads of " + spec.label + " on the target");
     }
   }
   if (!options.keep_tables) {

@@ -25,12 +25,12 @@
 #include <string>
 #include <vector>
 
+#include "partkv/result.h"
+#include "partkv/store.h"
+#include "tools/bench/dataset.h"
 #include "tools/bench/reads.h"
 #include "tools/bench/results.h"
 #include "tools/bench/strategies.h"
-#include "tools/bench/dataset.h"
-#include "partkv/result.h"
-#include "partkv/store.h"
 
 namespace partkv::compare {
 

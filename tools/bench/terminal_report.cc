@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
+#include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "tools/bench/findings.h"
 #include "tools/bench/format.h"
 #include "tools/bench/recommendation.h"
-#include "fmt/format.h"
-#include "fmt/ranges.h"
 
 namespace partkv::compare {
 namespace {
@@ -62,7 +62,8 @@ std::string Header(const ComparisonResult& r) {
   std::string reads;
   for (const ReadSummary& rs : r.reads) {
     reads += fmt::format("{}{} ({}, weight {})", reads.empty() ? "" : "; ", rs.name,
-                         fmt::join(rs.attributes, ", "), Fixed(rs.weight, rs.weight == static_cast<int64_t>(rs.weight) ? 0 : 2));
+                         fmt::join(rs.attributes, ", "),
+                         Fixed(rs.weight, rs.weight == static_cast<int64_t>(rs.weight) ? 0 : 2));
   }
   out += fmt::format("  reads     {}\n", reads);
   for (const StrategyResult& s : r.strategies) {
@@ -93,9 +94,13 @@ std::string TargetSection(const ComparisonResult& r) {
   for (const StrategyResult& s : r.strategies) {
     if (!s.target) continue;
     const TargetStats& m = *s.target;
-    std::vector<std::string> row = {s.label, Duration(m.write_seconds), Rate(m.write_rate()),
-                                    Duration(m.max_lag_seconds), Grouped(m.throttled_answers),
-                                    Duration(m.retry_wait_seconds), Grouped(m.batches_resent),
+    std::vector<std::string> row = {s.label,
+                                    Duration(m.write_seconds),
+                                    Rate(m.write_rate()),
+                                    Duration(m.max_lag_seconds),
+                                    Grouped(m.throttled_answers),
+                                    Duration(m.retry_wait_seconds),
+                                    Grouped(m.batches_resent),
                                     Throttled(s, r.target_profile)};
     for (const ReadStats& rs : m.reads) row.push_back(Latency(rs.p50_micros));
     t.AddRow(std::move(row));
@@ -328,8 +333,8 @@ std::string RenderSweepReport(const SweepResult& sweep) {
   columns.push_back({"CPU"});
   columns.push_back({"raw"});
   for (const ComparisonResult& run : sweep.runs) {
-    columns.push_back({fmt::format("{} read µs/page @{}", SweepReadName(run),
-                                   Grouped(run.workload.events))});
+    columns.push_back(
+        {fmt::format("{} read µs/page @{}", SweepReadName(run), Grouped(run.workload.events))});
   }
   columns.push_back({"growth"});
   columns.push_back({"CPU"});

@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "tools/bench/results.h"
-#include "tools/bench/strategies.h"
-#include "tools/bench/dataset.h"
 #include "partkv/clock.h"
 #include "partkv/store.h"
+#include "tools/bench/dataset.h"
+#include "tools/bench/results.h"
+#include "tools/bench/strategies.h"
 
 namespace partkv::compare {
 

@@ -77,8 +77,9 @@ std::string RenderBars(const std::vector<Bar>& bars, int width) {
     std::string line = Padded(labels[i], label_columns) + "  ";
     uint64_t eighths = 0;
     if (max > 0 && bars[i].value > 0) {
-      eighths = static_cast<uint64_t>(static_cast<double>(bars[i].value) /
-                                      static_cast<double>(max) * static_cast<double>(bar_columns * 8));
+      eighths =
+          static_cast<uint64_t>(static_cast<double>(bars[i].value) / static_cast<double>(max) *
+                                static_cast<double>(bar_columns * 8));
       eighths = std::max<uint64_t>(eighths, 1);
     }
     std::string bar;

@@ -42,7 +42,8 @@ Result<Store> OpenStore(const Context& ctx, bool create_if_missing) {
   if (!create_if_missing && !std::filesystem::exists(ctx.store_dir, ec)) {
     return Status::NotFound("no store at '" + ctx.store_dir +
                             "': create one with `partkv table create NAME`, or name another "
-                            "with --store DIR or $" + kStoreEnvVar);
+                            "with --store DIR or $" +
+                            kStoreEnvVar);
   }
   StoreOptions options;
   options.create_if_missing = create_if_missing;

@@ -51,8 +51,7 @@ Result<IfMatch> ParseIfMatch(const std::string& text, std::string_view where) {
 // Keys must be in the JSON unless the table computes them with a key scheme.
 JsonReadOptions ReadOptionsFor(const Table& table) {
   const TableInfo info = table.info();
-  return JsonReadOptions{.require_keys =
-                             !info.partition_key_strategy && !info.row_key_strategy};
+  return JsonReadOptions{.require_keys = !info.partition_key_strategy && !info.row_key_strategy};
 }
 
 Result<WriteResult> Apply(Table& table, OpType type, const Entity& entity,
@@ -114,9 +113,12 @@ struct OpName {
   OpType type;
 };
 constexpr OpName kOpNames[] = {
-    {"insert", OpType::kInsert},          {"upsert", OpType::kInsertOrReplace},
-    {"upsert-merge", OpType::kInsertOrMerge}, {"replace", OpType::kReplace},
-    {"merge", OpType::kMerge},            {"delete", OpType::kDelete},
+    {"insert", OpType::kInsert},
+    {"upsert", OpType::kInsertOrReplace},
+    {"upsert-merge", OpType::kInsertOrMerge},
+    {"replace", OpType::kReplace},
+    {"merge", OpType::kMerge},
+    {"delete", OpType::kDelete},
 };
 
 bool TakesIfMatch(OpType type) {
@@ -199,16 +201,16 @@ Status AddBatchLine(std::string_view line, const JsonReadOptions& read_options, 
     if (!if_match_json->is_string()) {
       return Status::InvalidArgument("\"if_match\" must be a string: an ETag or \"*\"");
     }
-    PARTKV_ASSIGN_OR_RETURN(if_match, ParseIfMatch(if_match_json->get<std::string>(),
-                                                   "\"if_match\""));
+    PARTKV_ASSIGN_OR_RETURN(if_match,
+                            ParseIfMatch(if_match_json->get<std::string>(), "\"if_match\""));
   } else if (found->type == OpType::kReplace || found->type == OpType::kMerge) {
     return Status::InvalidArgument(std::string(found->name) +
                                    " needs \"if_match\": an ETag or \"*\"");
   }
-  PARTKV_ASSIGN_OR_RETURN(Entity entity,
-                          EntityFromJson(entity_json->dump(), found->type == OpType::kDelete
-                                                                  ? JsonReadOptions{true}
-                                                                  : read_options));
+  PARTKV_ASSIGN_OR_RETURN(
+      Entity entity,
+      EntityFromJson(entity_json->dump(),
+                     found->type == OpType::kDelete ? JsonReadOptions{true} : read_options));
   batch->Add(found->type, std::move(entity), std::move(if_match));
   return Status::OK();
 }
@@ -243,8 +245,9 @@ Status SubmitBatch(const Context& ctx, const BatchArgs& args) {
   if (!written.ok()) {
     const Status& s = written.status();
     int op = s.failed_op();
-    std::string where =
-        op >= 0 && static_cast<size_t>(op) < lines.size() ? "line " + std::to_string(lines[op]) + ": " : "";
+    std::string where = op >= 0 && static_cast<size_t>(op) < lines.size()
+                            ? "line " + std::to_string(lines[op]) + ": "
+                            : "";
     return Reworded(s, where + WithoutOperationPrefix(s.message()) + "; nothing was written");
   }
   for (size_t i = 0; i < batch.size(); ++i) {
@@ -293,8 +296,7 @@ void AddEntityCommands(CLI::App& app, Context& ctx) {
            OpType::kInsert);
   AddWrite(app, ctx, "upsert", "Insert or replace an entity (--merge: insert or merge)",
            OpType::kInsertOrReplace);
-  AddWrite(app, ctx, "replace", "Replace a whole entity under an ETag condition",
-           OpType::kReplace);
+  AddWrite(app, ctx, "replace", "Replace a whole entity under an ETag condition", OpType::kReplace);
   AddWrite(app, ctx, "merge", "Merge properties into an entity under an ETag condition",
            OpType::kMerge);
 

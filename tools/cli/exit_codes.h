@@ -14,8 +14,8 @@ namespace partkv::cli {
 
 // Part of the tool's interface: scripts test these numbers, so never renumber them.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitOther = 1;               // Corruption, IOError, Busy
-inline constexpr int kExitInvalidArgument = 2;     // also every usage error
+inline constexpr int kExitOther = 1;            // Corruption, IOError, Busy
+inline constexpr int kExitInvalidArgument = 2;  // also every usage error
 inline constexpr int kExitNotFound = 3;
 inline constexpr int kExitAlreadyExists = 4;
 inline constexpr int kExitPreconditionFailed = 5;  // an ETag condition did not hold

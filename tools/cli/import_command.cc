@@ -70,8 +70,8 @@ Status ValidateAll(LineReader& reader, BulkWriter& writer, Progress& progress) {
 
 // "lines 12-40, 95-130": the rows of the ranges by their lines.
 std::string LinesOf(const std::vector<BulkRowRange>& ranges) {
-  std::string text = ranges.size() == 1 && ranges[0].first_line == ranges[0].last_line ? "line "
-                                                                                       : "lines ";
+  std::string text =
+      ranges.size() == 1 && ranges[0].first_line == ranges[0].last_line ? "line " : "lines ";
   for (size_t i = 0; i < ranges.size(); ++i) {
     if (i > 0) text += ", ";
     text += std::to_string(ranges[i].first_line);
@@ -96,9 +96,8 @@ Status WriteFailure(const Status& failure, const BulkWriteReport& report) {
   } else {
     // A remote store's later batches, in flight while the one that failed was.
     message += GroupDigits(report.rows_written + also) + " rows were written: " +
-               (report.rows_written == 0
-                    ? std::string("none before line ") + line
-                    : "every row before line " + line) +
+               (report.rows_written == 0 ? std::string("none before line ") + line
+                                         : "every row before line " + line) +
                ", and from line " + line + " on only those of " + LinesOf(report.also_written) +
                " (later batches, in flight while the one that failed was)";
   }
@@ -164,15 +163,15 @@ Status RunImport(const Context& ctx, const ImportArgs& args) {
   }
   // Locally the batches are written in groups; a remote store takes each batch on its own.
   std::string groups = remote ? std::to_string(options.max_batches_in_flight) + " in flight"
-                       : std::to_string(report.groups_written) +
-                             (report.groups_written == 1 ? " group" : " groups");
+                              : std::to_string(report.groups_written) +
+                                    (report.groups_written == 1 ? " group" : " groups");
   std::fprintf(stderr,
                "partkv: import: %llu of %llu rows written to %s in %.2f s (%.0f rows/s; %llu "
                "batches; %s; validation %.2f s%s)\n",
                static_cast<unsigned long long>(rows_written),
                static_cast<unsigned long long>(total_rows), name.c_str(), elapsed, rate,
-               static_cast<unsigned long long>(report.batches_written), groups.c_str(),
-               validated, throttled.c_str());
+               static_cast<unsigned long long>(report.batches_written), groups.c_str(), validated,
+               throttled.c_str());
   return written.ok() ? written : WriteFailure(written, report);
 }
 

@@ -97,8 +97,7 @@ int Run(int argc, char** argv) {
   partkv::cli::AddServeCommand(app, ctx);
 
   if (std::string unknown = UnknownCommand(app, argc, argv); !unknown.empty()) {
-    return Fail(Status::InvalidArgument("unknown command '" + unknown +
-                                        "' (see `partkv --help`)"));
+    return Fail(Status::InvalidArgument("unknown command '" + unknown + "' (see `partkv --help`)"));
   }
   try {
     app.parse(argc, argv);
@@ -107,8 +106,8 @@ int Run(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return Fail(Status::InvalidArgument(OneLine(e.what()) + " (see `" + CommandPath(app) +
-                                        " --help`)"));
+    return Fail(
+        Status::InvalidArgument(OneLine(e.what()) + " (see `" + CommandPath(app) + " --help`)"));
   }
   if (!ctx.action) return Fail(Status::InvalidArgument("no command given (see `partkv --help`)"));
   Status s = ctx.action();
@@ -127,8 +126,7 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // Only a bug (or memory exhaustion) gets here: still one line, never a stack trace.
     std::fflush(stdout);
-    std::fprintf(stderr, "partkv: error: IOError: internal error: %s\n",
-                 OneLine(e.what()).c_str());
+    std::fprintf(stderr, "partkv: error: IOError: internal error: %s\n", OneLine(e.what()).c_str());
     return partkv::cli::kExitOther;
   }
 }

@@ -42,8 +42,8 @@ Result<std::vector<std::string>> SplitSelect(const std::string& text) {
   size_t start = 0;
   while (true) {
     size_t comma = text.find(',', start);
-    std::string name = text.substr(start, comma == std::string::npos ? std::string::npos
-                                                                    : comma - start);
+    std::string name =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     size_t b = name.find_first_not_of(' ');
     size_t e = name.find_last_not_of(' ');
     if (b == std::string::npos) {
@@ -177,8 +177,7 @@ void AddQueryCommands(CLI::App& app, Context& ctx) {
 
   auto shards = std::make_shared<QueryArgs>();
   CLI::App* shards_cmd = app.add_subcommand(
-      "query-shards",
-      "Query a key written under N suffixes (BASE.1 ... BASE.N), merged by RowKey");
+      "query-shards", "Query a key written under N suffixes (BASE.1 ... BASE.N), merged by RowKey");
   shards_cmd->add_option("TABLE", shards->table, "table name")->required();
   shards_cmd->add_option("BASE", shards->base, "the key before its suffix, e.g. 2018-08-09")
       ->required();
@@ -197,8 +196,7 @@ void AddQueryCommands(CLI::App& app, Context& ctx) {
   export_cmd->add_option("TABLE", exp->table, "table name")->required();
   export_cmd->add_option("--filter", exp->filter, "OData $filter")->type_name("ODATA");
   AddSchemeOptions(export_cmd, &exp->schemes, /*short_names=*/true);
-  export_cmd->callback(
-      [&ctx, exp] { ctx.action = [&ctx, exp] { return RunExport(ctx, *exp); }; });
+  export_cmd->callback([&ctx, exp] { ctx.action = [&ctx, exp] { return RunExport(ctx, *exp); }; });
 }
 
 }  // namespace partkv::cli

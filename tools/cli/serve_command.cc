@@ -25,8 +25,7 @@ struct ServeArgs {
 
 // --host, --port, --account.
 void AddListenOptions(CLI::App* cmd, ServeArgs* args) {
-  cmd->add_option("--host", args->options.host, "the address to listen on")
-      ->capture_default_str();
+  cmd->add_option("--host", args->options.host, "the address to listen on")->capture_default_str();
   cmd->add_option("--port", args->options.port, "the port (0 = any free port)")
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));

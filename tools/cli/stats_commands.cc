@@ -71,25 +71,27 @@ std::vector<size_t> ChartedPartitions(const std::vector<uint64_t>& entities, std
 // ---- stats ----
 
 void PrintStatsChart(const TableCensus& census) {
-  std::string out = "table " + census.table + ": " + GroupDigits(census.entities) +
-                    " entities, " + HumanBytes(census.bytes) + ", " +
-                    GroupDigits(census.logical_partitions) + " logical partitions in " +
-                    GroupDigits(census.partitions.size()) + " physical partitions\n\n";
+  std::string out = "table " + census.table + ": " + GroupDigits(census.entities) + " entities, " +
+                    HumanBytes(census.bytes) + ", " + GroupDigits(census.logical_partitions) +
+                    " logical partitions in " + GroupDigits(census.partitions.size()) +
+                    " physical partitions\n\n";
   const std::vector<PartitionCensus>& physical = census.partitions;
   std::vector<uint64_t> entities;
   for (const PartitionCensus& p : physical) entities.push_back(p.entities);
   std::vector<Bar> bars;
   for (size_t i : ChartedPartitions(entities, &out)) {
-    bars.push_back(Bar{"p" + std::to_string(i), physical[i].entities,
-                       {HumanBytes(physical[i].bytes),
-                        GroupDigits(physical[i].logical_partitions) + " logical"}});
+    bars.push_back(Bar{
+        "p" + std::to_string(i),
+        physical[i].entities,
+        {HumanBytes(physical[i].bytes), GroupDigits(physical[i].logical_partitions) + " logical"}});
   }
   out += RenderBars(bars, Width());
   if (!census.largest.empty()) {
     out += "\nhottest logical partitions\n";
     bars.clear();
     for (const LogicalPartitionCensus& l : census.largest) {
-      bars.push_back(Bar{l.partition_key, l.entities,
+      bars.push_back(Bar{l.partition_key,
+                         l.entities,
                          {HumanBytes(l.bytes), "p" + std::to_string(l.physical_partition),
                           Percent(l.entities, census.entities)}});
     }
@@ -103,8 +105,9 @@ Status RunStats(const Context& ctx, const StatsArgs& args) {
   if (!store.capabilities().census) {
     return Status::InvalidArgument(
         "stats needs a local store: it counts the stored rows of every physical partition "
-        "(Table::Census), which a " + store.capabilities().backend +
-        " store does not have; --store names a " + store.capabilities().backend + " one");
+        "(Table::Census), which a " +
+        store.capabilities().backend + " store does not have; --store names a " +
+        store.capabilities().backend + " one");
   }
   PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
   PARTKV_ASSIGN_OR_RETURN(TableCensus census, table.Census(CensusOptions{.top = args.top}));
@@ -165,7 +168,8 @@ void PrintAnalysisChart(const AnalysisReport& r) {
   out += "\n";
   std::vector<Bar> bars;
   for (size_t i : ChartedPartitions(r.physical_counts, &out)) {
-    bars.push_back(Bar{"p" + std::to_string(i), r.physical_counts[i],
+    bars.push_back(Bar{"p" + std::to_string(i),
+                       r.physical_counts[i],
                        {Percent(r.physical_counts[i], r.physical.total)}});
   }
   out += RenderBars(bars, Width());
@@ -173,8 +177,8 @@ void PrintAnalysisChart(const AnalysisReport& r) {
     out += "\nhottest logical partitions\n";
     bars.clear();
     for (const PartitionCount& p : r.hottest_logical) {
-      bars.push_back(Bar{p.key, p.entities, {HumanBytes(p.bytes), Percent(p.entities,
-                                                                          r.logical.total)}});
+      bars.push_back(
+          Bar{p.key, p.entities, {HumanBytes(p.bytes), Percent(p.entities, r.logical.total)}});
     }
     out += RenderBars(bars, Width());
   }
@@ -182,9 +186,8 @@ void PrintAnalysisChart(const AnalysisReport& r) {
   for (const CloudEstimate& c : r.cloud) {
     out += "  " + c.profile + ": " + Fixed(c.seconds_with_skew, 3) + " s with this skew, " +
            Fixed(c.seconds_if_spread_evenly, 3) + " s spread evenly over " +
-           GroupDigits(c.partitions) + " partitions (" + GroupDigits(static_cast<uint64_t>(
-                                                             c.limit_per_partition)) +
-           " " + c.unit + " each)\n";
+           GroupDigits(c.partitions) + " partitions (" +
+           GroupDigits(static_cast<uint64_t>(c.limit_per_partition)) + " " + c.unit + " each)\n";
   }
   std::fputs(out.c_str(), stdout);
 }
@@ -222,8 +225,9 @@ Status RunAnalyze(const AnalyzeArgs& args) {
 void AddStatsCommands(CLI::App& app, Context& ctx) {
   auto stats = std::make_shared<StatsArgs>();
   CLI::App* stats_cmd = app.add_subcommand(
-      "stats", "Entities, bytes and logical partitions per physical partition, and the hottest "
-               "logical partitions, as bar charts (or --json)");
+      "stats",
+      "Entities, bytes and logical partitions per physical partition, and the hottest "
+      "logical partitions, as bar charts (or --json)");
   stats_cmd->add_option("TABLE", stats->table, "table name")->required();
   stats_cmd->add_flag("--json", stats->json, "print JSON instead of charts");
   stats_cmd->add_option("--top", stats->top, "how many hottest logical partitions (default 10)");
@@ -231,11 +235,13 @@ void AddStatsCommands(CLI::App& app, Context& ctx) {
       [&ctx, stats] { ctx.action = [&ctx, stats] { return RunStats(ctx, *stats); }; });
 
   auto analyze = std::make_shared<AnalyzeArgs>();
-  CLI::App* analyze_cmd = app.add_subcommand(
-      "analyze", "How a PartitionKey strategy spreads a sample of entities (JSON Lines); "
-                 "writes nothing");
-  analyze_cmd->add_option("--pk", analyze->strategy,
-                          "the strategy, e.g. 'hash-suffix(date,OrderId,200)' (docs/keys.md)")
+  CLI::App* analyze_cmd =
+      app.add_subcommand("analyze",
+                         "How a PartitionKey strategy spreads a sample of entities (JSON Lines); "
+                         "writes nothing");
+  analyze_cmd
+      ->add_option("--pk", analyze->strategy,
+                   "the strategy, e.g. 'hash-suffix(date,OrderId,200)' (docs/keys.md)")
       ->required()
       ->type_name("STRATEGY");
   analyze_cmd->add_option("--partitions", analyze->partitions,
@@ -244,9 +250,8 @@ void AddStatsCommands(CLI::App& app, Context& ctx) {
   analyze_cmd->add_flag("--json", analyze->json, "print the report as JSON");
   analyze_cmd->add_option("--top", analyze->top,
                           "how many hottest logical partitions (default 10)");
-  analyze_cmd->callback([&ctx, analyze] {
-    ctx.action = [analyze] { return RunAnalyze(*analyze); };
-  });
+  analyze_cmd->callback(
+      [&ctx, analyze] { ctx.action = [analyze] { return RunAnalyze(*analyze); }; });
 }
 
 }  // namespace partkv::cli

@@ -108,14 +108,16 @@ void AddTableCommands(CLI::App& app, Context& ctx) {
       ->required();
   create->add_option("--partitions", create_args->partitions,
                      "physical partitions (RocksDB column families), 1..1024; default 16");
-  create->add_option("--pk", create_args->pk_scheme,
-                     "PartitionKey scheme, e.g. 'hash-suffix(date,OrderId,200)' (docs/keys.md)")
+  create
+      ->add_option("--pk", create_args->pk_scheme,
+                   "PartitionKey scheme, e.g. 'hash-suffix(date,OrderId,200)' (docs/keys.md)")
       ->type_name("STRATEGY");
   create->add_option("--rk", create_args->rk_scheme, "RowKey scheme, e.g. 'desc-ticks(time)'")
       ->type_name("STRATEGY");
-  create->add_option("--profile", create_args->profile,
-                     "cloud profile: azure-table (default), cosmos, dynamodb or none "
-                     "(docs/profiles.md)")
+  create
+      ->add_option("--profile", create_args->profile,
+                   "cloud profile: azure-table (default), cosmos, dynamodb or none "
+                   "(docs/profiles.md)")
       ->type_name("P");
   create->add_flag("--throttling", create_args->throttling,
                    "emulate the profile's per-partition throughput budgets (exit 6 when over)");
@@ -129,9 +131,8 @@ void AddTableCommands(CLI::App& app, Context& ctx) {
   auto drop_args = std::make_shared<DropArgs>();
   CLI::App* drop = table->add_subcommand("drop", "Drop a table and all its entities");
   drop->add_option("NAME", drop_args->name, "table name")->required();
-  drop->callback([&ctx, drop_args] {
-    ctx.action = [&ctx, drop_args] { return DropTable(ctx, *drop_args); };
-  });
+  drop->callback(
+      [&ctx, drop_args] { ctx.action = [&ctx, drop_args] { return DropTable(ctx, *drop_args); }; });
 }
 
 }  // namespace partkv::cli

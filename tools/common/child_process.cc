@@ -60,8 +60,7 @@ ChildRun RunChild(const std::string& path, const std::vector<std::string>& argv,
   while (wait4(pid, &run.wait_status, 0, &usage) < 0) {
     if (errno != EINTR) Die(std::string("wait4: ") + std::strerror(errno));
   }
-  run.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   run.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
                     static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
   run.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024;  // ru_maxrss is in KiB

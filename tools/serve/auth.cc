@@ -102,9 +102,9 @@ AuthResult Authenticate(const HttpRequest& request, const Accounts& accounts,
     return result;
   }
   const std::string* comp = request.Param("comp");
-  std::string resource = protocol::CanonicalizedResource(
-      account->name(), request.raw_path,
-      comp ? std::optional<std::string_view>(*comp) : std::nullopt);
+  std::string resource =
+      protocol::CanonicalizedResource(account->name(), request.raw_path,
+                                      comp ? std::optional<std::string_view>(*comp) : std::nullopt);
   std::string to_sign =
       lite ? protocol::SharedKeyLiteStringToSign(date, resource)
            : protocol::SharedKeyStringToSign(request.verb, request.Header("Content-MD5"),

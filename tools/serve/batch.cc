@@ -15,8 +15,8 @@
 #include <span>
 
 #include "engine/protocol/multipart.h"
-#include "tools/serve/sub_request.h"
 #include "tools/serve/service.h"
+#include "tools/serve/sub_request.h"
 
 namespace partkv::serve {
 namespace {
@@ -64,7 +64,8 @@ HttpReply BatchEnvelope(const std::vector<HttpReply>& replies,
 HttpReply OperationFailed(size_t index, const AzureError& error, const std::string& content_id) {
   HttpReply sub;
   sub.status = error.status;
-  sub.SetHeader("Content-Type", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8");
+  sub.SetHeader("Content-Type",
+                "application/json;odata=minimalmetadata;streaming=true;charset=utf-8");
   sub.body = ErrorBody(error, NewRequestId(), std::to_string(index) + ":");
   return BatchEnvelope({sub}, {content_id});
 }
@@ -73,8 +74,8 @@ HttpReply OperationFailed(size_t index, const AzureError& error, const std::stri
 
 HttpReply Service::Batch(const HttpRequest& request, const ODataContext& ctx,
                          const AuthResult& auth) const {
-  auto outer = protocol::SplitMultipart(request.body,
-                                        protocol::BoundaryOf(request.Header("Content-Type")));
+  auto outer =
+      protocol::SplitMultipart(request.body, protocol::BoundaryOf(request.Header("Content-Type")));
   if (!outer.ok()) return ErrorReply(MakeError(400, "InvalidInput", outer.status().message()));
   if (outer->size() != 1) {
     return ErrorReply(MakeError(400, "InvalidInput",
@@ -88,12 +89,14 @@ HttpReply Service::Batch(const HttpRequest& request, const ODataContext& ctx,
     // A query batch: one GET, answered as its own sub-response.
     auto sub = ParseSubRequest(only.body);
     if (!sub.ok() || sub->method != "GET") {
-      return ErrorReply(MakeError(400, "InvalidInput", "a batch without a changeset may hold only one GET"));
+      return ErrorReply(
+          MakeError(400, "InvalidInput", "a batch without a changeset may hold only one GET"));
     }
     sub->base_url = request.base_url;
     sub->remote_addr = request.remote_addr;
     auto resource = ParseResource(sub->path);
-    if (!resource.ok()) return ErrorReply(MakeError(400, "InvalidInput", resource.status().message()));
+    if (!resource.ok())
+      return ErrorReply(MakeError(400, "InvalidInput", resource.status().message()));
     if (resource->account != ctx.account) {
       return ErrorReply(MakeError(400, "InvalidInput", "the query names another account"));
     }
@@ -113,11 +116,13 @@ HttpReply Service::Batch(const HttpRequest& request, const ODataContext& ctx,
   }
   auto parts = protocol::SplitMultipart(only.body, protocol::BoundaryOf(part_type));
   if (!parts.ok()) return ErrorReply(MakeError(400, "InvalidInput", parts.status().message()));
-  if (parts->empty()) return ErrorReply(MakeError(400, "InvalidInput", "the changeset holds no operation"));
+  if (parts->empty())
+    return ErrorReply(MakeError(400, "InvalidInput", "the changeset holds no operation"));
   if (parts->size() > kMaxOperations) {
     return ErrorReply(MakeError(400, "InvalidInput",
                                 "The batch request operation exceeds the maximum 100 changes per "
-                                "change set (it has " + std::to_string(parts->size()) + ")."));
+                                "change set (it has " +
+                                    std::to_string(parts->size()) + ")."));
   }
 
   std::vector<EntityWrite> writes;
@@ -129,48 +134,67 @@ HttpReply Service::Batch(const HttpRequest& request, const ODataContext& ctx,
     const std::string* id = part.Header("Content-ID");
     content_ids.push_back(id == nullptr ? "" : *id);
     auto sub = ParseSubRequest(part.body);
-    if (!sub.ok()) return OperationFailed(i, MakeError(400, "InvalidInput", sub.status().message()), content_ids[i]);
+    if (!sub.ok())
+      return OperationFailed(i, MakeError(400, "InvalidInput", sub.status().message()),
+                             content_ids[i]);
     auto resource = ParseResource(sub->path);
     if (!resource.ok()) {
-      return OperationFailed(i, MakeError(400, "InvalidInput", resource.status().message()), content_ids[i]);
+      return OperationFailed(i, MakeError(400, "InvalidInput", resource.status().message()),
+                             content_ids[i]);
     }
     if (sub->method == "GET") {
-      return OperationFailed(i, MakeError(400, "InvalidInput", "a query must be the only operation of its batch"), content_ids[i]);
+      return OperationFailed(
+          i, MakeError(400, "InvalidInput", "a query must be the only operation of its batch"),
+          content_ids[i]);
     }
     if (resource->account != ctx.account) {
-      return OperationFailed(i, MakeError(400, "InvalidInput", "the operation names another account"), content_ids[i]);
+      return OperationFailed(
+          i, MakeError(400, "InvalidInput", "the operation names another account"), content_ids[i]);
     }
     ParsedWrite parsed = ParseEntityWrite(*sub, *resource);
-    if (auto* error = std::get_if<AzureError>(&parsed)) return OperationFailed(i, *error, content_ids[i]);
+    if (auto* error = std::get_if<AzureError>(&parsed))
+      return OperationFailed(i, *error, content_ids[i]);
     EntityWrite& w = std::get<EntityWrite>(parsed);
     if (i == 0) {
       table_name = resource->table;
     } else if (resource->table != table_name) {
-      return OperationFailed(i, MakeError(400, "InvalidInput", "all operations of a batch must be on one table"), content_ids[i]);
+      return OperationFailed(
+          i, MakeError(400, "InvalidInput", "all operations of a batch must be on one table"),
+          content_ids[i]);
     } else if (w.entity.partition_key() != writes.front().entity.partition_key()) {
-      return OperationFailed(i, MakeError(400, "CommandsInBatchActOnDifferentPartitions"), content_ids[i]);
+      return OperationFailed(i, MakeError(400, "CommandsInBatchActOnDifferentPartitions"),
+                             content_ids[i]);
     }
     if (!row_keys.insert(w.entity.row_key()).second) {
-      return OperationFailed(i, MakeError(400, "InvalidDuplicateRow",
-                                          "A command with RowKey '" + w.entity.row_key() +
-                                              "' is already present in the batch."),
+      return OperationFailed(i,
+                             MakeError(400, "InvalidDuplicateRow",
+                                       "A command with RowKey '" + w.entity.row_key() +
+                                           "' is already present in the batch."),
                              content_ids[i]);
     }
     if (auth.sas) {
-      if (auto denied = AuthorizeSas(*auth.sas, [&] {
-            switch (w.type) {
-              case OpType::kInsert: return SasOp::kInsert;
-              case OpType::kReplace:
-              case OpType::kMerge: return SasOp::kUpdate;
-              case OpType::kDelete: return SasOp::kDelete;
-              default: return SasOp::kUpsert;
-            }
-          }(), table_name)) {
+      if (auto denied = AuthorizeSas(
+              *auth.sas,
+              [&] {
+                switch (w.type) {
+                  case OpType::kInsert:
+                    return SasOp::kInsert;
+                  case OpType::kReplace:
+                  case OpType::kMerge:
+                    return SasOp::kUpdate;
+                  case OpType::kDelete:
+                    return SasOp::kDelete;
+                  default:
+                    return SasOp::kUpsert;
+                }
+              }(),
+              table_name)) {
         return OperationFailed(i, *denied, content_ids[i]);
       }
       if (!InKeyRange(*auth.sas, w.entity.partition_key(), w.entity.row_key())) {
-        return OperationFailed(i, MakeError(403, "AuthorizationFailure",
-                                            "the entity's keys are outside the SAS token's range"),
+        return OperationFailed(i,
+                               MakeError(403, "AuthorizationFailure",
+                                         "the entity's keys are outside the SAS token's range"),
                                content_ids[i]);
       }
     }
@@ -178,15 +202,18 @@ HttpReply Service::Batch(const HttpRequest& request, const ODataContext& ctx,
   }
 
   auto table = OpenTable(table_name);
-  if (!table.ok()) return OperationFailed(0, ErrorFor(table.status(), Subject::kEntityOperation), content_ids[0]);
+  if (!table.ok())
+    return OperationFailed(0, ErrorFor(table.status(), Subject::kEntityOperation), content_ids[0]);
   partkv::Batch batch;
   for (const EntityWrite& w : writes) batch.Add(w.type, w.entity, w.if_match);
   WriteOptions write_options;
   write_options.sync = options_.sync;
   auto results = table->Submit(batch, write_options);
   if (!results.ok()) {
-    size_t index = results.status().failed_op() >= 0 ? static_cast<size_t>(results.status().failed_op()) : 0;
-    if (results.status().IsThrottled()) return Failure(results.status(), Subject::kEntityOperation, &*table);
+    size_t index =
+        results.status().failed_op() >= 0 ? static_cast<size_t>(results.status().failed_op()) : 0;
+    if (results.status().IsThrottled())
+      return Failure(results.status(), Subject::kEntityOperation, &*table);
     return OperationFailed(index, ErrorFor(results.status(), Subject::kEntityOperation),
                            index < content_ids.size() ? content_ids[index] : "");
   }

@@ -20,12 +20,16 @@ bool IsEntityTag(std::string_view v) {
 
 SasOp SasOpFor(OpType type) {
   switch (type) {
-    case OpType::kInsert: return SasOp::kInsert;
+    case OpType::kInsert:
+      return SasOp::kInsert;
     case OpType::kReplace:
-    case OpType::kMerge: return SasOp::kUpdate;
+    case OpType::kMerge:
+      return SasOp::kUpdate;
     case OpType::kInsertOrReplace:
-    case OpType::kInsertOrMerge: return SasOp::kUpsert;
-    case OpType::kDelete: return SasOp::kDelete;
+    case OpType::kInsertOrMerge:
+      return SasOp::kUpsert;
+    case OpType::kDelete:
+      return SasOp::kDelete;
   }
   return SasOp::kInsert;
 }
@@ -37,10 +41,12 @@ std::vector<std::string> ParseSelect(const HttpRequest& request) {
   size_t at = 0;
   while (at <= text->size()) {
     size_t comma = text->find(',', at);
-    std::string name = text->substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    std::string name =
+        text->substr(at, comma == std::string::npos ? std::string::npos : comma - at);
     name.erase(0, name.find_first_not_of(' '));
     name.erase(name.find_last_not_of(' ') + 1);
-    if (!name.empty() && name != "*" && std::find(names.begin(), names.end(), name) == names.end()) {
+    if (!name.empty() && name != "*" &&
+        std::find(names.begin(), names.end(), name) == names.end()) {
       names.push_back(std::move(name));
     }
     if (comma == std::string::npos) break;
@@ -111,9 +117,8 @@ HttpReply Service::WriteReply(const EntityWrite& write, const WriteResult& resul
   reply.status = 204;
   if (write.type != OpType::kDelete) reply.SetHeader("ETag", result.etag);
   if (write.type == OpType::kInsert) {
-    std::string location =
-        ctx.account_url + "/" +
-        EntityPath(table, write.entity.partition_key(), write.entity.row_key());
+    std::string location = ctx.account_url + "/" +
+                           EntityPath(table, write.entity.partition_key(), write.entity.row_key());
     reply.SetHeader("Location", location);
     reply.SetHeader("DataServiceId", location);
     if (write.return_content) {
@@ -150,14 +155,24 @@ HttpReply Service::WriteEntity(const HttpRequest& request, const Resource& resou
   write_options.sync = options_.sync;
   Result<WriteResult> result = Status::InvalidArgument("unreachable");
   switch (w.type) {
-    case OpType::kInsert: result = table->Insert(w.entity, write_options); break;
-    case OpType::kReplace: result = table->Replace(w.entity, w.if_match, write_options); break;
-    case OpType::kMerge: result = table->Merge(w.entity, w.if_match, write_options); break;
-    case OpType::kInsertOrReplace: result = table->InsertOrReplace(w.entity, write_options); break;
-    case OpType::kInsertOrMerge: result = table->InsertOrMerge(w.entity, write_options); break;
+    case OpType::kInsert:
+      result = table->Insert(w.entity, write_options);
+      break;
+    case OpType::kReplace:
+      result = table->Replace(w.entity, w.if_match, write_options);
+      break;
+    case OpType::kMerge:
+      result = table->Merge(w.entity, w.if_match, write_options);
+      break;
+    case OpType::kInsertOrReplace:
+      result = table->InsertOrReplace(w.entity, write_options);
+      break;
+    case OpType::kInsertOrMerge:
+      result = table->InsertOrMerge(w.entity, write_options);
+      break;
     case OpType::kDelete: {
-      Status s = table->Delete(w.entity.partition_key(), w.entity.row_key(), w.if_match,
-                               write_options);
+      Status s =
+          table->Delete(w.entity.partition_key(), w.entity.row_key(), w.if_match, write_options);
       if (s.ok()) {
         result = WriteResult{};
       } else {

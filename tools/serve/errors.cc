@@ -6,10 +6,9 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 #include "partkv/value.h"
 #include "tools/serve/xml.h"
@@ -42,8 +41,11 @@ std::string_view StandardMessage(std::string_view code) {
            "properties to store data. Each entity also has 3 system properties.";
   }
   if (code == "PropertyNameInvalid") return "The property name is invalid.";
-  if (code == "PropertyNameTooLong") return "The property name exceeds the maximum allowed length (255).";
-  if (code == "InvalidDuplicateRow") return "The batch request contains multiple changes with same row key. An entity can appear only once in a batch request.";
+  if (code == "PropertyNameTooLong")
+    return "The property name exceeds the maximum allowed length (255).";
+  if (code == "InvalidDuplicateRow")
+    return "The batch request contains multiple changes with same row key. An entity can appear "
+           "only once in a batch request.";
   if (code == "CommandsInBatchActOnDifferentPartitions") {
     return "All commands in a batch must operate on same entity group.";
   }
@@ -51,7 +53,8 @@ std::string_view StandardMessage(std::string_view code) {
     return "Server failed to authenticate the request. Make sure the value of Authorization "
            "header is formed correctly including the signature.";
   }
-  if (code == "AuthorizationFailure") return "This request is not authorized to perform this operation.";
+  if (code == "AuthorizationFailure")
+    return "This request is not authorized to perform this operation.";
   if (code == "AuthorizationPermissionMismatch") {
     return "This request is not authorized to perform this operation using this permission.";
   }
@@ -61,21 +64,30 @@ std::string_view StandardMessage(std::string_view code) {
   if (code == "AuthorizationServiceMismatch") {
     return "This request is not authorized to perform this operation using this service.";
   }
-  if (code == "ServerBusy") return "The server is currently unable to receive requests. Please retry your request.";
-  if (code == "TooManyRequests") return "The request rate is too large. Please retry after some time.";
-  if (code == "RequestBodyTooLarge") return "The request body is too large and exceeds the maximum permissible limit.";
-  if (code == "MissingRequiredHeader") return "An HTTP header that's mandatory for this request is not specified.";
-  if (code == "InvalidHeaderValue") return "The value for one of the HTTP headers is not in the correct format.";
-  if (code == "InvalidUri") return "The requested URI does not represent any resource on the server.";
+  if (code == "ServerBusy")
+    return "The server is currently unable to receive requests. Please retry your request.";
+  if (code == "TooManyRequests")
+    return "The request rate is too large. Please retry after some time.";
+  if (code == "RequestBodyTooLarge")
+    return "The request body is too large and exceeds the maximum permissible limit.";
+  if (code == "MissingRequiredHeader")
+    return "An HTTP header that's mandatory for this request is not specified.";
+  if (code == "InvalidHeaderValue")
+    return "The value for one of the HTTP headers is not in the correct format.";
+  if (code == "InvalidUri")
+    return "The requested URI does not represent any resource on the server.";
   if (code == "UnsupportedHttpVerb") return "The resource doesn't support the specified HTTP verb.";
-  if (code == "MethodNotAllowed") return "The requested method is not allowed on the specified resource.";
-  if (code == "NotImplemented") return "The requested operation is not implemented on the specified resource.";
+  if (code == "MethodNotAllowed")
+    return "The requested method is not allowed on the specified resource.";
+  if (code == "NotImplemented")
+    return "The requested operation is not implemented on the specified resource.";
   if (code == "JsonFormatNotSupported") return "JSON format is not supported.";
   if (code == "InvalidXmlDocument") return "XML specified is not syntactically valid.";
   if (code == "InvalidQueryParameterValue") {
     return "Value for one of the query parameters specified in the request URI is invalid.";
   }
-  if (code == "InternalError") return "The server encountered an internal error. Please retry the request.";
+  if (code == "InternalError")
+    return "The server encountered an internal error. Please retry the request.";
   // Answered by the HTTP layer (docs/serve.md "Limits and timeouts").
   if (code == "RequestTimeout") {
     return "The server did not receive the complete request within the permitted time.";
@@ -84,7 +96,8 @@ std::string_view StandardMessage(std::string_view code) {
   if (code == "RequestHeaderFieldsTooLarge") {
     return "The request's header fields exceed the maximum permissible size or number.";
   }
-  if (code == "UnsupportedHeader") return "One of the HTTP headers specified in the request is not supported.";
+  if (code == "UnsupportedHeader")
+    return "One of the HTTP headers specified in the request is not supported.";
   return "";
 }
 
@@ -211,8 +224,9 @@ AzureError ErrorFor(const Status& status, Subject subject) {
     case Status::Code::kInvalidArgument:
       // The library names the limit in its message; Azure has a code for some of them.
       if (detail.starts_with("property name '")) {
-        return MakeError(400, Contains(detail, "characters; the limit is") ? "PropertyNameTooLong"
-                                                                           : "PropertyNameInvalid",
+        return MakeError(400,
+                         Contains(detail, "characters; the limit is") ? "PropertyNameTooLong"
+                                                                      : "PropertyNameInvalid",
                          detail);
       }
       if (detail.starts_with("entity has ") && Contains(detail, "properties; the limit")) {
@@ -241,8 +255,7 @@ AzureError ErrorFor(const Status& status, Subject subject) {
       }
       return MakeError(503, "ServerBusy", detail);
     case Status::Code::kCorruption:
-      return Internal(status,
-                      "the store found damaged data (the server's log has the details)");
+      return Internal(status, "the store found damaged data (the server's log has the details)");
     case Status::Code::kIOError:
       return Internal(status, IoErrorDetail(detail));
   }
@@ -317,8 +330,7 @@ std::string ErrorBody(const AzureError& error, std::string_view request_id,
   LogInternal(error, request_id);
   std::string value = ErrorText(error, request_id, index_prefix);
   nlohmann::json body = {
-      {"odata.error",
-       {{"code", error.code}, {"message", {{"lang", "en-US"}, {"value", value}}}}}};
+      {"odata.error", {{"code", error.code}, {"message", {{"lang", "en-US"}, {"value", value}}}}}};
   // Replace invalid UTF-8 (a detail quoting client bytes) rather than throw.
   return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -344,7 +356,8 @@ HttpReply ErrorReply(const AzureError& error, std::string_view index_prefix) {
   std::string request_id = NewRequestId();
   reply.status = error.status;
   reply.body = ErrorBody(error, request_id, index_prefix);
-  reply.SetHeader("Content-Type", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8");
+  reply.SetHeader("Content-Type",
+                  "application/json;odata=minimalmetadata;streaming=true;charset=utf-8");
   reply.SetHeader("x-ms-error-code", error.code);
   reply.SetHeader("x-ms-request-id", request_id);
   return reply;

@@ -24,8 +24,8 @@ struct CaseInsensitiveLess {
 using HeaderMap = std::multimap<std::string, std::string, CaseInsensitiveLess>;
 
 struct HttpRequest {
-  std::string verb;    // the method as sent on the request line (signatures use it)
-  std::string method;  // the operation's method: POST + X-HTTP-Method and PATCH become MERGE
+  std::string verb;      // the method as sent on the request line (signatures use it)
+  std::string method;    // the operation's method: POST + X-HTTP-Method and PATCH become MERGE
   std::string raw_path;  // the request target's path, still percent-encoded (signatures use it)
   std::string path;      // raw_path percent-decoded
   std::vector<std::pair<std::string, std::string>> query;  // decoded, in order

@@ -7,7 +7,6 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "partkv/base64.h"
@@ -18,8 +17,8 @@ namespace {
 
 // `s` as a JSON string literal through nlohmann, bytes that are not UTF-8 as U+FFFD.
 std::string Quote(std::string_view s) {
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false,
-                                             nlohmann::json::error_handler_t::replace);
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 bool IsUtf8(std::string_view s) {
@@ -83,13 +82,27 @@ void AppendQuoted(std::string& out, std::string_view s) {
     for (char ch : s) {
       unsigned char c = static_cast<unsigned char>(ch);
       switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"':
+          out += "\\\"";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '\b':
+          out += "\\b";
+          break;
+        case '\f':
+          out += "\\f";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
         default:
           if (c < 0x20) {
             out += "\\u00";
@@ -182,13 +195,21 @@ void AppendInt(std::string& out, Int v) {
 
 void AppendValue(std::string& out, const Value& v) {
   switch (v.type()) {
-    case Type::kString: return AppendQuoted(out, v.as_string());
-    case Type::kBinary: return AppendQuoted(out, Base64Encode(v.as_binary()));
-    case Type::kBoolean: out += v.as_bool() ? "true" : "false"; return;
-    case Type::kDateTime: return AppendDateTime(out, v.as_datetime(), /*trim=*/true);
-    case Type::kDouble: return AppendDouble(out, v.as_double());
-    case Type::kGuid: return AppendQuoted(out, v.as_guid().ToString());
-    case Type::kInt32: return AppendInt(out, v.as_int32());
+    case Type::kString:
+      return AppendQuoted(out, v.as_string());
+    case Type::kBinary:
+      return AppendQuoted(out, Base64Encode(v.as_binary()));
+    case Type::kBoolean:
+      out += v.as_bool() ? "true" : "false";
+      return;
+    case Type::kDateTime:
+      return AppendDateTime(out, v.as_datetime(), /*trim=*/true);
+    case Type::kDouble:
+      return AppendDouble(out, v.as_double());
+    case Type::kGuid:
+      return AppendQuoted(out, v.as_guid().ToString());
+    case Type::kInt32:
+      return AppendInt(out, v.as_int32());
     case Type::kInt64:
       out.push_back('"');
       AppendInt(out, v.as_int64());
@@ -318,7 +339,8 @@ std::string EntityPageJson(const std::vector<Entity>& entities, std::string_view
   std::string out = "{";
   out.reserve(64 + entities.size() * 256);
   if (ctx.metadata != JsonMetadata::kNone) {
-    out += "\"odata.metadata\":" + Quote(ctx.account_url + "/$metadata#" + std::string(table)) + ",";
+    out +=
+        "\"odata.metadata\":" + Quote(ctx.account_url + "/$metadata#" + std::string(table)) + ",";
   }
   out += "\"value\":[";
   for (size_t i = 0; i < entities.size(); ++i) {

@@ -5,12 +5,11 @@
 #ifndef PARTKV_TOOLS_SERVE_REQUEST_PARSER_H_
 #define PARTKV_TOOLS_SERVE_REQUEST_PARSER_H_
 
+#include <boost/beast/http/basic_parser.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
-
-#include <boost/beast/http/basic_parser.hpp>
 
 #include "tools/serve/http_types.h"
 #include "tools/serve/server.h"
@@ -35,8 +34,9 @@ class RequestParser : public boost::beast::http::basic_parser<true> {
   bool expects_continue() const { return expects_continue_; }
 
  private:
-  void on_request_impl(boost::beast::http::verb, boost::beast::string_view method, boost::beast::string_view target,
-                       int version, boost::system::error_code& ec) override {
+  void on_request_impl(boost::beast::http::verb, boost::beast::string_view method,
+                       boost::beast::string_view target, int version,
+                       boost::system::error_code& ec) override {
     if (target.size() > options_.max_target_bytes) {
       target_too_long_ = true;
       ec = boost::beast::http::error::header_limit;
@@ -47,12 +47,13 @@ class RequestParser : public boost::beast::http::basic_parser<true> {
     http_10_ = version < 11;
   }
 
-  void on_response_impl(int, boost::beast::string_view, int, boost::system::error_code& ec) override {
+  void on_response_impl(int, boost::beast::string_view, int,
+                        boost::system::error_code& ec) override {
     ec = boost::beast::http::error::bad_version;  // a request parser never sees a status line
   }
 
-  void on_field_impl(boost::beast::http::field name, boost::beast::string_view name_string, boost::beast::string_view value,
-                     boost::system::error_code& ec) override {
+  void on_field_impl(boost::beast::http::field name, boost::beast::string_view name_string,
+                     boost::beast::string_view value, boost::system::error_code& ec) override {
     if (++fields_ > options_.max_header_fields) {
       too_many_fields_ = true;
       ec = boost::beast::http::error::header_limit;
@@ -68,7 +69,8 @@ class RequestParser : public boost::beast::http::basic_parser<true> {
 
   void on_header_impl(boost::system::error_code&) override {}
 
-  void on_body_init_impl(const boost::optional<uint64_t>& content_length, boost::system::error_code&) override {
+  void on_body_init_impl(const boost::optional<uint64_t>& content_length,
+                         boost::system::error_code&) override {
     // The limit was checked against content_length before this is called.
     if (content_length) request_.body.reserve(static_cast<size_t>(*content_length));
   }
@@ -78,9 +80,11 @@ class RequestParser : public boost::beast::http::basic_parser<true> {
     return body.size();
   }
 
-  void on_chunk_header_impl(uint64_t, boost::beast::string_view, boost::system::error_code&) override {}
+  void on_chunk_header_impl(uint64_t, boost::beast::string_view,
+                            boost::system::error_code&) override {}
 
-  size_t on_chunk_body_impl(uint64_t, boost::beast::string_view body, boost::system::error_code&) override {
+  size_t on_chunk_body_impl(uint64_t, boost::beast::string_view body,
+                            boost::system::error_code&) override {
     request_.body.append(body.data(), body.size());
     return body.size();
   }

@@ -25,7 +25,7 @@ std::string Param(const HttpRequest& r, std::string_view name) {
 // SAS times are ISO 8601 UTC, to the second or the minute ("2024-05-01T10:00Z"), or a date.
 std::optional<DateTime> ParseSasTime(std::string text) {
   if (text.size() == 17 && text[16] == 'Z') text.insert(16, ":00");  // minutes only
-  if (text.size() == 10) text += "T00:00:00Z";                        // a date
+  if (text.size() == 10) text += "T00:00:00Z";                       // a date
   auto t = DateTime::Parse(text);
   if (!t.ok()) return std::nullopt;
   return *t;
@@ -33,7 +33,8 @@ std::optional<DateTime> ParseSasTime(std::string text) {
 
 DateTime Now() {
   auto now = std::chrono::system_clock::now().time_since_epoch();
-  return DateTime::FromUnixMicros(std::chrono::duration_cast<std::chrono::microseconds>(now).count());
+  return DateTime::FromUnixMicros(
+      std::chrono::duration_cast<std::chrono::microseconds>(now).count());
 }
 
 std::optional<uint32_t> ParseIpv4(const std::string& text) {
@@ -70,7 +71,8 @@ std::optional<AzureError> VerifySas(const HttpRequest& request, std::string_view
   const std::string sip = Param(request, "sip"), spr = Param(request, "spr");
   const std::string si = Param(request, "si");
   if (sv.empty()) return AuthFailed("the SAS token has no signed version (sv)");
-  if (sv < "2015-04-05") return AuthFailed("SAS version " + sv + " is not supported (2015-04-05 or later)");
+  if (sv < "2015-04-05")
+    return AuthFailed("SAS version " + sv + " is not supported (2015-04-05 or later)");
   std::optional<DateTime> expiry, start;
   if (!se.empty()) {
     expiry = ParseSasTime(se);
@@ -175,14 +177,14 @@ std::optional<AzureError> AuthorizeSas(const SasScope& scope, SasOp op, std::str
                        "a table SAS cannot read or set the service properties");
     }
     if (!Has(scope.resource_types, 's')) {
-      return MakeError(403, "AuthorizationResourceTypeMismatch",
-                       "the account SAS lacks resource type 's' (srt=" + scope.resource_types +
-                           ")");
+      return MakeError(
+          403, "AuthorizationResourceTypeMismatch",
+          "the account SAS lacks resource type 's' (srt=" + scope.resource_types + ")");
     }
     if (!Has(sp, get ? 'r' : 'w')) {
-      return MakeError(403, "AuthorizationPermissionMismatch",
-                       "the SAS token's permissions (sp=" + sp + ") do not include " +
-                           (get ? "r" : "w"));
+      return MakeError(
+          403, "AuthorizationPermissionMismatch",
+          "the SAS token's permissions (sp=" + sp + ") do not include " + (get ? "r" : "w"));
     }
     return std::nullopt;
   }
@@ -190,12 +192,13 @@ std::optional<AzureError> AuthorizeSas(const SasScope& scope, SasOp op, std::str
       op == SasOp::kListTables || op == SasOp::kCreateTable || op == SasOp::kDeleteTable;
   if (!scope.account_sas) {
     if (service_level) {
-      return MakeError(403, "AuthorizationFailure", "a table SAS cannot list, create or delete tables");
+      return MakeError(403, "AuthorizationFailure",
+                       "a table SAS cannot list, create or delete tables");
     }
     if (Lower(table) != Lower(scope.table)) {
-      return MakeError(403, "AuthorizationFailure",
-                       "the SAS token is for table '" + scope.table + "', not '" +
-                           std::string(table) + "'");
+      return MakeError(
+          403, "AuthorizationFailure",
+          "the SAS token is for table '" + scope.table + "', not '" + std::string(table) + "'");
     }
   } else {
     char needed_type = service_level ? 'c' : 'o';
@@ -209,25 +212,47 @@ std::optional<AzureError> AuthorizeSas(const SasScope& scope, SasOp op, std::str
   bool allowed = false;
   std::string_view wanted;
   switch (op) {
-    case SasOp::kListTables: allowed = Has(sp, 'l'); wanted = "l"; break;
-    case SasOp::kCreateTable: allowed = Has(sp, 'a') || Has(sp, 'c') || Has(sp, 'w'); wanted = "a, c or w"; break;
-    case SasOp::kDeleteTable: allowed = Has(sp, 'd'); wanted = "d"; break;
-    case SasOp::kQueryEntities: allowed = Has(sp, 'r'); wanted = "r"; break;
-    case SasOp::kInsert: allowed = Has(sp, 'a') || (scope.account_sas && Has(sp, 'w')); wanted = "a"; break;
-    case SasOp::kUpdate: allowed = Has(sp, 'u') || (scope.account_sas && Has(sp, 'w')); wanted = "u"; break;
+    case SasOp::kListTables:
+      allowed = Has(sp, 'l');
+      wanted = "l";
+      break;
+    case SasOp::kCreateTable:
+      allowed = Has(sp, 'a') || Has(sp, 'c') || Has(sp, 'w');
+      wanted = "a, c or w";
+      break;
+    case SasOp::kDeleteTable:
+      allowed = Has(sp, 'd');
+      wanted = "d";
+      break;
+    case SasOp::kQueryEntities:
+      allowed = Has(sp, 'r');
+      wanted = "r";
+      break;
+    case SasOp::kInsert:
+      allowed = Has(sp, 'a') || (scope.account_sas && Has(sp, 'w'));
+      wanted = "a";
+      break;
+    case SasOp::kUpdate:
+      allowed = Has(sp, 'u') || (scope.account_sas && Has(sp, 'w'));
+      wanted = "u";
+      break;
     case SasOp::kUpsert:
       allowed = (Has(sp, 'a') && Has(sp, 'u')) || (scope.account_sas && Has(sp, 'w'));
       wanted = "a and u";
       break;
-    case SasOp::kDelete: allowed = Has(sp, 'd'); wanted = "d"; break;
+    case SasOp::kDelete:
+      allowed = Has(sp, 'd');
+      wanted = "d";
+      break;
     case SasOp::kGetServiceProperties:
     case SasOp::kSetServiceProperties:
-    case SasOp::kTableAcl: break;  // decided above
+    case SasOp::kTableAcl:
+      break;  // decided above
   }
   if (!allowed) {
-    return MakeError(403, "AuthorizationPermissionMismatch",
-                     "the SAS token's permissions (sp=" + sp + ") do not include " +
-                         std::string(wanted));
+    return MakeError(
+        403, "AuthorizationPermissionMismatch",
+        "the SAS token's permissions (sp=" + sp + ") do not include " + std::string(wanted));
   }
   return std::nullopt;
 }

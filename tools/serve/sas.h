@@ -51,9 +51,9 @@ using PolicyLookup =
 // The scope a verified SAS grants.
 struct SasScope {
   bool account_sas = false;
-  std::string permissions;     // sp
-  std::string resource_types;  // srt (account SAS)
-  std::string table;           // tn (table SAS), as given
+  std::string permissions;                         // sp
+  std::string resource_types;                      // srt (account SAS)
+  std::string table;                               // tn (table SAS), as given
   std::string start_pk, start_rk, end_pk, end_rk;  // spk srk epk erk (table SAS); "" = open
 };
 

@@ -21,6 +21,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -28,12 +33,6 @@
 #include <thread>
 #include <unordered_set>
 #include <vector>
-
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/executor_work_guard.hpp>
 
 #include "engine/port/mutex.h"
 #include "engine/port/thread_annotations.h"
@@ -54,8 +53,11 @@ constexpr auto kSweepInterval = std::chrono::milliseconds(100);
 class Server final : public SessionHost {
  public:
   explicit Server(const ServeOptions& options)
-      : options_(options), contexts_(MakeContexts(options.threads)), acceptor_(*contexts_[0]),
-        accept_pause_(*contexts_[0]), sweeper_(*contexts_[0]) {}
+      : options_(options),
+        contexts_(MakeContexts(options.threads)),
+        acceptor_(*contexts_[0]),
+        accept_pause_(*contexts_[0]),
+        sweeper_(*contexts_[0]) {}
   // Before Run.
   void set_services(const Services* services) { services_ = services; }
 
@@ -180,7 +182,8 @@ class Server final : public SessionHost {
       for (const auto& session : live) {
         if (past_grace) {
           session->ForceClose();
-        } else if (Clock::rep d = session->deadline(); d != 0 && now.time_since_epoch().count() >= d) {
+        } else if (Clock::rep d = session->deadline();
+                   d != 0 && now.time_since_epoch().count() >= d) {
           session->CheckDeadline(now);
         }
       }
@@ -211,7 +214,7 @@ class Server final : public SessionHost {
   size_t next_context_ = 0;  // the accept chain's, on contexts_[0]
   tcp::acceptor acceptor_;
   asio::steady_timer accept_pause_;  // the accept chain's, after running out of descriptors
-  asio::steady_timer sweeper_;  // on contexts_[0], one wait at a time (its chain)
+  asio::steady_timer sweeper_;       // on contexts_[0], one wait at a time (its chain)
   std::atomic<bool> stopping_{false};
   Clock::time_point grace_end_;  // set by Stop's handler before stopping_ is seen by the sweeper
   // The sessions alive, registered by the threads that run them.
@@ -266,9 +269,10 @@ Status RunServe(const ServeOptions& options) {
                 url.c_str(), served[i].account.c_str(), served[i].store_dir.c_str());
   }
   if (options.accounts.empty()) {
-    std::printf("connection string: DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;"
-                "TableEndpoint=%s/%s;\n",
-                kDevAccountName, kDevAccountKey, url.c_str(), kDevAccountName);
+    std::printf(
+        "connection string: DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;"
+        "TableEndpoint=%s/%s;\n",
+        kDevAccountName, kDevAccountKey, url.c_str(), kDevAccountName);
   }
   std::fflush(stdout);
 

@@ -32,9 +32,9 @@ struct ServeOptions {
   int port = 10002;                // the development storage's table port; 0 = any free port
   // (name, base64 key) pairs; empty = the development account devstoreaccount1.
   std::vector<std::pair<std::string, std::string>> accounts;
-  std::string profile = "azure-table";  // for tables created through the endpoint
-  bool throttling = false;              // emulate the profile's per-partition budgets
-  bool sync = false;                    // fsync every acknowledged write
+  std::string profile = "azure-table";     // for tables created through the endpoint
+  bool throttling = false;                 // emulate the profile's per-partition budgets
+  bool sync = false;                       // fsync every acknowledged write
   size_t memory_budget_bytes = 64u << 20;  // shared equally by the accounts' stores
   // Compactions at the lowest CPU priority (StoreOptions::low_priority_compactions): requests
   // first, the server owning its process.
@@ -48,17 +48,17 @@ struct ServeOptions {
   bool verbose = false;  // one line per request on stderr
 
   // The HTTP layer's limits (docs/serve.md "Limits and timeouts").
-  int threads = 64;             // requests executed at once
-  int max_connections = 1024;   // open connections; one more is answered 503 and closed
-  int backlog = 1024;           // the listen queue (the kernel caps it at net.core.somaxconn)
+  int threads = 64;            // requests executed at once
+  int max_connections = 1024;  // open connections; one more is answered 503 and closed
+  int backlog = 1024;          // the listen queue (the kernel caps it at net.core.somaxconn)
   size_t max_header_bytes = 64u << 10;  // request line + header fields, as received
   size_t max_target_bytes = 32u << 10;  // the request target (path and query)
   int max_header_fields = 100;          // header fields of one request
-  double header_timeout_s = 10;   // from a request's first byte to the end of its header
-  double body_timeout_s = 60;     // to receive a request's body
-  double idle_timeout_s = 60;     // a kept-alive connection waiting for its next request
-  double write_timeout_s = 60;    // to send one response
-  double shutdown_grace_s = 10;   // after SIGINT/SIGTERM, for replies in progress
+  double header_timeout_s = 10;         // from a request's first byte to the end of its header
+  double body_timeout_s = 60;           // to receive a request's body
+  double idle_timeout_s = 60;           // a kept-alive connection waiting for its next request
+  double write_timeout_s = 60;          // to send one response
+  double shutdown_grace_s = 10;         // after SIGINT/SIGTERM, for replies in progress
 };
 
 // Serves until SIGINT/SIGTERM. Errors: a store cannot be opened, the address cannot be bound

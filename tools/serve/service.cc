@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-
 #include <nlohmann/json.hpp>
 
 #include "partkv/filter.h"
@@ -58,9 +57,7 @@ std::string ContentEncoding(const HttpRequest& request) {
 
 Service::Service(Store store, Accounts accounts, ServiceOptions options)
     : store_(std::move(store)), accounts_(std::move(accounts)), options_(options) {
-  policies_ = [this](std::string_view table, std::string_view id) {
-    return FindPolicy(table, id);
-  };
+  policies_ = [this](std::string_view table, std::string_view id) { return FindPolicy(table, id); };
 }
 
 Result<Table> Service::OpenTable(std::string_view name) const {
@@ -214,12 +211,15 @@ HttpReply Service::QueryTables(const HttpRequest& request, const Resource& resou
   if (resource.kind == Resource::Kind::kTable) {  // GET Tables('name')
     for (const TableInfo& t : *tables) {
       if (std::equal(t.name.begin(), t.name.end(), resource.table.begin(), resource.table.end(),
-                     [](unsigned char a, unsigned char b) { return std::tolower(a) == std::tolower(b); })) {
+                     [](unsigned char a, unsigned char b) {
+                       return std::tolower(a) == std::tolower(b);
+                     })) {
         reply.body = TableJson(t.name, ctx, true);
         return reply;
       }
     }
-    return ErrorReply(MakeError(404, "ResourceNotFound", "table '" + resource.table + "' does not exist"));
+    return ErrorReply(
+        MakeError(404, "ResourceNotFound", "table '" + resource.table + "' does not exist"));
   }
   Filter filter;
   if (const std::string* text = request.Param("$filter")) {

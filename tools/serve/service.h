@@ -80,8 +80,8 @@ class Service {
   // The headers every reply carries (x-ms-request-id, x-ms-version, Date, the client's request
   // id echoed, DataServiceVersion on JSON successes), refusals included.
   static void AddCommonHeaders(const HttpRequest& request, bool xml, HttpReply* reply);
-  HttpReply Dispatch(const HttpRequest& request, const Resource& resource,
-                     const ODataContext& ctx, const AuthResult& auth) const;
+  HttpReply Dispatch(const HttpRequest& request, const Resource& resource, const ODataContext& ctx,
+                     const AuthResult& auth) const;
   HttpReply QueryTables(const HttpRequest& request, const Resource& resource,
                         const ODataContext& ctx, const AuthResult& auth) const;
   HttpReply CreateTable(const HttpRequest& request, const ODataContext& ctx,
@@ -89,8 +89,8 @@ class Service {
   HttpReply DeleteTable(const Resource& resource, const AuthResult& auth) const;
   HttpReply QueryEntities(const HttpRequest& request, const Resource& resource,
                           const ODataContext& ctx, const AuthResult& auth) const;
-  HttpReply GetEntity(const HttpRequest& request, const Resource& resource,
-                      const ODataContext& ctx, const AuthResult& auth) const;
+  HttpReply GetEntity(const HttpRequest& request, const Resource& resource, const ODataContext& ctx,
+                      const AuthResult& auth) const;
   HttpReply WriteEntity(const HttpRequest& request, const Resource& resource,
                         const ODataContext& ctx, const AuthResult& auth) const;
   HttpReply Batch(const HttpRequest& request, const ODataContext& ctx,

@@ -141,10 +141,9 @@ Result<std::string> HeaderList(const XmlElement& e) {
     (item.back() == '*' ? prefixed : defined).push_back(std::move(item));
   }
   if (defined.size() > kMaxCorsListItems || prefixed.size() > kMaxPrefixedHeaders) {
-    return Status::InvalidArgument("CorsRule " + e.name + " lists " +
-                                   std::to_string(defined.size()) + " headers and " +
-                                   std::to_string(prefixed.size()) +
-                                   " prefixed headers; the limits are 64 and 2");
+    return Status::InvalidArgument(
+        "CorsRule " + e.name + " lists " + std::to_string(defined.size()) + " headers and " +
+        std::to_string(prefixed.size()) + " prefixed headers; the limits are 64 and 2");
   }
   defined.insert(defined.end(), prefixed.begin(), prefixed.end());
   return Join(defined);
@@ -230,7 +229,8 @@ Status ApplyServicePropertiesXml(std::string_view xml, ServiceProperties* proper
     // A Cors element replaces every rule; an empty one removes them all.
     std::vector<const XmlElement*> rules = e->Children("CorsRule");
     if (rules.size() > kMaxCorsRules) {
-      return Invalid("Cors holds " + std::to_string(rules.size()) + " CorsRule elements; the "
+      return Invalid("Cors holds " + std::to_string(rules.size()) +
+                     " CorsRule elements; the "
                      "limit is 5");
     }
     next.cors.clear();

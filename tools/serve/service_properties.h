@@ -8,8 +8,8 @@
 // ServicePropertiesXml writes the properties as Get Table Service Properties returns them, in
 // Azure's element order. partkv keeps that canonical document in the store (Store::
 // SetServiceProperties), so a Get returns it as it is, and ParseServiceProperties reads it back
-// into the same properties for the next Set to merge into. The settings are kept and returned; partkv neither logs nor meters, and
-// does not answer CORS preflight requests from them.
+// into the same properties for the next Set to merge into. The settings are kept and returned;
+// partkv neither logs nor meters, and does not answer CORS preflight requests from them.
 //
 // Pure functions and plain values; thread-safe.
 

@@ -23,9 +23,9 @@ HttpReply BadDocument(const Status& status) {
 }
 
 HttpReply NotAllowed(const HttpRequest& request) {
-  return XmlErrorReply(MakeError(405, "UnsupportedHttpVerb",
-                                 "method " + request.method +
-                                     " is not supported on this resource"));
+  return XmlErrorReply(
+      MakeError(405, "UnsupportedHttpVerb",
+                "method " + request.method + " is not supported on this resource"));
 }
 
 }  // namespace
@@ -73,8 +73,7 @@ HttpReply Service::GetServiceProperties(const AuthResult& auth) const {
   return XmlReply(200, ServicePropertiesXml(ServiceProperties{}));
 }
 
-HttpReply Service::SetServiceProperties(const HttpRequest& request,
-                                        const AuthResult& auth) const {
+HttpReply Service::SetServiceProperties(const HttpRequest& request, const AuthResult& auth) const {
   if (auth.sas) {
     if (auto denied = AuthorizeSas(*auth.sas, SasOp::kSetServiceProperties, "")) {
       return XmlErrorReply(*denied);

@@ -29,8 +29,8 @@ bool IsAccountName(std::string_view name) {
 }
 
 // Whether `dir` holds a partkv store, as Store::Open recognises one: RocksDB's CURRENT file, or
-// the marker of a creation in progress or interrupted (engine/local/store_creation.h kCreationMarker;
-// a persisted name, never renamed).
+// the marker of a creation in progress or interrupted (engine/local/store_creation.h
+// kCreationMarker; a persisted name, never renamed).
 bool HoldsStore(const std::string& dir) {
   std::error_code ec;
   return fs::exists(fs::path(dir) / "CURRENT", ec) ||
@@ -89,8 +89,8 @@ Result<std::unique_ptr<Services>> Services::Open(const ServeOptions& options) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) {
-      return Status::IOError("cannot create the store directory '" + dir + "' of account '" +
-                             name + "': " + ec.message());
+      return Status::IOError("cannot create the store directory '" + dir + "' of account '" + name +
+                             "': " + ec.message());
     }
     auto store = Store::Open(dir, store_options);
     if (!store.ok()) return store.status().WithContext("the store of account '" + name + "'");

@@ -4,6 +4,12 @@
 #include "tools/serve/session.h"
 
 #include <array>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/buffers_suffix.hpp>
+#include <boost/beast/http/error.hpp>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -12,13 +18,6 @@
 #include <string>
 #include <string_view>
 #include <utility>
-
-#include <boost/asio/bind_executor.hpp>
-#include <boost/asio/dispatch.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/write.hpp>
-#include <boost/beast/core/buffers_suffix.hpp>
-#include <boost/beast/http/error.hpp>
 
 #include "tools/serve/errors.h"
 #include "tools/serve/service.h"
@@ -71,10 +70,9 @@ Session::~Session() { server_.Unregister(this, admitted_); }
 
 void Session::SetPhase(Phase phase, Clock::duration timeout) {
   phase_ = phase;
-  deadline_.store(timeout == Clock::duration::zero()
-                      ? 0
-                      : (Clock::now() + timeout).time_since_epoch().count(),
-                  std::memory_order_relaxed);
+  deadline_.store(
+      timeout == Clock::duration::zero() ? 0 : (Clock::now() + timeout).time_since_epoch().count(),
+      std::memory_order_relaxed);
 }
 
 void Session::Start() {
@@ -119,11 +117,10 @@ void Session::WaitForRequest() {
 
 // One read of whatever the client has sent, into the buffer, then Parse.
 void Session::ReadMore() {
-  socket_.async_read_some(buffer_.prepare(kRequestReadChunk),
-                          asio::bind_executor(strand_, [self = shared_from_this()](error_code ec,
-                                                                                   size_t n) {
-    self->OnRead(ec, n);
-  }));
+  socket_.async_read_some(
+      buffer_.prepare(kRequestReadChunk),
+      asio::bind_executor(
+          strand_, [self = shared_from_this()](error_code ec, size_t n) { self->OnRead(ec, n); }));
 }
 
 void Session::OnRead(error_code ec, size_t n) {
@@ -181,9 +178,9 @@ void Session::OnReadError(error_code ec) {
   }
   if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
     if (parser_->target_too_long()) {
-      return Refuse(414, "RequestUriTooLong",
-                    "the request target is over " + std::to_string(options_.max_target_bytes) +
-                        " bytes");
+      return Refuse(
+          414, "RequestUriTooLong",
+          "the request target is over " + std::to_string(options_.max_target_bytes) + " bytes");
     }
     if (parser_->too_many_fields()) {
       return Refuse(431, "RequestHeaderFieldsTooLarge",
@@ -224,11 +221,12 @@ void Session::OnHeader() {
   }
   // Chunked is the only transfer coding a request may use (it is all the parser decodes);
   // anything else would reach the service still coded.
-  if (auto te = r.headers.find("Transfer-Encoding"); te != r.headers.end() &&
-                                                     !beast::iequals(te->second, "chunked")) {
+  if (auto te = r.headers.find("Transfer-Encoding");
+      te != r.headers.end() && !beast::iequals(te->second, "chunked")) {
     return Refuse(501, "NotImplemented",
-                  "Transfer-Encoding '" + te->second + "' is not supported: send the body "
-                  "with Content-Length or chunked");
+                  "Transfer-Encoding '" + te->second +
+                      "' is not supported: send the body "
+                      "with Content-Length or chunked");
   }
   service_ = &server_.services().Route(r);
   if (std::optional<HttpReply> refusal = service_->Admit(r, &auth_)) {
@@ -243,12 +241,12 @@ void Session::OnHeader() {
   if (parser_->expects_continue() && buffer_.size() == 0) {
     SetPhase(Phase::kWriting, Seconds(options_.write_timeout_s));
     static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-    return asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
-                             asio::bind_executor(strand_, [self = shared_from_this()](
-                                                              error_code ec, size_t) {
-      if (ec || self->phase_ == Phase::kClosed) return self->Close();
-      self->ContinueBody();
-    }));
+    return asio::async_write(
+        socket_, asio::buffer(kContinue.data(), kContinue.size()),
+        asio::bind_executor(strand_, [self = shared_from_this()](error_code ec, size_t) {
+          if (ec || self->phase_ == Phase::kClosed) return self->Close();
+          self->ContinueBody();
+        }));
   }
   ContinueBody();
 }
@@ -296,10 +294,10 @@ void Session::Send(HttpReply reply, bool close) {
   SetPhase(Phase::kWriting, Seconds(options_.write_timeout_s));
   beast::buffers_suffix<std::array<asio::const_buffer, 2>> rest(buffers);
   rest.consume(written);
-  asio::async_write(socket_, rest,
-                    asio::bind_executor(strand_, [self = shared_from_this()](error_code ec, size_t) {
-    self->OnWritten(ec);
-  }));
+  asio::async_write(
+      socket_, rest,
+      asio::bind_executor(
+          strand_, [self = shared_from_this()](error_code ec, size_t) { self->OnWritten(ec); }));
 }
 
 void Session::OnWritten(error_code ec) {
@@ -338,13 +336,14 @@ void Session::Linger(Clock::duration how_long) {
 }
 
 void Session::DrainSome() {
-  socket_.async_read_some(asio::buffer(drain_buffer_.get(), kReadChunk),
-                          asio::bind_executor(strand_, [self = shared_from_this()](error_code ec,
-                                                                                   size_t n) {
-    self->drained_ += n;
-    if (ec || self->phase_ == Phase::kClosed || self->drained_ >= kLingerBytes) return self->Close();
-    self->DrainSome();
-  }));
+  socket_.async_read_some(
+      asio::buffer(drain_buffer_.get(), kReadChunk),
+      asio::bind_executor(strand_, [self = shared_from_this()](error_code ec, size_t n) {
+        self->drained_ += n;
+        if (ec || self->phase_ == Phase::kClosed || self->drained_ >= kLingerBytes)
+          return self->Close();
+        self->DrainSome();
+      }));
 }
 
 void Session::Close() {

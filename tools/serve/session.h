@@ -24,17 +24,16 @@
 #define PARTKV_TOOLS_SERVE_SESSION_H_
 
 #include <atomic>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/system/error_code.hpp>
 #include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/system/error_code.hpp>
 
 #include "tools/serve/auth.h"
 #include "tools/serve/http_types.h"
@@ -128,10 +127,10 @@ class Session : public std::enable_shared_from_this<Session> {
   bool head_request_ = false;
   bool keep_alive_ = true;
   bool timed_out_ = false;
-  bool header_done_ = false;  // OnHeader has run for the current request
-  Phase phase_ = Phase::kFresh;  // on the session's thread
+  bool header_done_ = false;             // OnHeader has run for the current request
+  Phase phase_ = Phase::kFresh;          // on the session's thread
   std::atomic<Clock::rep> deadline_{0};  // 0 = none; read by the sweeper
-  std::string head_;  // the reply being written
+  std::string head_;                     // the reply being written
   std::string body_;
   size_t drained_ = 0;
   std::unique_ptr<char[]> drain_buffer_;

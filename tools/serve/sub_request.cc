@@ -7,9 +7,7 @@
 #include "tools/serve/uri.h"
 
 namespace partkv::serve {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 Result<HttpRequest> ParseSubRequest(std::string_view text) {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {

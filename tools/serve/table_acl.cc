@@ -22,8 +22,8 @@ Result<std::optional<DateTime>> Time(const XmlElement* e, std::string_view id) {
   if (text.empty()) return std::optional<DateTime>();
   auto t = DateTime::Parse(text);
   if (!t.ok()) {
-    return Status::InvalidArgument("SignedIdentifier '" + std::string(id) + "': " + e->name +
-                                   " '" + std::string(text) + "' is not an ISO 8601 UTC time");
+    return Status::InvalidArgument("SignedIdentifier '" + std::string(id) + "': " + e->name + " '" +
+                                   std::string(text) + "' is not an ISO 8601 UTC time");
   }
   return std::optional<DateTime>(*t);
 }
@@ -35,13 +35,11 @@ Result<std::vector<AccessPolicy>> ParseSignedIdentifiers(std::string_view xml) {
   if (OnlySpace(xml)) return policies;
   PARTKV_ASSIGN_OR_RETURN(XmlElement root, ParseXml(xml));
   if (root.name != "SignedIdentifiers") {
-    return Status::InvalidArgument("the root element is " + root.name +
-                                   ", not SignedIdentifiers");
+    return Status::InvalidArgument("the root element is " + root.name + ", not SignedIdentifiers");
   }
   std::vector<const XmlElement*> identifiers = root.Children("SignedIdentifier");
   if (identifiers.size() > kMaxAccessPolicies) {
-    return Status::InvalidArgument("SignedIdentifiers holds " +
-                                   std::to_string(identifiers.size()) +
+    return Status::InvalidArgument("SignedIdentifiers holds " + std::to_string(identifiers.size()) +
                                    " SignedIdentifier elements; a table has at most 5");
   }
   for (const XmlElement* si : identifiers) {
@@ -53,8 +51,7 @@ Result<std::vector<AccessPolicy>> ParseSignedIdentifiers(std::string_view xml) {
     p.id = std::string(port::TrimAsciiWhitespace(id->text));
     if (p.id.size() > kMaxIdChars) {
       return Status::InvalidArgument("SignedIdentifier Id '" + p.id + "' has " +
-                                     std::to_string(p.id.size()) +
-                                     " characters; the limit is 64");
+                                     std::to_string(p.id.size()) + " characters; the limit is 64");
     }
     for (const AccessPolicy& earlier : policies) {
       if (earlier.id == p.id) {

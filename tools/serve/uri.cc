@@ -151,7 +151,8 @@ Result<Resource> ParseResource(std::string_view path) {
   size_t at = 0;
   while (at < args.size()) {
     size_t eq = args.find('=', at);
-    if (eq == std::string_view::npos) return Status::InvalidArgument("malformed entity key in the URI");
+    if (eq == std::string_view::npos)
+      return Status::InvalidArgument("malformed entity key in the URI");
     std::string_view key_name = args.substr(at, eq - at);
     at = eq + 1;
     PARTKV_ASSIGN_OR_RETURN(std::string value, ReadQuoted(args, &at));

@@ -41,7 +41,7 @@ struct Resource {
   };
   Kind kind = Kind::kServiceRoot;
   std::string account;
-  std::string table;  // kTable, kEntities, kEntity
+  std::string table;                   // kTable, kEntities, kEntity
   std::string partition_key, row_key;  // kEntity
 };
 

@@ -291,8 +291,9 @@ class BulkWriter {
   const BulkWriteReport& report() const;
 
  private:
-  struct Impl;    // a local table's writer (api/front/bulk_writer.cc)
-  struct __attribute__((visibility("hidden"))) Remote;  // any other table's (api/front/remote_bulk_writer.h)
+  struct Impl;  // a local table's writer (api/front/bulk_writer.cc)
+  struct __attribute__((visibility("hidden")))
+  Remote;  // any other table's (api/front/remote_bulk_writer.h)
   explicit BulkWriter(std::unique_ptr<Impl> impl);
   __attribute__((visibility("hidden"))) explicit BulkWriter(std::unique_ptr<Remote> remote);
   std::unique_ptr<Impl> impl_;

@@ -94,7 +94,7 @@ typedef enum partkv_type_t {
   PARTKV_TYPE_BOOLEAN = 3,
   PARTKV_TYPE_DATETIME = 4, /* .NET ticks: 100 ns units since 0001-01-01T00:00:00Z, UTC */
   PARTKV_TYPE_DOUBLE = 5,
-  PARTKV_TYPE_GUID = 6,     /* 16 bytes, in the order of the canonical text form */
+  PARTKV_TYPE_GUID = 6, /* 16 bytes, in the order of the canonical text form */
   PARTKV_TYPE_INT32 = 7,
   PARTKV_TYPE_INT64 = 8
 } partkv_type_t;
@@ -264,13 +264,12 @@ void partkv_store_options_set_write_stall_timeout_ms(partkv_store_options_t* opt
 void partkv_store_options_set_scan_threads(partkv_store_options_t* options, size_t threads);
 /* Compactions at the lowest CPU priority, for every RocksDB database in the process
  * (StoreOptions::low_priority_compactions). */
-void partkv_store_options_set_low_priority_compactions(partkv_store_options_t* options,
-                                                      int value);
+void partkv_store_options_set_low_priority_compactions(partkv_store_options_t* options, int value);
 /* A remote store's client (partkv::RemoteOptions); "" = the system's CA store. */
 void partkv_store_options_set_remote_ca_file(partkv_store_options_t* options, const char* path,
                                              size_t length);
-void partkv_store_options_set_remote_timeouts_ms(partkv_store_options_t* options,
-                                                 int64_t connect, int64_t request);
+void partkv_store_options_set_remote_timeouts_ms(partkv_store_options_t* options, int64_t connect,
+                                                 int64_t request);
 void partkv_store_options_set_remote_connections(partkv_store_options_t* options,
                                                  size_t max_connections, size_t fan_out);
 /* partkv::RetryOptions: max_attempts 1 = never retry. */
@@ -282,8 +281,7 @@ void partkv_store_options_set_remote_retry(partkv_store_options_t* options, int 
  * profile and throttling). */
 partkv_table_options_t* partkv_table_options_create(void);
 void partkv_table_options_destroy(partkv_table_options_t* options);
-void partkv_table_options_set_physical_partitions(partkv_table_options_t* options,
-                                                  uint32_t count);
+void partkv_table_options_set_physical_partitions(partkv_table_options_t* options, uint32_t count);
 /* The key schemes (copied; NULL = none). */
 void partkv_table_options_set_partition_key_scheme(partkv_table_options_t* options,
                                                    const partkv_key_strategy_t* strategy);
@@ -312,8 +310,7 @@ typedef struct partkv_table_list_t partkv_table_list_t;
  * PARTKV_INVALID_ARGUMENT for something that is not a store, an unknown format version or a bad
  * connection string (never showing a key). */
 partkv_status_t* partkv_store_open(const char* location, size_t length,
-                                   const partkv_store_options_t* options,
-                                   partkv_store_t** store);
+                                   const partkv_store_options_t* options, partkv_store_t** store);
 void partkv_store_close(partkv_store_t* store);
 /* 1 when partkv_store_open takes `location` for a remote store. */
 int partkv_is_remote_location(const char* location, size_t length);
@@ -332,8 +329,8 @@ int partkv_store_has_capability(const partkv_store_t* store, const char* name, s
 
 /* PARTKV_INVALID_ARGUMENT for a bad name (^[A-Za-z][A-Za-z0-9]{2,62}$) or option;
  * PARTKV_ALREADY_EXISTS when a table of that name (case-insensitive) exists. */
-partkv_status_t* partkv_store_create_table(partkv_store_t* store, const char* name,
-                                           size_t length, const partkv_table_options_t* options);
+partkv_status_t* partkv_store_create_table(partkv_store_t* store, const char* name, size_t length,
+                                           const partkv_table_options_t* options);
 /* Drops the table and its entities. PARTKV_NOT_FOUND when there is none. */
 partkv_status_t* partkv_store_drop_table(partkv_store_t* store, const char* name, size_t length);
 /* Every table, sorted by name. *tables: owned (partkv_table_list_destroy). */
@@ -351,8 +348,8 @@ partkv_status_t* partkv_store_open_table(const partkv_store_t* store, const char
 /* The service properties document ("" when never set). *document: owned (partkv_free). */
 partkv_status_t* partkv_store_service_properties(const partkv_store_t* store, char** document,
                                                  size_t* length);
-partkv_status_t* partkv_store_set_service_properties(partkv_store_t* store,
-                                                     const char* document, size_t length);
+partkv_status_t* partkv_store_set_service_properties(partkv_store_t* store, const char* document,
+                                                     size_t length);
 /* Flushes memtables; waits for quiet (PARTKV_BUSY when `timeout_ms` passed first); waits until
  * writes are taken again after the storage engine stopped them (a full disk). */
 partkv_status_t* partkv_store_flush(partkv_store_t* store);
@@ -361,8 +358,7 @@ partkv_status_t* partkv_store_await_writable(partkv_store_t* store, int64_t time
 
 size_t partkv_table_list_count(const partkv_table_list_t* tables);
 /* Borrowed from the list; NULL for an index out of range. */
-const partkv_table_info_t* partkv_table_list_get(const partkv_table_list_t* tables,
-                                                 size_t index);
+const partkv_table_info_t* partkv_table_list_get(const partkv_table_list_t* tables, size_t index);
 void partkv_table_list_destroy(partkv_table_list_t* tables);
 
 /* ---- Table facts (partkv/table_info.h) ---- */
@@ -371,8 +367,7 @@ void partkv_table_list_destroy(partkv_table_list_t* tables);
 const char* partkv_table_info_name(const partkv_table_info_t* info, size_t* length);
 uint32_t partkv_table_info_physical_partitions(const partkv_table_info_t* info);
 int64_t partkv_table_info_created(const partkv_table_info_t* info);
-const char* partkv_table_info_partition_key_scheme(const partkv_table_info_t* info,
-                                                   size_t* length);
+const char* partkv_table_info_partition_key_scheme(const partkv_table_info_t* info, size_t* length);
 const char* partkv_table_info_row_key_scheme(const partkv_table_info_t* info, size_t* length);
 const char* partkv_table_info_profile(const partkv_table_info_t* info, size_t* length);
 int partkv_table_info_throttling(const partkv_table_info_t* info);
@@ -397,8 +392,8 @@ const char* partkv_table_name(const partkv_table_t* table, size_t* length);
 partkv_table_info_t* partkv_table_info(const partkv_table_t* table);
 
 /* Writes. On success the store's ETag and Timestamp are set on `entity`. `if_match` is an ETag,
- * or "*", "" or NULL for any (the entity must exist either way). A table with a key scheme computes an empty
- * key first. Codes: PARTKV_ALREADY_EXISTS (insert of an existing row), PARTKV_NOT_FOUND (a
+ * or "*", "" or NULL for any (the entity must exist either way). A table with a key scheme computes
+ * an empty key first. Codes: PARTKV_ALREADY_EXISTS (insert of an existing row), PARTKV_NOT_FOUND (a
  * missing row, or a dropped table), PARTKV_PRECONDITION_FAILED (the ETag does not match),
  * PARTKV_INVALID_ARGUMENT naming the limit an entity breaks, PARTKV_THROTTLED, PARTKV_BUSY,
  * PARTKV_IO_ERROR. */
@@ -417,8 +412,7 @@ partkv_status_t* partkv_table_insert_or_merge(partkv_table_t* table, partkv_enti
 partkv_status_t* partkv_table_delete(partkv_table_t* table, const char* partition_key,
                                      size_t partition_key_length, const char* row_key,
                                      size_t row_key_length, const char* if_match,
-                                     size_t if_match_length,
-                                     const partkv_write_options_t* options);
+                                     size_t if_match_length, const partkv_write_options_t* options);
 
 /* The stored entity with its Timestamp and ETag. *entity: owned (partkv_entity_destroy).
  * PARTKV_NOT_FOUND when missing. */
@@ -436,8 +430,8 @@ partkv_status_t* partkv_table_compute_keys(const partkv_table_t* table,
                                            const partkv_entity_t* entity, partkv_op_t op,
                                            partkv_entity_t** result);
 /* The physical partition holding PartitionKey `partition_key` (0 on a remote store). */
-uint32_t partkv_table_physical_partition_of(const partkv_table_t* table,
-                                            const char* partition_key, size_t length);
+uint32_t partkv_table_physical_partition_of(const partkv_table_t* table, const char* partition_key,
+                                            size_t length);
 
 /* ---- Batches (partkv/batch.h) ---- */
 
@@ -455,8 +449,7 @@ void partkv_batch_add(partkv_batch_t* batch, partkv_op_t op, const partkv_entity
                       const char* if_match, size_t if_match_length);
 void partkv_batch_add_delete(partkv_batch_t* batch, const char* partition_key,
                              size_t partition_key_length, const char* row_key,
-                             size_t row_key_length, const char* if_match,
-                             size_t if_match_length);
+                             size_t row_key_length, const char* if_match, size_t if_match_length);
 /* Applies every operation, or none. On success each operation's ETag and Timestamp are in the
  * batch (below). On failure partkv_status_failed_op names the failing operation: the one whose
  * condition failed, that is invalid, or that breaks a batch rule (the 101st, the one past 4 MiB,
@@ -479,9 +472,8 @@ void partkv_query_destroy(partkv_query_t* query);
 /* One PartitionKey (ends a PartitionKey range). */
 void partkv_query_set_partition_key(partkv_query_t* query, const char* key, size_t length);
 /* A PartitionKey range; a NULL bound is open (ends a single PartitionKey). */
-void partkv_query_set_partition_range(partkv_query_t* query, const char* lower,
-                                      size_t lower_length, int lower_inclusive,
-                                      const char* upper, size_t upper_length,
+void partkv_query_set_partition_range(partkv_query_t* query, const char* lower, size_t lower_length,
+                                      int lower_inclusive, const char* upper, size_t upper_length,
                                       int upper_inclusive);
 /* A RowKey range within every matching partition; a NULL bound is open. */
 void partkv_query_set_row_range(partkv_query_t* query, const char* lower, size_t lower_length,
@@ -531,9 +523,9 @@ partkv_status_t* partkv_table_query(const partkv_table_t* table, const partkv_qu
  * (base.1 .. base.N), merged by RowKey: the shards come from `strategy`, or when NULL from the
  * table's sharded PartitionKey scheme. REQUIRES: the query names no PartitionKey condition. */
 partkv_status_t* partkv_table_query_shards(const partkv_table_t* table,
-                                           const partkv_key_strategy_t* strategy,
-                                           const char* base, size_t base_length,
-                                           const partkv_query_t* query, partkv_page_t* page);
+                                           const partkv_key_strategy_t* strategy, const char* base,
+                                           size_t base_length, const partkv_query_t* query,
+                                           partkv_page_t* page);
 
 /* ---- Statistics (partkv/stats.h, partkv/census.h) ---- */
 
@@ -562,8 +554,8 @@ int partkv_table_stats_partition(const partkv_table_stats_t* stats, size_t index
 size_t partkv_table_stats_hot_count(const partkv_table_stats_t* stats);
 /* The index-th hottest PartitionKey (borrowed from `stats`), its operations (an upper bound)
  * and how much they may overstate; NULL out of range. */
-const char* partkv_table_stats_hot(const partkv_table_stats_t* stats, size_t index,
-                                   size_t* length, uint64_t* operations, uint64_t* error);
+const char* partkv_table_stats_hot(const partkv_table_stats_t* stats, size_t index, size_t* length,
+                                   uint64_t* operations, uint64_t* error);
 
 /* What a physical partition stores (partkv::PartitionCensus). */
 typedef struct partkv_partition_census_t {
@@ -586,8 +578,7 @@ partkv_status_t* partkv_table_census(const partkv_table_t* table, size_t top, in
 void partkv_table_census_destroy(partkv_table_census_t* census);
 /* The sums over the partitions, as a partkv_partition_census_t whose index and hash range are
  * 0 and the whole hash space. */
-void partkv_table_census_total(const partkv_table_census_t* census,
-                               partkv_partition_census_t* out);
+void partkv_table_census_total(const partkv_table_census_t* census, partkv_partition_census_t* out);
 size_t partkv_table_census_partition_count(const partkv_table_census_t* census);
 int partkv_table_census_partition(const partkv_table_census_t* census, size_t index,
                                   partkv_partition_census_t* out);
@@ -608,15 +599,14 @@ void partkv_access_policies_destroy(partkv_access_policies_t* policies);
  * letters of "raud". Checked by partkv_table_set_access_policies. */
 void partkv_access_policies_add(partkv_access_policies_t* policies, const char* id,
                                 size_t id_length, int has_start, int64_t start, int has_expiry,
-                                int64_t expiry, const char* permission,
-                                size_t permission_length);
+                                int64_t expiry, const char* permission, size_t permission_length);
 size_t partkv_access_policies_count(const partkv_access_policies_t* policies);
 /* The index-th policy: its id (borrowed), whether it has a start and an expiry (*start,
  * *expiry: their ticks, 0 when absent) and its permission (borrowed); NULL out of range. */
 const char* partkv_access_policies_get(const partkv_access_policies_t* policies, size_t index,
                                        size_t* id_length, int* has_start, int64_t* start,
-                                       int* has_expiry, int64_t* expiry,
-                                       const char** permission, size_t* permission_length);
+                                       int* has_expiry, int64_t* expiry, const char** permission,
+                                       size_t* permission_length);
 /* *policies: owned (partkv_access_policies_destroy). */
 partkv_status_t* partkv_table_access_policies(const partkv_table_t* table,
                                               partkv_access_policies_t** policies);
@@ -639,12 +629,11 @@ void partkv_bulk_writer_options_set_group_bounds(partkv_bulk_writer_options_t* o
 void partkv_bulk_writer_options_set_sync(partkv_bulk_writer_options_t* options, int value);
 /* Validate every row before writing any, waiting in a spill file in `spill_directory` ("" =
  * $TMPDIR, else /tmp). */
-void partkv_bulk_writer_options_set_validate_before_writing(
-    partkv_bulk_writer_options_t* options, int value, const char* spill_directory,
-    size_t length);
+void partkv_bulk_writer_options_set_validate_before_writing(partkv_bulk_writer_options_t* options,
+                                                            int value, const char* spill_directory,
+                                                            size_t length);
 /* Worker threads of partkv_bulk_writer_add_json_lines (0 = one per core, at least 2). */
-void partkv_bulk_writer_options_set_threads(partkv_bulk_writer_options_t* options,
-                                            size_t threads);
+void partkv_bulk_writer_options_set_threads(partkv_bulk_writer_options_t* options, size_t threads);
 /* A remote table's batches in flight. */
 void partkv_bulk_writer_options_set_max_batches_in_flight(partkv_bulk_writer_options_t* options,
                                                           size_t batches);
@@ -668,8 +657,8 @@ partkv_status_t* partkv_bulk_writer_add(partkv_bulk_writer_t* writer,
                                         const partkv_entity_t* entity);
 /* JSON Lines (whole lines; blank lines skipped) as the stream's next rows; a bad line may be
  * reported by a later call ("line N: ..."). */
-partkv_status_t* partkv_bulk_writer_add_json_lines(partkv_bulk_writer_t* writer,
-                                                   const char* lines, size_t length);
+partkv_status_t* partkv_bulk_writer_add_json_lines(partkv_bulk_writer_t* writer, const char* lines,
+                                                   size_t length);
 partkv_status_t* partkv_bulk_writer_flush(partkv_bulk_writer_t* writer);
 /* Writes every row not yet written. After PARTKV_THROTTLED or PARTKV_BUSY call it again. */
 partkv_status_t* partkv_bulk_writer_finish(partkv_bulk_writer_t* writer);
@@ -699,7 +688,7 @@ partkv_status_t* partkv_bulk_writer_error(const partkv_bulk_writer_t* writer);
 /* cdef: end */
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 #if defined(__GNUC__)
 #pragma GCC visibility pop

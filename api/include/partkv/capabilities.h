@@ -20,9 +20,10 @@ struct StoreCapabilities {
 
   // Query::descending ('descending-scans'): Azure returns every query in ascending key order.
   bool descending_scans = false;
-  // Queries return rows in (PartitionKey, RowKey) order ('ordered-scans'), which Table::QueryShards'
-  // merge needs. Azure Table Storage sorts; Cosmos DB for Table does not (a remote store on a
-  // Cosmos DB endpoint lacks it, and refuses QueryShards rather than merge unsorted shards).
+  // Queries return rows in (PartitionKey, RowKey) order ('ordered-scans'), which
+  // Table::QueryShards' merge needs. Azure Table Storage sorts; Cosmos DB for Table does not (a
+  // remote store on a Cosmos DB endpoint lacks it, and refuses QueryShards rather than merge
+  // unsorted shards).
   bool ordered_scans = false;
   // Query::scan_budget, scan_time_budget and page_bytes are honoured ('scan-budget'); a remote
   // service bounds pages by its own rules.

@@ -147,7 +147,8 @@ class KeyStrategy {
   // entity may have. Errors as for Compute().
   Result<std::string> ComputeBase(const Entity& entity) const;
 
-  friend __attribute__((visibility("default"))) bool operator==(const KeyStrategy& a, const KeyStrategy& b);
+  friend __attribute__((visibility("default"))) bool operator==(const KeyStrategy& a,
+                                                                const KeyStrategy& b);
   friend bool operator!=(const KeyStrategy& a, const KeyStrategy& b) { return !(a == b); }
 
  private:

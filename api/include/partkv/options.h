@@ -6,8 +6,8 @@
 #ifndef PARTKV_OPTIONS_H_
 #define PARTKV_OPTIONS_H_
 
-#include <cstddef>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>

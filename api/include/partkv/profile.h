@@ -1,7 +1,8 @@
 // Cloud profiles: the limits of one cloud table service, applied locally (docs/profiles.md).
 //
 //   azure-table  Azure Table Storage (default): Azure's key, property and entity limits; about
-//                2,000 entities/s per logical partition; throttled calls answer like 503 ServerBusy.
+//                2,000 entities/s per logical partition; throttled calls answer like 503
+//                ServerBusy.
 //   cosmos       Azure Cosmos DB for Table: Azure Table's rules with Cosmos's RowKey (255 B),
 //                entity (2 MB) and batch (2 MB) limits; 10,000 RU/s per physical partition with
 //                an RU cost model by size; retry-after in milliseconds (429).

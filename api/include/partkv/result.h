@@ -32,10 +32,10 @@ class [[nodiscard]] Result {
   static_assert(!std::is_same_v<std::decay_t<T>, Status>, "Result<Status> is not allowed");
 
   // Success.
-  Result(const T& value) : v_(value) {}                 // NOLINT(runtime/explicit)
-  Result(T&& value) : v_(std::move(value)) {}           // NOLINT(runtime/explicit)
+  Result(const T& value) : v_(value) {}        // NOLINT(runtime/explicit)
+  Result(T&& value) : v_(std::move(value)) {}  // NOLINT(runtime/explicit)
   // Failure. REQUIRES: !status.ok() (an OK status becomes an internal error).
-  Result(const Status& status) : v_(status) { CheckNotOk(); }       // NOLINT(runtime/explicit)
+  Result(const Status& status) : v_(status) { CheckNotOk(); }        // NOLINT(runtime/explicit)
   Result(Status&& status) : v_(std::move(status)) { CheckNotOk(); }  // NOLINT(runtime/explicit)
 
   bool ok() const { return v_.index() == 1; }
@@ -81,10 +81,10 @@ class [[nodiscard]] Result {
 #define PARTKV_CONCAT_(a, b) PARTKV_CONCAT_INNER_(a, b)
 
 // Evaluates `expr` (a Status); returns it from the enclosing function when it is not OK.
-#define PARTKV_RETURN_IF_ERROR(expr)                    \
-  do {                                                  \
-    ::partkv::Status partkv_status_ = (expr);           \
-    if (!partkv_status_.ok()) return partkv_status_;    \
+#define PARTKV_RETURN_IF_ERROR(expr)                 \
+  do {                                               \
+    ::partkv::Status partkv_status_ = (expr);        \
+    if (!partkv_status_.ok()) return partkv_status_; \
   } while (false)
 
 // Evaluates `expr` (a Result<T>); on failure returns its status, else moves the value to `lhs`

@@ -18,8 +18,8 @@
 namespace partkv {
 
 struct PartitionStats {
-  uint32_t index = 0;  // physical partition
-  uint64_t reads = 0;  // entities read (point reads and entities examined by queries)
+  uint32_t index = 0;   // physical partition
+  uint64_t reads = 0;   // entities read (point reads and entities examined by queries)
   uint64_t writes = 0;  // entities written or deleted
   uint64_t bytes_read = 0;
   uint64_t bytes_written = 0;

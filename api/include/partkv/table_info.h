@@ -26,8 +26,8 @@ struct WriteResult {
 
 // Catalog facts about a table.
 struct TableInfo {
-  std::string name;               // as created (names compare case-insensitively)
-  uint32_t id = 0;                // internal id, never reused: the prefix of the table's keys
+  std::string name;  // as created (names compare case-insensitively)
+  uint32_t id = 0;   // internal id, never reused: the prefix of the table's keys
   uint32_t physical_partitions = 0;
   DateTime created;
   std::string partition_key_scheme;  // strategy text forms; empty = none

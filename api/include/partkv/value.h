@@ -58,9 +58,7 @@ struct DateTime {
   // Azure Table's lower bound for DateTime properties, 1601-01-01T00:00:00Z.
   static constexpr int64_t kMinAzureTicks = 504911232000000000LL;
 
-  static DateTime FromUnixMicros(int64_t micros) {
-    return DateTime{kUnixEpochTicks + micros * 10};
-  }
+  static DateTime FromUnixMicros(int64_t micros) { return DateTime{kUnixEpochTicks + micros * 10}; }
   int64_t ToUnixMicros() const { return (ticks - kUnixEpochTicks) / 10; }
 
   // Parses ISO 8601 UTC: "YYYY-MM-DDTHH:MM:SS[.fffffff]Z" (up to 7 fractional digits; a missing

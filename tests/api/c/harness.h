@@ -35,9 +35,9 @@ void pk_fail_text(const char* file, int line, const char* what, const char* actu
                   size_t actual_length, const char* expected);
 
 /* Records a failure and goes on. */
-#define CHECK(cond)                                    \
-  do {                                                 \
-    if (!(cond)) pk_fail(__FILE__, __LINE__, #cond);   \
+#define CHECK(cond)                                  \
+  do {                                               \
+    if (!(cond)) pk_fail(__FILE__, __LINE__, #cond); \
   } while (0)
 /* Set by a REQUIRE that failed, and cleared by the runner before each test: STEP ends the test
  * when a REQUIRE ended the step it ran. */
@@ -53,9 +53,9 @@ extern int pk_ended;
     }                                     \
   } while (0)
 
-#define CHECK_INT(actual, expected)                                                         \
-  do {                                                                                      \
-    long long pk_a_ = (long long)(actual), pk_e_ = (long long)(expected);                   \
+#define CHECK_INT(actual, expected)                                                              \
+  do {                                                                                           \
+    long long pk_a_ = (long long)(actual), pk_e_ = (long long)(expected);                        \
     if (pk_a_ != pk_e_) pk_fail_int(__FILE__, __LINE__, #actual " == " #expected, pk_a_, pk_e_); \
   } while (0)
 #define REQUIRE_INT(actual, expected)                                          \
@@ -82,27 +82,27 @@ int pk_text_is(const char* text, size_t length, const char* expected);
 int pk_text_has(const char* text, size_t length, const char* fragment);
 
 /* (text, length) equals the C string `expected`. */
-#define CHECK_TEXT(text, length, expected)                                              \
-  do {                                                                                  \
-    const char* pk_t_ = (text);                                                         \
-    size_t pk_l_ = (length);                                                            \
-    if (!pk_text_is(pk_t_, pk_l_, (expected)))                                          \
+#define CHECK_TEXT(text, length, expected)                                                \
+  do {                                                                                    \
+    const char* pk_t_ = (text);                                                           \
+    size_t pk_l_ = (length);                                                              \
+    if (!pk_text_is(pk_t_, pk_l_, (expected)))                                            \
       pk_fail_text(__FILE__, __LINE__, #text " is " #expected, pk_t_, pk_l_, (expected)); \
   } while (0)
 /* A NUL-terminated `text` equals `expected`. */
-#define CHECK_STR(text, expected)                                                           \
-  do {                                                                                      \
-    const char* pk_t_ = (text);                                                             \
-    if (pk_t_ == NULL || strcmp(pk_t_, (expected)) != 0)                                    \
-      pk_fail_text(__FILE__, __LINE__, #text " is " #expected, pk_t_,                       \
-                   pk_t_ == NULL ? 0 : strlen(pk_t_), (expected));                          \
+#define CHECK_STR(text, expected)                                     \
+  do {                                                                \
+    const char* pk_t_ = (text);                                       \
+    if (pk_t_ == NULL || strcmp(pk_t_, (expected)) != 0)              \
+      pk_fail_text(__FILE__, __LINE__, #text " is " #expected, pk_t_, \
+                   pk_t_ == NULL ? 0 : strlen(pk_t_), (expected));    \
   } while (0)
 /* (text, length) contains `fragment`. */
-#define CHECK_HAS(text, length, fragment)                                                     \
-  do {                                                                                        \
-    const char* pk_t_ = (text);                                                               \
-    size_t pk_l_ = (length);                                                                  \
-    if (!pk_text_has(pk_t_, pk_l_, (fragment)))                                               \
+#define CHECK_HAS(text, length, fragment)                                                       \
+  do {                                                                                          \
+    const char* pk_t_ = (text);                                                                 \
+    size_t pk_l_ = (length);                                                                    \
+    if (!pk_text_has(pk_t_, pk_l_, (fragment)))                                                 \
       pk_fail_text(__FILE__, __LINE__, #text " contains " #fragment, pk_t_, pk_l_, (fragment)); \
   } while (0)
 

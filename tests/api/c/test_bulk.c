@@ -1,9 +1,9 @@
 /* Stored access policies and the bulk writer (partkv/c.h "Stored access policies",
  * "Bulk writer"; partkv/table_info.h, table.h, bulk_writer.h). */
 
-#include "harness.h"
-
 #include <stdlib.h>
+
+#include "harness.h"
 
 /* Rows of the whole table. */
 static int count_rows(const partkv_table_t* table) {
@@ -41,7 +41,8 @@ static void check_policy(const partkv_access_policies_t* policies, size_t index,
     pk_fail_text(__FILE__, line, "policy id", got_id, id_length, id);
     return;
   }
-  if (got_has_start != has_start) pk_fail_int(__FILE__, line, "has_start", got_has_start, has_start);
+  if (got_has_start != has_start)
+    pk_fail_int(__FILE__, line, "has_start", got_has_start, has_start);
   if (got_start != start) pk_fail_int(__FILE__, line, "start", got_start, start);
   if (got_has_expiry != has_expiry) {
     pk_fail_int(__FILE__, line, "has_expiry", got_has_expiry, has_expiry);
@@ -72,8 +73,7 @@ void test_AccessPolicies(void) {
   /* None at first. */
   REQUIRE_OK(partkv_table_access_policies(table, &stored));
   CHECK_INT(partkv_access_policies_count(stored), 0);
-  CHECK(partkv_access_policies_get(stored, 0, &length, NULL, NULL, NULL, NULL, NULL, NULL) ==
-        NULL);
+  CHECK(partkv_access_policies_get(stored, 0, &length, NULL, NULL, NULL, NULL, NULL, NULL) == NULL);
   partkv_access_policies_destroy(stored);
   partkv_access_policies_destroy(NULL);
 
@@ -89,8 +89,7 @@ void test_AccessPolicies(void) {
   REQUIRE_INT(partkv_access_policies_count(stored), 2);
   check_policy(stored, 0, "read-only", 1, start, 1, expiry, "r", __LINE__);
   check_policy(stored, 1, "writer", 0, 0, 0, 0, "raud", __LINE__);
-  CHECK(partkv_access_policies_get(stored, 2, &length, NULL, NULL, NULL, NULL, NULL, NULL) ==
-        NULL);
+  CHECK(partkv_access_policies_get(stored, 2, &length, NULL, NULL, NULL, NULL, NULL, NULL) == NULL);
   partkv_access_policies_destroy(stored);
 
   /* Refused: a bad permission letter, a start after the expiry, a repeated id, six policies.
@@ -199,7 +198,7 @@ static void bulk_flush(partkv_bulk_writer_t* writer, partkv_table_t* table) {
   CHECK_INT(report.rows_added, 124);
   CHECK_INT(report.rows_written, 124);
   CHECK(report.groups_written >= 3); /* at most 50 rows each */
-  CHECK_INT(count_rows(table), 123);  /* p/000007 twice: an upsert, the later wins */
+  CHECK_INT(count_rows(table), 123); /* p/000007 twice: an upsert, the later wins */
   REQUIRE_OK(partkv_table_get(table, "p", 1, "000007", 6, &got));
   CHECK_INT(pk_int32(got, "n", 0), -7);
   partkv_entity_destroy(got);
@@ -324,8 +323,7 @@ static void bad_line(int validate_first) {
   CHECK_INT(partkv_status_code(s), PARTKV_INVALID_ARGUMENT);
   message = partkv_status_message(s, &length);
   CHECK(strncmp(message, "line 5: property 'n': ", 22) == 0 ||
-        (pk_fail_text(__FILE__, __LINE__, "line 5", message, length, "line 5: property 'n': "),
-         0));
+        (pk_fail_text(__FILE__, __LINE__, "line 5", message, length, "line 5: property 'n': "), 0));
   partkv_bulk_writer_report(writer, &report);
   CHECK_INT(report.has_bad_row, 1);
   CHECK_INT(report.bad_row, 2); /* blank lines are not rows */

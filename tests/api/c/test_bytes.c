@@ -5,9 +5,9 @@
  * text after the call, is an invalid read under Valgrind (c_api.Valgrind) and AddressSanitizer,
  * and changes the results checked here otherwise. */
 
-#include "harness.h"
-
 #include <stdlib.h>
+
+#include "harness.h"
 
 /* `text` in a heap block of exactly strlen(text) bytes, no NUL. */
 static char* exact(const char* text) {
@@ -24,13 +24,13 @@ static void drop(char* block, const char* text) {
 }
 
 /* Calls `call` with (X, strlen(T)) for a block X of text T, then drops X. */
-#define WITH(X, T, call)          \
-  do {                            \
-    char* X = exact(T);           \
+#define WITH(X, T, call)           \
+  do {                             \
+    char* X = exact(T);            \
     size_t X##_length = strlen(T); \
-    (void)X##_length;             \
-    call;                         \
-    drop(X, T);                   \
+    (void)X##_length;              \
+    call;                          \
+    drop(X, T);                    \
   } while (0)
 
 /* Values: the DateTime and the Guid parsed here are `ticks` and `guid`. */
@@ -120,10 +120,12 @@ static void unterminated_writes(partkv_table_t* table, partkv_entity_t* e) {
   WITH(p, "pk", WITH(r, "rk", CHECK_OK(partkv_table_get(table, p, p_length, r, r_length, &got))));
   CHECK_INT(pk_int32(got, "n", 0), 7);
   partkv_entity_destroy(got);
-  WITH(p, "pk", CHECK_INT(partkv_table_physical_partition_of(table, p, p_length),
-                          partkv_table_physical_partition_of(table, "pk", 2)));
-  WITH(p, "pk", WITH(r, "rk", CHECK_OK(partkv_table_delete(table, p, p_length, r, r_length,
-                                                           NULL, 0, NULL))));
+  WITH(p, "pk",
+       CHECK_INT(partkv_table_physical_partition_of(table, p, p_length),
+                 partkv_table_physical_partition_of(table, "pk", 2)));
+  WITH(
+      p, "pk",
+      WITH(r, "rk", CHECK_OK(partkv_table_delete(table, p, p_length, r, r_length, NULL, 0, NULL))));
 }
 
 /* A batch. */
@@ -137,8 +139,8 @@ static void unterminated_batch(partkv_table_t* table, partkv_batch_t* batch, par
   etag = exact(partkv_batch_etag(batch, 1, NULL));
   length = strlen(partkv_batch_etag(batch, 1, NULL));
   partkv_batch_clear(batch);
-  WITH(p, "pk", WITH(r, "rk2", partkv_batch_add_delete(batch, p, p_length, r, r_length, etag,
-                                                        length)));
+  WITH(p, "pk",
+       WITH(r, "rk2", partkv_batch_add_delete(batch, p, p_length, r, r_length, etag, length)));
   free(etag);
   partkv_entity_set_row_key(e, "rk3", 3);
   WITH(m, "*", partkv_batch_add(batch, PARTKV_OP_INSERT_OR_MERGE, e, m, m_length));
@@ -152,10 +154,9 @@ static void unterminated_queries(partkv_table_t* table, partkv_query_t* query, p
   char* token;
   size_t length = 0;
   WITH(t, "pk", partkv_query_set_partition_key(query, t, t_length));
-  WITH(l, "pa", WITH(u, "pz", partkv_query_set_partition_range(query, l, l_length, 1, u,
-                                                                 u_length, 1)));
-  WITH(l, "rk", WITH(u, "rk9", partkv_query_set_row_range(query, l, l_length, 1, u, u_length,
-                                                          1)));
+  WITH(l, "pa",
+       WITH(u, "pz", partkv_query_set_partition_range(query, l, l_length, 1, u, u_length, 1)));
+  WITH(l, "rk", WITH(u, "rk9", partkv_query_set_row_range(query, l, l_length, 1, u, u_length, 1)));
   WITH(t, "rk", partkv_query_set_row_prefix(query, t, t_length));
   WITH(t, "n eq 7", partkv_query_set_filter(query, t, t_length));
   WITH(t, "tag", partkv_query_add_select(query, t, t_length));
@@ -190,12 +191,11 @@ static void unterminated_access_policies(partkv_table_t* table,
                                          partkv_access_policies_t* policies) {
   partkv_access_policies_t* stored = NULL;
   size_t length = 0;
-  WITH(i, "policy", WITH(p, "ra", partkv_access_policies_add(policies, i, i_length, 0, 0, 0, 0,
-                                                             p, p_length)));
+  WITH(i, "policy",
+       WITH(p, "ra", partkv_access_policies_add(policies, i, i_length, 0, 0, 0, 0, p, p_length)));
   CHECK_OK(partkv_table_set_access_policies(table, policies));
   CHECK_OK(partkv_table_access_policies(table, &stored));
-  CHECK(partkv_access_policies_get(stored, 0, &length, NULL, NULL, NULL, NULL, NULL, NULL) !=
-        NULL);
+  CHECK(partkv_access_policies_get(stored, 0, &length, NULL, NULL, NULL, NULL, NULL, NULL) != NULL);
   CHECK_INT(length, 6);
   partkv_access_policies_destroy(stored);
 }
@@ -204,8 +204,8 @@ static void unterminated_access_policies(partkv_table_t* table,
 static void unterminated_bulk_writer(partkv_table_t* table,
                                      partkv_bulk_writer_options_t* bulk_options) {
   partkv_bulk_writer_t* writer = NULL;
-  WITH(t, pk_dir(), partkv_bulk_writer_options_set_validate_before_writing(bulk_options, 1, t,
-                                                                           t_length));
+  WITH(t, pk_dir(),
+       partkv_bulk_writer_options_set_validate_before_writing(bulk_options, 1, t, t_length));
   CHECK_OK(partkv_bulk_writer_create(table, bulk_options, &writer));
   WITH(t, "{\"PartitionKey\":\"b\",\"RowKey\":\"1\"}\n{\"PartitionKey\":\"b\",\"RowKey\":\"2\"}",
        CHECK_OK(partkv_bulk_writer_add_json_lines(writer, t, t_length)));

@@ -1,9 +1,9 @@
 /* Key strategies and filters (partkv/c.h "Key strategies", "Filters"; partkv/keys.h,
  * docs/keys.md; partkv/filter.h, docs/filter.md). */
 
-#include "harness.h"
-
 #include <stdlib.h>
+
+#include "harness.h"
 
 static partkv_key_strategy_t* parse_strategy(const char* text) {
   partkv_key_strategy_t* s = NULL;
@@ -77,8 +77,7 @@ void test_KeyStrategyParse(void) {
   CHECK_CODE(partkv_key_strategy_parse("hash-suffix(a,b,10,hash=sha1)", 29, &s),
              PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_key_strategy_parse("concat(1abc)", 12, &s), PARTKV_INVALID_ARGUMENT, NULL);
-  CHECK_CODE(partkv_key_strategy_parse("md5-bits(id,129)", 16, &s), PARTKV_INVALID_ARGUMENT,
-             NULL);
+  CHECK_CODE(partkv_key_strategy_parse("md5-bits(id,129)", 16, &s), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_key_strategy_parse("", 0, &s), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_key_strategy_parse(NULL, 0, &s), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK(s == untouched);
@@ -93,8 +92,7 @@ static void check_compute(const char* strategy, const partkv_entity_t* entity,
   char* key = NULL;
   size_t length = 0;
   if (s == NULL) return;
-  if (pk_ok(partkv_key_strategy_compute(s, entity, &key, &length), __FILE__, __LINE__,
-            strategy)) {
+  if (pk_ok(partkv_key_strategy_compute(s, entity, &key, &length), __FILE__, __LINE__, strategy)) {
     if (!pk_text_is(key, length, expected)) {
       pk_fail_text(__FILE__, __LINE__, strategy, key, length, expected);
     }
@@ -131,8 +129,7 @@ static void compute_hash_suffix(const partkv_entity_t* e) {
   REQUIRE(s != NULL);
   key = NULL;
   REQUIRE_OK(partkv_key_strategy_compute(s, e, &key, &length));
-  CHECK(length == 12 && strncmp(key, "2018-08-09.", 11) == 0 && key[11] >= '1' &&
-        key[11] <= '8');
+  CHECK(length == 12 && strncmp(key, "2018-08-09.", 11) == 0 && key[11] >= '1' && key[11] <= '8');
   {
     char* again = NULL;
     CHECK_OK(partkv_key_strategy_compute(s, e, &again, NULL));
@@ -199,14 +196,13 @@ static void compute_errors(const partkv_entity_t* e) {
   s = parse_strategy("hash-suffix(day,VIN,200)");
   REQUIRE(s != NULL);
   key = (char*)"untouched";
-  CHECK_CODE(partkv_key_strategy_compute(s, e, &key, &length), PARTKV_INVALID_ARGUMENT,
-             "entity has no property 'VIN' required by key strategy hash-suffix(day,VIN,200,hash=xxh3)");
-  CHECK_CODE(partkv_key_strategy_compute_base(s, e, &key, &length), PARTKV_INVALID_ARGUMENT,
-             "VIN");
+  CHECK_CODE(
+      partkv_key_strategy_compute(s, e, &key, &length), PARTKV_INVALID_ARGUMENT,
+      "entity has no property 'VIN' required by key strategy hash-suffix(day,VIN,200,hash=xxh3)");
+  CHECK_CODE(partkv_key_strategy_compute_base(s, e, &key, &length), PARTKV_INVALID_ARGUMENT, "VIN");
   CHECK_STR(key, "untouched");
   CHECK_CODE(partkv_key_strategy_compute(s, e, NULL, &length), PARTKV_INVALID_ARGUMENT, NULL);
-  CHECK_CODE(partkv_key_strategy_compute_base(s, e, NULL, &length), PARTKV_INVALID_ARGUMENT,
-             NULL);
+  CHECK_CODE(partkv_key_strategy_compute_base(s, e, NULL, &length), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_key_strategy_compute(s, NULL, &key, &length), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_key_strategy_compute_base(s, NULL, &key, &length), PARTKV_INVALID_ARGUMENT,
              NULL);

@@ -1,6 +1,7 @@
 /* Every C API test case, one per line, in the order the runner runs them: PK_TEST(Name) is the
- * function test_Name (tests/api/c/harness.c) and the CTest test c_api.Name (tests/api/c/CMakeLists.txt
- * reads this file). No include guard: included once per use, with PK_TEST defined. */
+ * function test_Name (tests/api/c/harness.c) and the CTest test c_api.Name
+ * (tests/api/c/CMakeLists.txt reads this file). No include guard: included once per use, with
+ * PK_TEST defined. */
 
 /* test_values.c */
 PK_TEST(Status)

@@ -7,20 +7,20 @@
 
 /* An accessor's text of a NULL handle: NULL or "", and its length (the variable `length`, which
  * the call is given) 0. */
-#define CHECK_NO_TEXT(call)                                                 \
-  do {                                                                      \
-    const char* pk_s_;                                                      \
-    length = 99;                                                            \
-    pk_s_ = (call);                                                         \
-    if (!(pk_s_ == NULL || pk_s_[0] == '\0') || length != 0)                \
-      pk_fail(__FILE__, __LINE__, #call " is NULL or empty, length 0");     \
+#define CHECK_NO_TEXT(call)                                             \
+  do {                                                                  \
+    const char* pk_s_;                                                  \
+    length = 99;                                                        \
+    pk_s_ = (call);                                                     \
+    if (!(pk_s_ == NULL || pk_s_[0] == '\0') || length != 0)            \
+      pk_fail(__FILE__, __LINE__, #call " is NULL or empty, length 0"); \
   } while (0)
 /* The same for an accessor without a length. */
-#define CHECK_NO_STATIC_TEXT(call)                                          \
-  do {                                                                      \
-    const char* pk_s_ = (call);                                             \
-    if (!(pk_s_ == NULL || pk_s_[0] == '\0'))                               \
-      pk_fail(__FILE__, __LINE__, #call " is NULL or empty");               \
+#define CHECK_NO_STATIC_TEXT(call)                            \
+  do {                                                        \
+    const char* pk_s_ = (call);                               \
+    if (!(pk_s_ == NULL || pk_s_[0] == '\0'))                 \
+      pk_fail(__FILE__, __LINE__, #call " is NULL or empty"); \
   } while (0)
 
 /* Stores. */
@@ -83,12 +83,12 @@ static void null_writes_and_reads(partkv_table_t* table, partkv_entity_t* e) {
   CHECK_CODE(partkv_table_get_by_attributes(NULL, e, &out), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_table_get_by_attributes(table, NULL, &out), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_table_get_by_attributes(table, e, NULL), PARTKV_INVALID_ARGUMENT, NULL);
-  CHECK_CODE(partkv_table_compute_keys(NULL, e, PARTKV_OP_INSERT, &out),
-             PARTKV_INVALID_ARGUMENT, NULL);
+  CHECK_CODE(partkv_table_compute_keys(NULL, e, PARTKV_OP_INSERT, &out), PARTKV_INVALID_ARGUMENT,
+             NULL);
   CHECK_CODE(partkv_table_compute_keys(table, NULL, PARTKV_OP_INSERT, &out),
              PARTKV_INVALID_ARGUMENT, NULL);
-  CHECK_CODE(partkv_table_compute_keys(table, e, PARTKV_OP_INSERT, NULL),
-             PARTKV_INVALID_ARGUMENT, NULL);
+  CHECK_CODE(partkv_table_compute_keys(table, e, PARTKV_OP_INSERT, NULL), PARTKV_INVALID_ARGUMENT,
+             NULL);
   CHECK(out == NULL);
   CHECK_INT(partkv_table_physical_partition_of(NULL, "p", 1), 0);
   /* Nothing was written by any of them. */

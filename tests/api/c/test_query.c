@@ -1,9 +1,9 @@
 /* Queries and pages, sharded reads, statistics, the census, throttling (partkv/c.h "Queries",
  * "Statistics"; partkv/query.h, table.h, stats.h, census.h; docs/profiles.md). */
 
-#include "harness.h"
-
 #include <stdlib.h>
+
+#include "harness.h"
 
 /* What a whole query returned, page after page. */
 typedef struct {
@@ -516,8 +516,8 @@ static void shards_of_a_table_without_scheme(partkv_table_t* plain, partkv_entit
   CHECK_STR(run->keys[0], "day.1/r00");
   CHECK_STR(run->keys[1], "day.2/r01");
   CHECK_STR(run->keys[11], "day.4/r11");
-  CHECK_CODE(partkv_table_query_shards(plain, NULL, "day", 3, query, page),
-             PARTKV_INVALID_ARGUMENT, NULL);
+  CHECK_CODE(partkv_table_query_shards(plain, NULL, "day", 3, query, page), PARTKV_INVALID_ARGUMENT,
+             NULL);
   CHECK_CODE(partkv_table_query_shards(NULL, random4, "day", 3, query, page),
              PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_table_query_shards(plain, random4, "day", 3, NULL, page),
@@ -681,8 +681,10 @@ void test_Census(void) {
   for (i = 0; i < 4; ++i) {
     REQUIRE(partkv_table_census_partition(census, i, &part));
     CHECK_INT(part.index, i);
-    if (i == 0) CHECK(part.hash_lower == 0);
-    else CHECK(part.hash_lower == previous.hash_upper + 1);
+    if (i == 0)
+      CHECK(part.hash_lower == 0);
+    else
+      CHECK(part.hash_lower == previous.hash_upper + 1);
     sum_entities += part.entities;
     previous = part;
   }
@@ -763,9 +765,9 @@ static void throttled_bulk_write(partkv_table_t* table, partkv_entity_t* e) {
   partkv_bulk_writer_report(writer, &report);
   CHECK_INT(report.throttled, 1);
   CHECK_INT(report.rows_written, rows - 2000);
-  CHECK_INT(report.rows_added, rows); /* the row refused was not taken */
-  CHECK(partkv_bulk_writer_error(writer) == NULL); /* throttled is not a stop */
-  partkv_bulk_writer_destroy(writer); /* drops the rows not written */
+  CHECK_INT(report.rows_added, rows);                    /* the row refused was not taken */
+  CHECK(partkv_bulk_writer_error(writer) == NULL);       /* throttled is not a stop */
+  partkv_bulk_writer_destroy(writer);                    /* drops the rows not written */
   REQUIRE_OK(partkv_table_census(table, 0, 0, &census)); /* the census reads without a budget */
   partkv_table_census_total(census, &counted);
   CHECK_INT(counted.entities, rows - 2000);

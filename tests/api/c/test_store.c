@@ -3,11 +3,11 @@
  * properties, flush and the waits, table facts (partkv/c.h "Options", "Stores", "Table facts";
  * partkv/store.h, options.h, capabilities.h, table_info.h; docs/errors.md). */
 
-#include "harness.h"
-
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
+
+#include "harness.h"
 
 /* partkv_store_open of pk_dir()/name fails with `code` and a message containing `fragment`;
  * *store is left as it was. */
@@ -447,10 +447,17 @@ void test_OpenTableWithSchemes(void) {
 }
 
 void test_Capabilities(void) {
-  static const char* const names[] = {
-      "descending-scans",  "ordered-scans", "scan-budget", "key-scheme-catalog",
-      "physical-partitions", "throttling-emulation", "census", "engine-statistics",
-      "storage-engine",    "access-policies", "service-properties"};
+  static const char* const names[] = {"descending-scans",
+                                      "ordered-scans",
+                                      "scan-budget",
+                                      "key-scheme-catalog",
+                                      "physical-partitions",
+                                      "throttling-emulation",
+                                      "census",
+                                      "engine-statistics",
+                                      "storage-engine",
+                                      "access-policies",
+                                      "service-properties"};
   partkv_store_t* store = pk_open_store("store", NULL);
   size_t i;
   REQUIRE(store != NULL);

@@ -2,9 +2,9 @@
  * get_by_attributes), physical partitions, batches (partkv/c.h "Tables", "Batches";
  * partkv/table.h, batch.h; docs/errors.md). */
 
-#include "harness.h"
-
 #include <stdlib.h>
+
+#include "harness.h"
 
 /* An owned copy of the entity's ETag (the borrowed one ends when the entity is written). */
 static char* etag_of(const partkv_entity_t* e) {
@@ -23,8 +23,10 @@ static partkv_entity_t* get(const partkv_table_t* table, const char* pk, const c
   partkv_entity_t* e = NULL;
   partkv_status_t* s = partkv_table_get(table, pk, strlen(pk), rk, strlen(rk), &e);
   if (s != NULL) {
-    if (partkv_status_code(s) != PARTKV_NOT_FOUND) pk_ok(s, __FILE__, __LINE__, "get");
-    else partkv_status_destroy(s);
+    if (partkv_status_code(s) != PARTKV_NOT_FOUND)
+      pk_ok(s, __FILE__, __LINE__, "get");
+    else
+      partkv_status_destroy(s);
     return NULL;
   }
   return e;
@@ -177,8 +179,8 @@ static void writes_delete(partkv_table_t* table, partkv_entity_t* e, const char*
   REQUIRE(got != NULL);
   etag = etag_of(got);
   partkv_entity_destroy(got);
-  CHECK_OK(partkv_table_delete(table, "customer-42XX", 11, "order-0001XX", 10, etag,
-                               strlen(etag), sync));
+  CHECK_OK(partkv_table_delete(table, "customer-42XX", 11, "order-0001XX", 10, etag, strlen(etag),
+                               sync));
   free(etag);
   marker = e;
   got = marker;
@@ -510,9 +512,9 @@ void test_Batches(void) {
     CHECK_INT(pk_int32(got, "keep", 0), i == 4 ? 1 : 0); /* merged, or replaced */
     partkv_entity_destroy(got);
   }
-  CHECK(get(table, "b", "000005") == NULL); /* deleted */
+  CHECK(get(table, "b", "000005") == NULL);                     /* deleted */
   CHECK_TEXT(partkv_batch_etag(batch, 5, &length), length, ""); /* a delete's */
-  CHECK_TEXT(partkv_batch_etag(batch, 6, &length), length, "");  /* out of range */
+  CHECK_TEXT(partkv_batch_etag(batch, 6, &length), length, ""); /* out of range */
   CHECK_INT(partkv_batch_timestamp(batch, 6), 0);
   /* ETags never repeat: the replaced row's is new. */
   CHECK(strcmp(partkv_batch_etag(batch, 3, NULL), etag3) != 0);
@@ -571,8 +573,8 @@ static void check_batch_fails(partkv_table_t* table, partkv_batch_t* batch, part
     pk_fail_int(__FILE__, line, "failed_op", partkv_status_failed_op(s), op);
   }
   snprintf(named, sizeof named, "operation %d", op);
-  if (!pk_text_has(message, length, named)) pk_fail_text(__FILE__, line, "names the operation",
-                                                          message, length, named);
+  if (!pk_text_has(message, length, named))
+    pk_fail_text(__FILE__, line, "names the operation", message, length, named);
   if (fragment != NULL && !pk_text_has(message, length, fragment)) {
     pk_fail_text(__FILE__, line, "message", message, length, fragment);
   }

@@ -1,10 +1,10 @@
 /* Statuses, the version, types, DateTime and Guid text, entities and their JSON
  * (partkv/c.h "Status", "Values", "Entities"; partkv/status.h, value.h, entity.h, json.h). */
 
-#include "harness.h"
-
 #include <ctype.h>
 #include <stdlib.h>
+
+#include "harness.h"
 
 /* 2024-01-02T03:04:05.1234567Z: 19724 days and 11045 s after the Unix epoch, + 1234567 ticks. */
 static const int64_t kTicks2024 =
@@ -76,7 +76,10 @@ void test_Version(void) {
     if (!isdigit((unsigned char)*p)) break;
     while (isdigit((unsigned char)*p)) ++p;
     ++parts;
-    if (*p == '.') ++p; else break;
+    if (*p == '.')
+      ++p;
+    else
+      break;
   }
   CHECK(*p == '\0');
   CHECK_INT(parts, 3);
@@ -169,8 +172,8 @@ void test_Guid(void) {
   CHECK_INT(bytes[0], 7);
   CHECK_INT(bytes[15], 7);
   CHECK_CODE(partkv_guid_parse(text, 36, NULL), PARTKV_INVALID_ARGUMENT, NULL);
-  partkv_guid_format(NULL, text);   /* no-op */
-  partkv_guid_format(bytes, NULL);  /* no-op */
+  partkv_guid_format(NULL, text);  /* no-op */
+  partkv_guid_format(bytes, NULL); /* no-op */
 }
 
 void test_EntityKeys(void) {
@@ -216,7 +219,8 @@ void test_EntityKeys(void) {
   partkv_entity_destroy(NULL);
 }
 
-/* The entity of tests/engine/vocab/json_test.cc's AllTypes(): every Edm type, a Timestamp and an ETag. */
+/* The entity of tests/engine/vocab/json_test.cc's AllTypes(): every Edm type, a Timestamp and an
+ * ETag. */
 static partkv_entity_t* all_types(void) {
   partkv_entity_t* e = pk_entity("p", "r");
   const uint8_t bin[3] = {0x00, 0x01, 0xfe};
@@ -378,12 +382,12 @@ static void properties_clear(partkv_entity_t* e) {
 
 void test_EntityProperties(void) {
   partkv_entity_t* e = all_types();
-  static const char* const names[9] = {"bin", "bool", "dbl", "dint", "dt",
-                                       "guid", "i32", "i64", "str"};
+  static const char* const names[9] = {"bin",  "bool", "dbl", "dint", "dt",
+                                       "guid", "i32",  "i64", "str"};
   static const partkv_type_t types[9] = {
-      PARTKV_TYPE_BINARY, PARTKV_TYPE_BOOLEAN, PARTKV_TYPE_DOUBLE,
+      PARTKV_TYPE_BINARY, PARTKV_TYPE_BOOLEAN,  PARTKV_TYPE_DOUBLE,
       PARTKV_TYPE_DOUBLE, PARTKV_TYPE_DATETIME, PARTKV_TYPE_GUID,
-      PARTKV_TYPE_INT32,  PARTKV_TYPE_INT64,   PARTKV_TYPE_STRING};
+      PARTKV_TYPE_INT32,  PARTKV_TYPE_INT64,    PARTKV_TYPE_STRING};
 
   STEP(properties_by_index(e, names, types));
   STEP(properties_getters(e));
@@ -431,14 +435,15 @@ void test_EntityJson(void) {
 
   /* The three metadata levels, as tests/engine/vocab/json_test.cc has them for the same entity. */
   json = partkv_entity_to_json(e, PARTKV_JSON_MINIMAL_METADATA, 1, &length);
-  CHECK_TEXT(json, length,
-             "{\"odata.etag\":\"W/\\\"0x5B168C7B6E589D2\\\"\",\"PartitionKey\":\"p\",\"RowKey\":\"r\","
-             "\"Timestamp@odata.type\":\"Edm.DateTime\",\"Timestamp\":\"2024-01-02T03:04:05.1234567Z\","
-             "\"bin@odata.type\":\"Edm.Binary\",\"bin\":\"AAH+\",\"bool\":true,\"dbl\":1.5,"
-             "\"dint@odata.type\":\"Edm.Double\",\"dint\":3.0,"
-             "\"dt@odata.type\":\"Edm.DateTime\",\"dt\":\"2013-08-22T01:12:06.2608595Z\","
-             "\"guid@odata.type\":\"Edm.Guid\",\"guid\":\"c9da6455-213d-42c9-9a79-3e9149a57833\","
-             "\"i32\":-7,\"i64@odata.type\":\"Edm.Int64\",\"i64\":\"9007199254740993\",\"str\":\"s\"}");
+  CHECK_TEXT(
+      json, length,
+      "{\"odata.etag\":\"W/\\\"0x5B168C7B6E589D2\\\"\",\"PartitionKey\":\"p\",\"RowKey\":\"r\","
+      "\"Timestamp@odata.type\":\"Edm.DateTime\",\"Timestamp\":\"2024-01-02T03:04:05.1234567Z\","
+      "\"bin@odata.type\":\"Edm.Binary\",\"bin\":\"AAH+\",\"bool\":true,\"dbl\":1.5,"
+      "\"dint@odata.type\":\"Edm.Double\",\"dint\":3.0,"
+      "\"dt@odata.type\":\"Edm.DateTime\",\"dt\":\"2013-08-22T01:12:06.2608595Z\","
+      "\"guid@odata.type\":\"Edm.Guid\",\"guid\":\"c9da6455-213d-42c9-9a79-3e9149a57833\","
+      "\"i32\":-7,\"i64@odata.type\":\"Edm.Int64\",\"i64\":\"9007199254740993\",\"str\":\"s\"}");
   CHECK(json != NULL && json[length] == '\0');
 
   /* Read back with read_system: the same entity, Timestamp and ETag included. */
@@ -469,11 +474,12 @@ void test_EntityJson(void) {
   partkv_free(json);
 
   json = partkv_entity_to_json(e, PARTKV_JSON_NO_METADATA, 1, &length);
-  CHECK_TEXT(json, length,
-             "{\"PartitionKey\":\"p\",\"RowKey\":\"r\",\"Timestamp\":\"2024-01-02T03:04:05.1234567Z\","
-             "\"bin\":\"AAH+\",\"bool\":true,\"dbl\":1.5,\"dint\":3.0,"
-             "\"dt\":\"2013-08-22T01:12:06.2608595Z\",\"guid\":\"c9da6455-213d-42c9-9a79-3e9149a57833\","
-             "\"i32\":-7,\"i64\":\"9007199254740993\",\"str\":\"s\"}");
+  CHECK_TEXT(
+      json, length,
+      "{\"PartitionKey\":\"p\",\"RowKey\":\"r\",\"Timestamp\":\"2024-01-02T03:04:05.1234567Z\","
+      "\"bin\":\"AAH+\",\"bool\":true,\"dbl\":1.5,\"dint\":3.0,"
+      "\"dt\":\"2013-08-22T01:12:06.2608595Z\",\"guid\":\"c9da6455-213d-42c9-9a79-3e9149a57833\","
+      "\"i32\":-7,\"i64\":\"9007199254740993\",\"str\":\"s\"}");
   partkv_free(json);
 
   /* include_system = 0: no Timestamp, no odata.etag. */
@@ -498,8 +504,8 @@ void test_EntityJson(void) {
              "invalid JSON at byte 8");
   CHECK_CODE(partkv_entity_from_json("[1,2]", 5, 0, &back), PARTKV_INVALID_ARGUMENT,
              "entity JSON must be an object");
-  CHECK_CODE(partkv_entity_from_json("{\"a\":3000000000}", 16, 0, &back),
-             PARTKV_INVALID_ARGUMENT, "outside the Int32 range");
+  CHECK_CODE(partkv_entity_from_json("{\"a\":3000000000}", 16, 0, &back), PARTKV_INVALID_ARGUMENT,
+             "outside the Int32 range");
   CHECK_CODE(partkv_entity_from_json("{\"Timestamp\":5}", 15, 1, &back), PARTKV_INVALID_ARGUMENT,
              NULL);
   CHECK_CODE(partkv_entity_from_json(NULL, 0, 0, &back), PARTKV_INVALID_ARGUMENT, NULL);

@@ -115,7 +115,10 @@ TEST_F(ShardStreamTest, RowRangeFilterAndScanBudgetKeepTheStreamExact) {
 // does: bytes as unsigned, a prefix first, for lengths on both sides of its 8-byte words.
 TEST(CompareKeysTest, OrdersAsStringViewCompare) {
   std::mt19937_64 rng(42);
-  const std::string alphabet("\x00\x01" "aAz\x7f\x80\xfe\xff", 9);
+  const std::string alphabet(
+      "\x00\x01"
+      "aAz\x7f\x80\xfe\xff",
+      9);
   auto sign = [](int c) { return (c > 0) - (c < 0); };
   for (int n = 0; n < 200000; ++n) {
     std::string a, b;

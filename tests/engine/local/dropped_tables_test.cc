@@ -1,13 +1,13 @@
 // A dropped table's keys leave the shared column families without range tombstones: the whole
-// files of its range at once, the rest as flushes and compactions pass (engine/local/dropped_tables.h),
-// also after a reopen; no other table loses a key.
+// files of its range at once, the rest as flushes and compactions pass
+// (engine/local/dropped_tables.h), also after a reopen; no other table loses a key.
 
-#include "api/front/front_access.h"
 #include "engine/local/dropped_tables.h"
 
 #include <memory>
 #include <string>
 
+#include "api/front/front_access.h"
 #include "engine/local/catalog.h"
 #include "engine/local/cursor.h"
 #include "engine/local/shared_table.h"
@@ -43,7 +43,8 @@ Census CensusOf(const Store& store, uint32_t id) {
     for (it->Seek(lower); it->Valid(); it->Next()) ++c.keys;
     uint64_t v = 0;
     if (db->GetIntProperty(cf, "rocksdb.num-range-deletes-active-mem", &v)) c.range_deletions += v;
-    if (db->GetIntProperty(cf, "rocksdb.num-range-deletes-imm-mem-tables", &v)) c.range_deletions += v;
+    if (db->GetIntProperty(cf, "rocksdb.num-range-deletes-imm-mem-tables", &v))
+      c.range_deletions += v;
   }
   return c;
 }
@@ -65,8 +66,8 @@ TEST(DroppedTablesTest, KeysOfADroppedTableLeaveWithoutTombstonesAndOthersStay) 
   auto gone = *store->OpenTable("Gone");
   auto kept = *store->OpenTable("Kept");
   Fill(gone, 3000);
-  ASSERT_OK(store->Flush());         // some of it in SST files,
-  Fill(gone, 500);                   // some (rewritten) still in memtables
+  ASSERT_OK(store->Flush());  // some of it in SST files,
+  Fill(gone, 500);            // some (rewritten) still in memtables
   Fill(kept, 2000);
   const uint32_t gone_id = gone.info().id, kept_id = kept.info().id;
   ASSERT_EQ(CensusOf(*store, gone_id).keys, 3000u);  // 500 overwrote nothing: same keys
@@ -76,8 +77,10 @@ TEST(DroppedTablesTest, KeysOfADroppedTableLeaveWithoutTombstonesAndOthersStay) 
   // Flushes and a full compaction leave the dropped table's keys out.
   ASSERT_OK(store->Flush());
   for (auto* cf : FrontAccess::Of(*store).data_column_families()) {
-    ASSERT_TRUE(FrontAccess::Of(*store).db()->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr,
-                                                  nullptr).ok());
+    ASSERT_TRUE(FrontAccess::Of(*store)
+                    .db()
+                    ->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr, nullptr)
+                    .ok());
   }
   EXPECT_EQ(CensusOf(*store, gone_id).keys, 0u);
   EXPECT_EQ(CensusOf(*store, kept_id).keys, 2000u);
@@ -105,8 +108,10 @@ TEST(DroppedTablesTest, DroppedIdsSurviveReopenAndStillFilter) {
   EXPECT_THAT(store->OpenTable("Gone"), StatusIs(Status::Code::kNotFound));
   ASSERT_OK(store->Flush());
   for (auto* cf : FrontAccess::Of(*store).data_column_families()) {
-    ASSERT_TRUE(FrontAccess::Of(*store).db()->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr,
-                                                  nullptr).ok());
+    ASSERT_TRUE(FrontAccess::Of(*store)
+                    .db()
+                    ->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr, nullptr)
+                    .ok());
   }
   EXPECT_EQ(CensusOf(*store, id).keys, 0u);
 }

@@ -1,6 +1,6 @@
-// A store written by format 1 (tests/engine/local/data/format1: the release before the shared column
-// families, with its own exports of every table) opens under format 2 with every table and entity
-// as it was: properties, Timestamps and key schemes kept, the ETag now the Timestamp's, the
+// A store written by format 1 (tests/engine/local/data/format1: the release before the shared
+// column families, with its own exports of every table) opens under format 2 with every table and
+// entity as it was: properties, Timestamps and key schemes kept, the ETag now the Timestamp's, the
 // format-1 column families gone, and writes going on with Timestamps above every migrated one.
 
 #include <cstdlib>
@@ -93,7 +93,8 @@ TEST_F(MigrationTest, Format1StoreOpensWithEveryTableAndEntityKept) {
         ASSERT_NE(it, expected.end()) << info.name << ": unexpected " << e.DebugString();
         EXPECT_EQ(e.timestamp().ticks, it->second.timestamp_ticks) << e.DebugString();
         EXPECT_EQ(EntityToJson(e, {.metadata = JsonMetadata::kFull, .include_system = false}),
-                  EntityToJson(it->second.entity, {.metadata = JsonMetadata::kFull, .include_system = false}));
+                  EntityToJson(it->second.entity,
+                               {.metadata = JsonMetadata::kFull, .include_system = false}));
         // The ETag is now the Timestamp's, and it is the one that matches.
         EXPECT_EQ(e.etag(), engine::FormatEtag(static_cast<uint64_t>(e.timestamp().ticks)));
         ++seen;

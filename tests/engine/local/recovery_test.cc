@@ -1,5 +1,6 @@
-// RecoveryWatch (engine/local/recovery.h): what Store::AwaitWritable reports, driven by the listener
-// calls RocksDB makes. The full-disk recovery of a real store is in tests/errors (FullDisk).
+// RecoveryWatch (engine/local/recovery.h): what Store::AwaitWritable reports, driven by the
+// listener calls RocksDB makes. The full-disk recovery of a real store is in tests/errors
+// (FullDisk).
 
 #include "engine/local/recovery.h"
 

@@ -1,13 +1,13 @@
-// Sealed rows (engine/local/row_sealer.h): validated and encoded once, then written by SubmitSealed with
-// the same result as Table::Submit; and nothing that did not pass the table's validation gets
+// Sealed rows (engine/local/row_sealer.h): validated and encoded once, then written by SubmitSealed
+// with the same result as Table::Submit; and nothing that did not pass the table's validation gets
 // in — not a damaged row, not a row of another sealer, not a row for another table.
 
-#include "api/front/front_access.h"
 #include "engine/local/row_sealer.h"
 
 #include <string>
 #include <vector>
 
+#include "api/front/front_access.h"
 #include "engine/local/table_handle.h"
 #include "engine/value_codec.h"
 #include "tests/testing/status_matchers.h"

@@ -24,14 +24,15 @@ TEST(TokenBucket, StartsWithOneSecondAndBanksUpToCapacity) {
 
 TEST(TokenBucket, CostAboveCapacityIsTakenFromAFullBucketAsDebt) {
   TokenBucket b;
-  EXPECT_EQ(b.TryTake(5000, 1000, 1000, 0), 0);   // 1000 held, 5000 taken: 4000 in debt
+  EXPECT_EQ(b.TryTake(5000, 1000, 1000, 0), 0);          // 1000 held, 5000 taken: 4000 in debt
   EXPECT_EQ(b.TryTake(1, 1000, 1000, 4'000'000), 1000);  // still short after 4 s
   EXPECT_EQ(b.TryTake(1, 1000, 1000, 4'001'000), 0);
 }
 
 TEST(Throttler, RetryAfterIsTheRefillTime) {
   auto clock = std::make_shared<ManualClock>();
-  ThroughputModel m{ThroughputModel::Scope::kLogicalPartition, 100, 0, 1, "entities", "entities", "503"};
+  ThroughputModel m{
+      ThroughputModel::Scope::kLogicalPartition, 100, 0, 1, "entities", "entities", "503"};
   Throttler t(m, 4, clock);
   for (int i = 0; i < 100; ++i) ASSERT_OK(t.Charge(true, "p", 0, 1)) << i;
   Status s = t.Charge(true, "p", 0, 1);

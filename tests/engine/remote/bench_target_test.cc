@@ -121,7 +121,8 @@ TEST_F(BenchTargetTest, DeletesItsTablesOnTheEndpoint) {
 }
 
 TEST_F(BenchTargetTest, RefusesALocalDirectoryAndSweep) {
-  RunResult local = Bench({"--events", "400", "--out", dir_.Sub("report"), "--target", dir_.Sub("d")});
+  RunResult local =
+      Bench({"--events", "400", "--out", dir_.Sub("report"), "--target", dir_.Sub("d")});
   EXPECT_EQ(local.exit_code, 2);
   EXPECT_NE(local.err.find("--target: "), std::string::npos) << local.err;
   RunResult sweep = Bench({"--events", "400", "--out", dir_.Sub("report"), "--sweep", "--target",
@@ -134,8 +135,8 @@ TEST_F(BenchTargetTest, RefusesALocalDirectoryAndSweep) {
 TEST_F(BenchTargetTest, AnEndpointThatDoesNotAnswerFailsNamingTheTarget) {
   const std::string gone = server_->connection_string();
   server_.reset();  // stopped: its port refuses connections
-  RunResult r = Bench({"--events", "400", "--days", "1", "--out", dir_.Sub("report"), "--target",
-                       gone});
+  RunResult r =
+      Bench({"--events", "400", "--days", "1", "--out", dir_.Sub("report"), "--target", gone});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("on the target"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(std::string(testing::kDevAccountKey)), std::string::npos) << r.err;

@@ -113,7 +113,8 @@ TEST(EndpointServerTest, AzuriteAnswersOverHttp) {
   ASSERT_EQ(reply.code, CURLE_OK) << reply.error;
   EXPECT_EQ(reply.status, 403);
   EXPECT_EQ(reply.error_code, "AuthorizationFailure");
-  EXPECT_EQ(reply.server, "Azurite-Table/3.37.0");  // the version tests/engine/remote/package.json pins
+  EXPECT_EQ(reply.server,
+            "Azurite-Table/3.37.0");  // the version tests/engine/remote/package.json pins
 }
 
 TEST(EndpointServerTest, AzuriteOverHttpsIsVerifiedWithItsCaFile) {

@@ -3,8 +3,6 @@
 // rejects, the fast reader declines; the plain shapes of bulk data take the fast path; and
 // EntityFromJson gives the exact reader's answer, message and all, either way.
 
-#include "engine/vocab/json_internal.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +11,7 @@
 #include <random>
 #include <string>
 
+#include "engine/vocab/json_internal.h"
 #include "partkv/json.h"
 #include "tests/testing/status_matchers.h"
 
@@ -74,6 +73,8 @@ TEST(JsonReadTest, PlainShapesTakeTheFastPathWithTheExactContent) {
 }
 
 TEST(JsonReadTest, EverythingTheExactReaderRejectsIsDeclined) {
+  // A table of cases, several to a line.
+  // clang-format off
   const char* const docs[] = {
       "", "   ", "[]", "5", "\"s\"", "null", "{", R"({"a":1)", R"({"a":1}})", R"({"a":1} {})",
       R"({"a":1}x)", R"({"a":1,})", R"({a:1})", R"({"a":tru})", R"({"a":01})", R"({"a":1.})",
@@ -97,6 +98,7 @@ TEST(JsonReadTest, EverythingTheExactReaderRejectsIsDeclined) {
       "{\"a\":\"\xff\"}", "{\"a\xc3\":1}", R"({"a":"\ud83d"})", R"({"a":"\x"})",
       "{\"a\":\"tab\there\"}",
   };
+  // clang-format on
   for (const char* doc : docs) {
     EXPECT_FALSE(FastEntityFromJson(doc, {}).has_value()) << "accepted: " << doc;
     EXPECT_THAT(ExactEntityFromJson(doc, {}), Not(IsOk())) << "the exact reader accepts: " << doc;
@@ -112,10 +114,14 @@ TEST(JsonReadTest, EverythingTheExactReaderRejectsIsDeclined) {
 TEST(JsonReadTest, UnusualButValidFormsGetTheExactAnswer) {
   // Declining is allowed; disagreeing is not.
   const char* const docs[] = {
-      R"({"a":5.0,"a@odata.type":"Edm.Int32"})", R"({"a":"NaN","a@odata.type":"Edm.Double"})",
-      R"({"a":"Infinity","a@odata.type":"Edm.Double"})", R"({"a":5e0,"a@odata.type":"Edm.Int64"})",
-      R"({"PartitionKey":"p","PartitionKey@odata.type":"Edm.String"})", R"({"x@y":1})",
-      R"({"odata.other":1})", R"({"Timestamp@odata.type":"Edm.Int32"})",
+      R"({"a":5.0,"a@odata.type":"Edm.Int32"})",
+      R"({"a":"NaN","a@odata.type":"Edm.Double"})",
+      R"({"a":"Infinity","a@odata.type":"Edm.Double"})",
+      R"({"a":5e0,"a@odata.type":"Edm.Int64"})",
+      R"({"PartitionKey":"p","PartitionKey@odata.type":"Edm.String"})",
+      R"({"x@y":1})",
+      R"({"odata.other":1})",
+      R"({"Timestamp@odata.type":"Edm.Int32"})",
       R"({"a":18446744073709551615,"a@odata.type":"Edm.Double"})",
   };
   for (const char* doc : docs) Agrees(doc);
@@ -123,6 +129,8 @@ TEST(JsonReadTest, UnusualButValidFormsGetTheExactAnswer) {
 
 TEST(JsonReadTest, NumberLiteralsReadAsTheExactReaderReadsThem) {
   // Doubles are correctly rounded from their digits; integers are exact.
+  // A table of cases, several to a line.
+  // clang-format off
   const char* const numbers[] = {
       "0",  "-0", "7", "-2147483648", "2147483647", "-9223372036854775808", "9223372036854775807",
       "0.0", "-0.0", "1E5", "1e+5", "1e-5", "-0.0e-0", "0.1e1", "5e-324", "2.2250738585072011e-308",
@@ -133,6 +141,7 @@ TEST(JsonReadTest, NumberLiteralsReadAsTheExactReaderReadsThem) {
       "0.53333333333333333333333", "0.12345678901234567890123", "-0.99999999999999999999999e-3",
       "1.00000000000000000000001", "3.14159265358979323846264338327950288",
   };
+  // clang-format on
   for (const char* n : numbers) {
     for (const char* type : {"", "Edm.Double", "Edm.Int32", "Edm.Int64"}) {
       std::string doc = std::string(R"({"PartitionKey":"p","RowKey":"r","x":)") + n;
@@ -145,8 +154,8 @@ TEST(JsonReadTest, NumberLiteralsReadAsTheExactReaderReadsThem) {
 
 TEST(JsonReadTest, LargeDocumentsReadTheSame) {
   // Past the size the thread's parser keeps, a document gets a parser of its own.
-  std::string big = R"({"PartitionKey":"p","RowKey":"r","s":")" + std::string(100000, 'x') +
-                    R"(","n":5})";
+  std::string big =
+      R"({"PartitionKey":"p","RowKey":"r","s":")" + std::string(100000, 'x') + R"(","n":5})";
   EXPECT_EQ(Agrees(big), HaveFastReader());
   EXPECT_TRUE(Agrees(R"({"PartitionKey":"p","RowKey":"r","n":6})") || !HaveFastReader());
 }
@@ -154,8 +163,8 @@ TEST(JsonReadTest, LargeDocumentsReadTheSame) {
 TEST(JsonReadTest, RandomEntitiesReadBackAsTheExactReaderReadsThem) {
   std::mt19937_64 rng(7);
   auto random_text = [&](size_t max) {
-    static const char* const pieces[] = {"a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\x01",
-                                         "é", "日", "😀", "\x7f", "ü", "@", "."};
+    static const char* const pieces[] = {"a",    "Z", "0",  " ", "\"",   "\\", "/", "\n", "\t",
+                                         "\x01", "é", "日", "😀", "\x7f", "ü",  "@", "."};
     std::string s;
     size_t n = rng() % (max + 1);
     for (size_t i = 0; i < n; ++i) s += pieces[rng() % std::size(pieces)];
@@ -168,15 +177,24 @@ TEST(JsonReadTest, RandomEntitiesReadBackAsTheExactReaderReadsThem) {
       std::string name = (rng() % 2 ? "p" : "Q") + std::to_string(rng() % 10);
       uint64_t bits = rng();
       switch (rng() % 8) {
-        case 0: e.Set(name, Value::String(random_text(20))); break;
-        case 1: e.Set(name, Value::Binary(random_text(10))); break;
-        case 2: e.Set(name, Value::Boolean(bits & 1)); break;
-        case 3: e.Set(name, Value::DateTime(DateTime{static_cast<int64_t>(bits % DateTime::kMaxTicks)})); break;
+        case 0:
+          e.Set(name, Value::String(random_text(20)));
+          break;
+        case 1:
+          e.Set(name, Value::Binary(random_text(10)));
+          break;
+        case 2:
+          e.Set(name, Value::Boolean(bits & 1));
+          break;
+        case 3:
+          e.Set(name, Value::DateTime(DateTime{static_cast<int64_t>(bits % DateTime::kMaxTicks)}));
+          break;
         case 4: {
           double d;
           std::memcpy(&d, &bits, sizeof d);
           if (std::isnan(d)) d = 1.25;
-          e.Set(name, Value::Double(rng() % 2 ? d : static_cast<double>(static_cast<int32_t>(bits))));
+          e.Set(name,
+                Value::Double(rng() % 2 ? d : static_cast<double>(static_cast<int32_t>(bits))));
           break;
         }
         case 5: {
@@ -185,8 +203,12 @@ TEST(JsonReadTest, RandomEntitiesReadBackAsTheExactReaderReadsThem) {
           e.Set(name, Value::Guid(g));
           break;
         }
-        case 6: e.Set(name, Value::Int32(static_cast<int32_t>(bits))); break;
-        default: e.Set(name, Value::Int64(static_cast<int64_t>(bits))); break;
+        case 6:
+          e.Set(name, Value::Int32(static_cast<int32_t>(bits)));
+          break;
+        default:
+          e.Set(name, Value::Int64(static_cast<int64_t>(bits)));
+          break;
       }
     }
     for (JsonMetadata m : {JsonMetadata::kMinimal, JsonMetadata::kFull}) {
@@ -201,6 +223,8 @@ TEST(JsonReadTest, RandomEntitiesReadBackAsTheExactReaderReadsThem) {
 TEST(JsonReadTest, DoubleStringsReadAlikeInBothReaders) {
   // Every string form of an Edm.Double, valid or not, with and without a sign and an exponent:
   // the fast reader takes exactly the valid ones, with the exact reader's value.
+  // A table of cases, several to a line.
+  // clang-format off
   const char* const texts[] = {
       "0", "-0", "+0", "1", "1.", ".1", "1.5", "-1.5", "+1.5", "1e5", "1E+5", "1e-5", "-.5e-3",
       "1.23456789012346e+24", "0.30000000000000004", "5e-324", "4.9e-324", "2e-324", "1e-400",
@@ -210,6 +234,7 @@ TEST(JsonReadTest, DoubleStringsReadAlikeInBothReaders) {
       "nan", "inf", "-inf", "INF", "-NaN", "Infinity1", "1e99999999999999999999",
       "1e-99999999999999999999",
   };
+  // clang-format on
   int taken = 0;
   for (const char* text : texts) {
     std::string doc = std::string(R"({"x":")") + text + R"(","x@odata.type":"Edm.Double"})";

@@ -3,14 +3,13 @@
 
 #include "partkv/json.h"
 
-#include <nlohmann/json.hpp>
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -426,10 +425,13 @@ TEST(EntityToJsonTest, DateTimePropertyWrittenAsAzureReturnsIt) {
   EXPECT_EQ(json_of("2020-09-17T00:00:00Z"), kSystem + R"("2020-09-17T00:00:00Z"})");
   EXPECT_EQ(json_of("2020-09-17T00:00:00.0000000Z"), kSystem + R"("2020-09-17T00:00:00Z"})");
   EXPECT_EQ(json_of("2020-09-17T00:00:00.1000000Z"), kSystem + R"("2020-09-17T00:00:00.1Z"})");
-  EXPECT_EQ(json_of("2013-08-22T01:12:06.2608595Z"), kSystem + R"("2013-08-22T01:12:06.2608595Z"})");
-  EXPECT_EQ(json_of("2020-09-17T00:00:00.0000001Z"), kSystem + R"("2020-09-17T00:00:00.0000001Z"})");
+  EXPECT_EQ(json_of("2013-08-22T01:12:06.2608595Z"),
+            kSystem + R"("2013-08-22T01:12:06.2608595Z"})");
+  EXPECT_EQ(json_of("2020-09-17T00:00:00.0000001Z"),
+            kSystem + R"("2020-09-17T00:00:00.0000001Z"})");
   EXPECT_EQ(json_of("0001-01-01T00:00:00Z"), kSystem + R"("0001-01-01T00:00:00Z"})");
-  EXPECT_EQ(json_of("9999-12-31T23:59:59.9999999Z"), kSystem + R"("9999-12-31T23:59:59.9999999Z"})");
+  EXPECT_EQ(json_of("9999-12-31T23:59:59.9999999Z"),
+            kSystem + R"("9999-12-31T23:59:59.9999999Z"})");
 }
 
 TEST(EntityToJsonTest, NoMetadataWritesNoAnnotationsNorEtag) {
@@ -563,12 +565,16 @@ TEST(JsonNeedsAnnotationTest, MatchesTheWriter) {
   Guid g;
   g.bytes.fill(7);
   const std::vector<Value> values = {
-      Value::String("s"),          Value::Boolean(true),
-      Value::Int32(1),             Value::Int64(1),
-      Value::Double(1.0),          Value::Double(1.5),
+      Value::String("s"),
+      Value::Boolean(true),
+      Value::Int32(1),
+      Value::Int64(1),
+      Value::Double(1.0),
+      Value::Double(1.5),
       Value::Double(std::numeric_limits<double>::infinity()),
       Value::DateTime(DateTime{637000000000000000LL}),
-      Value::Guid(g),              Value::Binary("b"),
+      Value::Guid(g),
+      Value::Binary("b"),
   };
   for (JsonMetadata m : {JsonMetadata::kNone, JsonMetadata::kMinimal, JsonMetadata::kFull}) {
     for (const Value& v : values) {
@@ -595,18 +601,23 @@ TEST(EntityToJsonTest, StringEscapingIsNlohmannsForEveryString) {
   auto nlohmann_quoted = [](std::string_view s) {
     return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   };
+  // A table of strings, several to a line.
+  // clang-format off
   std::vector<std::string> fixed = {
       "", "plain", "q\"uote", "back\\slash", std::string("nul\0in", 6), "\b\f\n\r\t", "\x01\x1f\x7f",
       "Z\xc3\xbcrich", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80",
       "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xe2\x82", "\x80", "a\xff" "b", "\xc3", "\xf0\x9f\x98"};
+  // clang-format on
   for (const std::string& s : fixed) {
     EXPECT_EQ(json_internal::QuoteJson(s), nlohmann_quoted(s)) << ::testing::PrintToString(s);
   }
   std::mt19937_64 random(20261203);
   // Bytes drawn mostly from the interesting ones, so that short valid and invalid sequences of
   // every kind come up often.
-  const std::string interesting("\x00\x01\x08\x09\x0a\x0c\x0d\x1f\x20\x22\x5c\x41\x7f\x80\xbf"
-                                "\xc0\xc2\xdf\xe0\xed\xef\xf0\xf4\xf5\xff", 25);
+  const std::string interesting(
+      "\x00\x01\x08\x09\x0a\x0c\x0d\x1f\x20\x22\x5c\x41\x7f\x80\xbf"
+      "\xc0\xc2\xdf\xe0\xed\xef\xf0\xf4\xf5\xff",
+      25);
   for (int i = 0; i < 200000; ++i) {
     std::string s(random() % 12, '\0');
     for (char& c : s) {

@@ -112,7 +112,10 @@ int main(int argc, char** argv) {
   partkv::ManualClock clock;
   int calls = 0;
   partkv::Status retried = partkv::RetryThrottled(
-      [&] { return ++calls < 2 ? partkv::Status::Throttled("busy", std::chrono::milliseconds(10)) : partkv::Status::OK(); },
+      [&] {
+        return ++calls < 2 ? partkv::Status::Throttled("busy", std::chrono::milliseconds(10))
+                           : partkv::Status::OK();
+      },
       clock);
   if (!retried.ok() || calls != 2) return Fail("retry", retried);
   if (partkv::CheckProfileName("dynamodb").ok() == false) return 1;

@@ -152,16 +152,19 @@ TEST_F(ComparisonTest, ReadFanOutFollowsTheKeyDesign) {
   const StrategyResult& date = By("date");
   EXPECT_EQ(Read(date, "day").fanout, 1u);
   // One partition per day: the day's entities and nothing else.
-  EXPECT_TRUE(near(Read(date, "day").examined, kEvents, Read(date, "day").pages)) << Read(date, "day").examined;
+  EXPECT_TRUE(near(Read(date, "day").examined, kEvents, Read(date, "day").pages))
+      << Read(date, "day").examined;
   EXPECT_EQ(Read(By("random-suffix(date,200)"), "day").fanout, 200u);
   EXPECT_EQ(Read(By("hash-suffix(date,orderId,200)"), "day").fanout, 200u);
   // concat(deviceId,date) spreads a day over every device: each day read scans the whole table.
   const StrategyResult& concat = By("concat(deviceId,date)");
   EXPECT_EQ(Read(concat, "day").fanout, 0u);
-  EXPECT_TRUE(near(Read(concat, "day").examined, kDays * kEvents, Read(concat, "day").pages * (kPartitions + 1)))
+  EXPECT_TRUE(near(Read(concat, "day").examined, kDays * kEvents,
+                   Read(concat, "day").pages * (kPartitions + 1)))
       << Read(concat, "day").examined;
   // ... and one device's day is exactly one partition; under `date` it is a filtered day.
-  EXPECT_TRUE(near(Read(concat, "device-day").examined, Read(concat, "device-day").entities, Read(concat, "device-day").pages))
+  EXPECT_TRUE(near(Read(concat, "device-day").examined, Read(concat, "device-day").entities,
+                   Read(concat, "device-day").pages))
       << Read(concat, "device-day").examined;
   EXPECT_GT(Read(date, "device-day").examined, 5 * Read(date, "device-day").entities);
   EXPECT_EQ(Read(By("random-suffix(date,200)"), "point").fanout, 200u);
@@ -252,7 +255,8 @@ TEST_F(ComparisonTest, TerminalReportListsEveryStrategyInEveryTable) {
       const size_t row = text.find("\n" + r.name + " ");
       ASSERT_NE(row, std::string::npos) << r.name;
       bool found = false;
-      for (size_t p = row; p != std::string::npos && !found; p = text.find("\n" + r.name + " ", p + 1)) {
+      for (size_t p = row; p != std::string::npos && !found;
+           p = text.find("\n" + r.name + " ", p + 1)) {
         const std::string line = text.substr(p + 1, text.find('\n', p + 1) - p - 1);
         found = line.find("  " + s.label + "  ") != std::string::npos;
       }

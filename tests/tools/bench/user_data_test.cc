@@ -98,10 +98,10 @@ TEST_F(UserDataTest, AHotAttributeLosesToAHashSuffix) {
         "\n",
         tenant, i, When(i * 20), i % 1000, std::string(60 + i % 40, 'x'));
   }
-  Outcome o = Run(jsonl, {"--strategy", "concat(tenant)", "--strategy",
-                          "hash-suffix(tenant,orderId,50)", "--strategy", "md5-bits(tenant,4)",
-                          "--row-key", "concat(orderId)", "--read", "by-tenant=tenant",
-                          "--time", "when", "--replay-rate", "40000"});
+  Outcome o =
+      Run(jsonl, {"--strategy", "concat(tenant)", "--strategy", "hash-suffix(tenant,orderId,50)",
+                  "--strategy", "md5-bits(tenant,4)", "--row-key", "concat(orderId)", "--read",
+                  "by-tenant=tenant", "--time", "when", "--replay-rate", "40000"});
   ASSERT_EQ(o.run.exit_code, 0) << o.run.err;
   EXPECT_EQ(o.Marked("best"), "hash-suffix(tenant,orderId,50)");
   EXPECT_NE(o.run.out.find("Recommendation: hash-suffix(tenant,orderId,50)"), std::string::npos)
@@ -126,10 +126,10 @@ TEST_F(UserDataTest, PerEntityReadsMakeTheConcatenatedKeyWin) {
   std::string jsonl;
   const char* const regions[] = {"north", "south", "east", "west"};
   for (int i = 0; i < 3000; ++i) {
-    jsonl += fmt::format(
-        R"({{"customerId":"c{:04d}","orderId":"o{:06d}","region":"{}","total":{}}})"
-        "\n",
-        random() % 300, i, regions[random() % 4], static_cast<int>(random() % 1000));
+    jsonl +=
+        fmt::format(R"({{"customerId":"c{:04d}","orderId":"o{:06d}","region":"{}","total":{}}})"
+                    "\n",
+                    random() % 300, i, regions[random() % 4], static_cast<int>(random() % 1000));
   }
   Outcome o = Run(jsonl, {"--strategy", "concat(customerId,orderId)", "--strategy",
                           "random-suffix(customerId,100)", "--strategy", "concat(region)",
@@ -137,8 +137,7 @@ TEST_F(UserDataTest, PerEntityReadsMakeTheConcatenatedKeyWin) {
                           "one-order=customerId,orderId@10", "--replay-rate", "200"});
   ASSERT_EQ(o.run.exit_code, 0) << o.run.err;
   EXPECT_EQ(o.Marked("best"), "concat(customerId,orderId)");
-  EXPECT_NE(o.Traps("random-suffix(customerId,100)").find("probing point read"),
-            std::string::npos);
+  EXPECT_NE(o.Traps("random-suffix(customerId,100)").find("probing point read"), std::string::npos);
   EXPECT_NE(o.Traps("concat(region)").find("table scan"), std::string::npos);
   EXPECT_EQ(o.Traps("concat(customerId,orderId)"), "");
 }
@@ -150,11 +149,10 @@ TEST_F(UserDataTest, ReadsByDayMakeOnePartitionPerDayTolerableAtALowRate) {
   std::string jsonl;
   for (int i = 0; i < 3000; ++i) {
     const int day = i / 120;
-    jsonl += fmt::format(
-        R"({{"day":"2026-11-{:02d}","id":"ORD-202611{:02d}-{:04d}","when":"{}",)"
-        R"("when@odata.type":"Edm.DateTime","reading":{}.5}})"
-        "\n",
-        2 + day, 2 + day, i % 120, When(day * 86400 + (i % 120) * 600), i % 97);
+    jsonl += fmt::format(R"({{"day":"2026-11-{:02d}","id":"ORD-202611{:02d}-{:04d}","when":"{}",)"
+                         R"("when@odata.type":"Edm.DateTime","reading":{}.5}})"
+                         "\n",
+                         2 + day, 2 + day, i % 120, When(day * 86400 + (i % 120) * 600), i % 97);
   }
   Outcome o = Run(jsonl, {"--strategy", "concat(day)", "--strategy", "hash-suffix(day,id,100)",
                           "--strategy", "hash-suffix(day,id,200,hash=codepoint-product)",
@@ -197,8 +195,9 @@ TEST_F(UserDataTest, SuggestProposesKeysForTheReadsAndTheWriteRate) {
   // 4,000/s at its peak) sharded by the RowKey's orderId to about 500/s a shard.
   EXPECT_NE(std::find(strategies.begin(), strategies.end(), "concat(customerId)"),
             strategies.end());
-  EXPECT_NE(std::find_if(strategies.begin(), strategies.end(),
-                         [](const std::string& s) { return s.rfind("hash-suffix(day,orderId,", 0) == 0; }),
+  EXPECT_NE(std::find_if(
+                strategies.begin(), strategies.end(),
+                [](const std::string& s) { return s.rfind("hash-suffix(day,orderId,", 0) == 0; }),
             strategies.end())
       << o.run.out;
   EXPECT_NE(o.run.out.find("suggested concat(customerId) — suggested: read by-customer goes to "
@@ -210,19 +209,20 @@ TEST_F(UserDataTest, SuggestProposesKeysForTheReadsAndTheWriteRate) {
 
 TEST_F(UserDataTest, TheWorkloadFileTheReportPrintsRunsTheSameComparison) {
   Outcome first = Run(Orders(1500), {"--strategy", "concat(region)", "--strategy",
-                                     "concat(customerId)", "--row-key", "concat(orderId)",
-                                     "--read", "by-customer=customerId@3", "--time", "when"});
+                                     "concat(customerId)", "--row-key", "concat(orderId)", "--read",
+                                     "by-customer=customerId@3", "--time", "when"});
   ASSERT_EQ(first.run.exit_code, 0) << first.run.err;
   const std::string& out = first.run.out;
   const size_t begin = out.find("{\n", out.find("as a workload file"));
   const size_t end = out.find("\n}\n", begin);
   ASSERT_NE(begin, std::string::npos) << out;
   ASSERT_NE(end, std::string::npos) << out;
-  const std::string workload = bench_.WriteFile("workload.json", out.substr(begin, end + 2 - begin));
+  const std::string workload =
+      bench_.WriteFile("workload.json", out.substr(begin, end + 2 - begin));
   const std::string work = dir_.Sub("work2");
   fs::create_directories(work);
-  RunResult again = bench_.RunRaw({"--workload", workload, "--out", dir_.Sub("report2"),
-                                   "--work-dir", work});
+  RunResult again =
+      bench_.RunRaw({"--workload", workload, "--out", dir_.Sub("report2"), "--work-dir", work});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   const auto rows = CsvRows(ReadFileText(dir_.Sub("report2") + "/partkv-compare.csv"));
   ASSERT_EQ(rows.size(), first.csv.size());
@@ -244,10 +244,10 @@ TEST_F(UserDataTest, DataFromStdinIsReadLikeAFile) {
   options.input = Orders(600);
   const std::string work = dir_.Sub("work");
   fs::create_directories(work);
-  RunResult r = bench_.RunRaw({"--data", "-", "--strategy", "concat(customerId)", "--row-key",
-                               "concat(orderId)", "--read", "by-day=day", "--out",
-                               dir_.Sub("report"), "--work-dir", work},
-                              options);
+  RunResult r = bench_.RunRaw(
+      {"--data", "-", "--strategy", "concat(customerId)", "--row-key", "concat(orderId)", "--read",
+       "by-day=day", "--out", dir_.Sub("report"), "--work-dir", work},
+      options);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("stdin: 600 entities"), std::string::npos) << r.out;
   const auto rows = CsvRows(ReadFileText(dir_.Sub("report") + "/partkv-compare.csv"));
@@ -257,7 +257,10 @@ TEST_F(UserDataTest, DataFromStdinIsReadLikeAFile) {
 }
 
 TEST_F(UserDataTest, BadInputEndsInOneClearErrorWithStatus2) {
-  const std::string good = R"({"a":"x","id":"1"})" "\n" R"({"a":"y","id":"2"})" "\n";
+  const std::string good = R"({"a":"x","id":"1"})"
+                           "\n"
+                           R"({"a":"y","id":"2"})"
+                           "\n";
   const std::vector<std::string> base = {"--strategy", "concat(a)", "--row-key", "concat(id)"};
   auto with = [&](std::vector<std::string> more) {
     std::vector<std::string> all = base;
@@ -279,7 +282,9 @@ TEST_F(UserDataTest, BadInputEndsInOneClearErrorWithStatus2) {
   err = RunBad("", base);
   EXPECT_NE(err.find("no entities"), std::string::npos) << err;
   // Keys that collide: the RowKey scheme does not tell two entities of one partition apart.
-  err = RunBad(good + R"({"a":"x","id":"1"})" "\n", base);
+  err = RunBad(good + R"({"a":"x","id":"1"})"
+                      "\n",
+               base);
   EXPECT_TRUE(err.find("line 3") != std::string::npos || err.find("line 1") != std::string::npos)
       << err;
   EXPECT_NE(err.find("unique"), std::string::npos) << err;

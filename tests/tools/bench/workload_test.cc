@@ -243,8 +243,12 @@ TEST(StrategiesTest, FilterLiteralsNameEachTypeAsTheFilterParserReadsIt) {
   EXPECT_EQ(FilterLiteral(Value::Double(0.1)), "0.10000000000000001");
   EXPECT_EQ(FilterLiteral(Value::Boolean(true)), "true");
   // Each literal, in a filter, matches exactly the value it came from.
-  const Value values[] = {Value::String("a'b"), Value::Int32(7), Value::Int64(-9000000000LL),
-                          Value::Double(1e300), Value::Double(0.1), Value::Boolean(false),
+  const Value values[] = {Value::String("a'b"),
+                          Value::Int32(7),
+                          Value::Int64(-9000000000LL),
+                          Value::Double(1e300),
+                          Value::Double(0.1),
+                          Value::Boolean(false),
                           Value::DateTime(*DateTime::Parse("2026-11-02T10:11:12.1234567Z")),
                           Value::Guid(*Guid::Parse("0f8fad5b-d9cb-469f-a165-70867728950e")),
                           Value::Binary(std::string("\x00\xff\x10", 3))};
@@ -258,8 +262,8 @@ TEST(StrategiesTest, FilterLiteralsNameEachTypeAsTheFilterParserReadsIt) {
 }
 
 TEST(ReplayTest, TheTimelineIsCompressedToTheReplayRate) {
-  const DataSet w = DataSet::FromWorkload(
-      std::make_shared<const Workload>(Workload::Generate(Small(30000, 3))));
+  const DataSet w =
+      DataSet::FromWorkload(std::make_shared<const Workload>(Workload::Generate(Small(30000, 3))));
   const std::vector<int64_t> replay = ReplayTimes(w, 10000);
   ASSERT_EQ(replay.size(), w.size());
   EXPECT_TRUE(std::is_sorted(replay.begin(), replay.end()));

@@ -114,8 +114,8 @@ TEST(CliDocsTest, EveryExampleInTheManualRunsAsShown) {
   TempDir dir;
   std::string script = "set +e\n";
   for (size_t i = 0; i < examples.size(); ++i) {
-    script += "printf '\\n@@@ %d\\n' " + std::to_string(i) + "\n{ " + examples[i].command +
-              "\n} 2>&1\n";
+    script +=
+        "printf '\\n@@@ %d\\n' " + std::to_string(i) + "\n{ " + examples[i].command + "\n} 2>&1\n";
   }
   std::string path = dir.Sub("session.sh");
   std::ofstream(path) << script;
@@ -139,23 +139,24 @@ TEST(CliDocsTest, EveryExampleInTheManualRunsAsShown) {
     std::vector<std::string> actual = Lines(output.substr(from, to - from));
     const Example& ex = examples[i];
     bool same = actual.size() == ex.expected.size();
-    for (size_t k = 0; same && k < actual.size(); ++k) same = LineMatches(ex.expected[k], actual[k]);
+    for (size_t k = 0; same && k < actual.size(); ++k)
+      same = LineMatches(ex.expected[k], actual[k]);
     if (!same) {
       std::string want, got;
       for (const auto& l : ex.expected) want += "  " + l + "\n";
       for (const auto& l : actual) got += "  " + l + "\n";
       ADD_FAILURE() << "docs/cli.md:" << ex.line << ": $ " << ex.command << "\nexpected:\n"
-                    << want << "actual:\n" << got;
+                    << want << "actual:\n"
+                    << got;
     }
   }
 }
 
 TEST(CliDocsTest, TheManualShowsEveryCommand) {
   std::vector<Example> examples = ReadExamples(kManual);
-  for (const char* command :
-       {"table create", "table list", "table drop", "insert", "upsert", "replace", "merge",
-        "delete", "get", "batch", "query", "query-shards", "export", "import", "stats",
-        "analyze"}) {
+  for (const char* command : {"table create", "table list", "table drop", "insert", "upsert",
+                              "replace", "merge", "delete", "get", "batch", "query", "query-shards",
+                              "export", "import", "stats", "analyze"}) {
     std::regex used("(^|[\\s|(])partkv( --store \\S+)? " + std::string(command) + "( |$)");
     bool shown = false;
     for (const Example& ex : examples) shown = shown || std::regex_search(ex.command, used);

@@ -101,15 +101,15 @@ TEST_F(CliEntityTest, ReplaceAndMergeTakeAnEtagCondition) {
   EXPECT_EQ(cli_.Run({"replace", "Orders", R"({"PartitionKey":"p","RowKey":"r"})"}).exit_code, 2);
   EXPECT_EQ(cli_.Run({"merge", "Orders", R"({"PartitionKey":"p","RowKey":"r"})"}).exit_code, 2);
 
-  RunResult replaced =
-      cli_.Run({"replace", "Orders", "--if-match", etag, R"({"PartitionKey":"p","RowKey":"r","b":2})"});
+  RunResult replaced = cli_.Run(
+      {"replace", "Orders", "--if-match", etag, R"({"PartitionKey":"p","RowKey":"r","b":2})"});
   ASSERT_EQ(replaced.exit_code, 0) << replaced.err;
   EXPECT_NE(EtagOf(replaced), etag);
   EXPECT_EQ(Get("p", "r"), R"({"PartitionKey":"p","RowKey":"r","b":2})");
 
   // The old ETag no longer holds: exit 5, nothing changes.
-  RunResult stale =
-      cli_.Run({"merge", "Orders", "--if-match", etag, R"({"PartitionKey":"p","RowKey":"r","c":3})"});
+  RunResult stale = cli_.Run(
+      {"merge", "Orders", "--if-match", etag, R"({"PartitionKey":"p","RowKey":"r","c":3})"});
   EXPECT_EQ(stale.exit_code, 5);
   EXPECT_EQ(stale.err.rfind("partkv: error: PreconditionFailed: ", 0), 0u) << stale.err;
   EXPECT_EQ(Get("p", "r"), R"({"PartitionKey":"p","RowKey":"r","b":2})");
@@ -123,25 +123,29 @@ TEST_F(CliEntityTest, ReplaceAndMergeTakeAnEtagCondition) {
   EXPECT_EQ(Get("p", "r"), R"({"PartitionKey":"p","RowKey":"r","b":2,"c":3})");
 
   // "*" matches any ETag; a missing entity is NotFound.
-  EXPECT_EQ(cli_.Run({"merge", "Orders", "--if-match", "*", R"({"PartitionKey":"p","RowKey":"r","d":4})"})
-                .exit_code,
-            0);
+  EXPECT_EQ(
+      cli_.Run({"merge", "Orders", "--if-match", "*", R"({"PartitionKey":"p","RowKey":"r","d":4})"})
+          .exit_code,
+      0);
   RunResult missing =
       cli_.Run({"replace", "Orders", "--if-match", "*", R"({"PartitionKey":"p","RowKey":"x"})"});
   EXPECT_EQ(missing.exit_code, 3);
-  EXPECT_EQ(cli_.Run({"replace", "Orders", "--if-match", "", R"({"PartitionKey":"p","RowKey":"r"})"})
-                .exit_code,
-            2);
+  EXPECT_EQ(
+      cli_.Run({"replace", "Orders", "--if-match", "", R"({"PartitionKey":"p","RowKey":"r"})"})
+          .exit_code,
+      2);
 }
 
 TEST_F(CliEntityTest, UpsertReplacesAndUpsertMergeMerges) {
-  ASSERT_EQ(cli_.Run({"upsert", "Orders", R"({"PartitionKey":"p","RowKey":"r","a":1})"}).exit_code, 0);
+  ASSERT_EQ(cli_.Run({"upsert", "Orders", R"({"PartitionKey":"p","RowKey":"r","a":1})"}).exit_code,
+            0);
   EXPECT_EQ(Get("p", "r"), R"({"PartitionKey":"p","RowKey":"r","a":1})");
-  ASSERT_EQ(cli_.Run({"upsert", "Orders", R"({"PartitionKey":"p","RowKey":"r","b":2})"}).exit_code, 0);
+  ASSERT_EQ(cli_.Run({"upsert", "Orders", R"({"PartitionKey":"p","RowKey":"r","b":2})"}).exit_code,
+            0);
   EXPECT_EQ(Get("p", "r"), R"({"PartitionKey":"p","RowKey":"r","b":2})");
-  ASSERT_EQ(
-      cli_.Run({"upsert", "Orders", "--merge", R"({"PartitionKey":"p","RowKey":"r","c":3})"}).exit_code,
-      0);
+  ASSERT_EQ(cli_.Run({"upsert", "Orders", "--merge", R"({"PartitionKey":"p","RowKey":"r","c":3})"})
+                .exit_code,
+            0);
   EXPECT_EQ(Get("p", "r"), R"({"PartitionKey":"p","RowKey":"r","b":2,"c":3})");
 }
 
@@ -190,14 +194,17 @@ TEST_F(CliEntityTest, RandomSuffixKeyPrintedIsTheOneWritten) {
 }
 
 TEST_F(CliEntityTest, BatchAppliesEveryOperationAtomically) {
-  ASSERT_EQ(cli_.Run({"insert", "Orders", R"({"PartitionKey":"p","RowKey":"old","v":1})"}).exit_code,
-            0);
+  ASSERT_EQ(
+      cli_.Run({"insert", "Orders", R"({"PartitionKey":"p","RowKey":"old","v":1})"}).exit_code, 0);
   std::string etag = json::parse(cli_.Run({"get", "Orders", "p", "old"}).out)["odata.etag"];
   std::string ops =
-      R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"a","v":1}})" "\n"
+      R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"a","v":1}})"
       "\n"
-      R"({"op":"upsert","entity":{"PartitionKey":"p","RowKey":"b","v":2}})" "\n"
-      R"({"op":"upsert-merge","entity":{"PartitionKey":"p","RowKey":"c","v":3}})" "\n"
+      "\n"
+      R"({"op":"upsert","entity":{"PartitionKey":"p","RowKey":"b","v":2}})"
+      "\n"
+      R"({"op":"upsert-merge","entity":{"PartitionKey":"p","RowKey":"c","v":3}})"
+      "\n"
       R"({"op":"merge","entity":{"PartitionKey":"p","RowKey":"old","w":9},"if_match":)" +
       json(etag).dump() + "}\n";
   RunResult r = cli_.Run({"batch", "Orders", cli_.WriteFile("ops.jsonl", ops)});
@@ -224,10 +231,12 @@ TEST_F(CliEntityTest, BatchAppliesEveryOperationAtomically) {
 
 TEST_F(CliEntityTest, FailingBatchNamesTheLineAndWritesNothing) {
   ASSERT_EQ(cli_.Run({"insert", "Orders", R"({"PartitionKey":"p","RowKey":"b"})"}).exit_code, 0);
-  RunResult r = cli_.Run({"batch", "Orders"},
-                         R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"a"}})" "\n"
-                         "\n"
-                         R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"b"}})" "\n");
+  RunResult r =
+      cli_.Run({"batch", "Orders"}, R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"a"}})"
+                                    "\n"
+                                    "\n"
+                                    R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"b"}})"
+                                    "\n");
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_EQ(r.err.rfind("partkv: error: AlreadyExists: line 3: ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("nothing was written"), std::string::npos) << r.err;
@@ -236,11 +245,14 @@ TEST_F(CliEntityTest, FailingBatchNamesTheLineAndWritesNothing) {
   struct Case {
     std::string line, message;
   } cases[] = {
-      {R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"z"},"etag":"x"})", "unknown member 'etag'"},
+      {R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"z"},"etag":"x"})",
+       "unknown member 'etag'"},
       {R"({"op":"frob","entity":{"PartitionKey":"p","RowKey":"z"}})", "unknown op 'frob'"},
       {R"({"op":"merge","entity":{"PartitionKey":"p","RowKey":"z"}})", "needs \"if_match\""},
-      {R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"z"},"if_match":"*"})", "applies to"},
-      {R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"z","n":1,"n":2}})", "appears more than once"},
+      {R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"z"},"if_match":"*"})",
+       "applies to"},
+      {R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"z","n":1,"n":2}})",
+       "appears more than once"},
       {R"({"op":"insert","entity":[1]})", "must be a JSON object"},
       {R"({"op":"insert")", "invalid JSON"},
   };
@@ -251,15 +263,16 @@ TEST_F(CliEntityTest, FailingBatchNamesTheLineAndWritesNothing) {
     EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
   }
   // Two PartitionKeys, and more than 100 operations, are the library's errors.
-  r = cli_.Run({"batch", "Orders"},
-               R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"y"}})" "\n"
-               R"({"op":"insert","entity":{"PartitionKey":"q","RowKey":"y"}})" "\n");
+  r = cli_.Run({"batch", "Orders"}, R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"y"}})"
+                                    "\n"
+                                    R"({"op":"insert","entity":{"PartitionKey":"q","RowKey":"y"}})"
+                                    "\n");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("partkv: error: InvalidArgument: line 2: ", 0), 0u) << r.err;
   std::string many;
   for (int i = 0; i < 101; ++i) {
-    many += R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"m)" + std::to_string(i) +
-            "\"}}\n";
+    many +=
+        R"({"op":"insert","entity":{"PartitionKey":"p","RowKey":"m)" + std::to_string(i) + "\"}}\n";
   }
   r = cli_.Run({"batch", "Orders"}, many);
   EXPECT_EQ(r.exit_code, 2);

@@ -21,8 +21,8 @@ std::string Rows(const std::string& pk, int count, int first = 0) {
   for (int i = first; i < first + count; ++i) {
     char rk[16];
     std::snprintf(rk, sizeof rk, "%03d", i);
-    out += R"({"PartitionKey":")" + pk + R"(","RowKey":")" + rk + R"(","n":)" +
-           std::to_string(i) + "}\n";
+    out += R"({"PartitionKey":")" + pk + R"(","RowKey":")" + rk + R"(","n":)" + std::to_string(i) +
+           "}\n";
   }
   return out;
 }
@@ -79,13 +79,14 @@ TEST_F(CliImportTest, ExportImportExportRoundTripsEveryType) {
   }
   // In (PartitionKey, RowKey) byte order, the input in the writer's canonical form (members
   // sorted, annotations first).
-  EXPECT_EQ(WithoutSystemMembers(a[0]),
-            R"({"PartitionKey":"Zürich ☃","RowKey":"日本-0001","Bin@odata.type":"Edm.Binary",)"
-            R"("Bin":"AAH+/w==","Count":-7,"Flag":true,"Id@odata.type":"Edm.Guid",)"
-            R"("Id":"c9da6455-213d-42c9-9a79-3e9149a57833",)"
-            R"("Naïve":"naïve 😀 \"quoted\" \\ tab\t","Price":2.5,"Serial@odata.type":"Edm.Int64",)"
-            R"("Serial":"-9223372036854775808","When@odata.type":"Edm.DateTime",)"
-            R"("When":"2013-08-22T01:12:06.2608595Z","Whole@odata.type":"Edm.Double","Whole":3.0})");
+  EXPECT_EQ(
+      WithoutSystemMembers(a[0]),
+      R"({"PartitionKey":"Zürich ☃","RowKey":"日本-0001","Bin@odata.type":"Edm.Binary",)"
+      R"("Bin":"AAH+/w==","Count":-7,"Flag":true,"Id@odata.type":"Edm.Guid",)"
+      R"("Id":"c9da6455-213d-42c9-9a79-3e9149a57833",)"
+      R"("Naïve":"naïve 😀 \"quoted\" \\ tab\t","Price":2.5,"Serial@odata.type":"Edm.Int64",)"
+      R"("Serial":"-9223372036854775808","When@odata.type":"Edm.DateTime",)"
+      R"("When":"2013-08-22T01:12:06.2608595Z","Whole@odata.type":"Edm.Double","Whole":3.0})");
   EXPECT_NE(a[1].find(R"("Zero@odata.type":"Edm.Double","Zero":-0.0)"), std::string::npos) << a[1];
 }
 
@@ -121,7 +122,8 @@ TEST_F(CliImportTest, ABadLineStopsTheImportBeforeAnyWrite) {
   EXPECT_EQ(Count(), 0u);
 
   // Limits are checked in the validation pass too (a key character Azure forbids).
-  r = cli_.Run({"import", "Orders"}, Rows("p", 2) + R"({"PartitionKey":"a/b","RowKey":"r"})" "\n");
+  r = cli_.Run({"import", "Orders"}, Rows("p", 2) + R"({"PartitionKey":"a/b","RowKey":"r"})"
+                                                    "\n");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("line 3: "), std::string::npos) << r.err;
   EXPECT_EQ(Count(), 0u);
@@ -130,7 +132,8 @@ TEST_F(CliImportTest, ABadLineStopsTheImportBeforeAnyWrite) {
   r = cli_.Run({"import", "Orders"}, "garbage\n");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("line 1: invalid JSON"), std::string::npos) << r.err;
-  r = cli_.Run({"import", "Orders"}, R"({"RowKey":"r"})" "\n");
+  r = cli_.Run({"import", "Orders"}, R"({"RowKey":"r"})"
+                                     "\n");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("line 1: property 'PartitionKey': missing"), std::string::npos) << r.err;
 }
@@ -138,7 +141,8 @@ TEST_F(CliImportTest, ABadLineStopsTheImportBeforeAnyWrite) {
 TEST_F(CliImportTest, AnExistingRowInInsertModeSaysWhatWasWritten) {
   ASSERT_EQ(cli_.Run({"insert", "Orders", R"({"PartitionKey":"q","RowKey":"049"})"}).exit_code, 0);
   // Lines 1-100: p (one batch); lines 101-200: q, whose line 150 exists.
-  RunResult r = cli_.Run({"import", "Orders", cli_.WriteFile("in.jsonl", Rows("p", 100) + Rows("q", 100))});
+  RunResult r =
+      cli_.Run({"import", "Orders", cli_.WriteFile("in.jsonl", Rows("p", 100) + Rows("q", 100))});
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_NE(r.err.find("partkv: error: AlreadyExists: line 150: entity (PartitionKey 'q', RowKey "
                        "'049') already exists; 100 rows were written (every row before line 101), "
@@ -165,8 +169,8 @@ TEST_F(CliImportTest, RowsAreBatchedPerPartitionWithinTheLimits) {
   std::string big(30000, 'x');
   std::string input;
   for (int i = 0; i < 80; ++i) {
-    input += R"({"PartitionKey":"big","RowKey":")" + std::to_string(100 + i) + R"(","s":")" +
-             big + "\"}\n";
+    input += R"({"PartitionKey":"big","RowKey":")" + std::to_string(100 + i) + R"(","s":")" + big +
+             "\"}\n";
   }
   r = cli_.Run({"import", "Orders", cli_.WriteFile("big.jsonl", input)});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -175,25 +179,34 @@ TEST_F(CliImportTest, RowsAreBatchedPerPartitionWithinTheLimits) {
 }
 
 TEST_F(CliImportTest, TheSameRowTwiceIsTwoBatches) {
-  std::string twice = R"({"PartitionKey":"p","RowKey":"r","n":1})" "\n"
-                      R"({"PartitionKey":"p","RowKey":"r","n":2})" "\n";
+  std::string twice = R"({"PartitionKey":"p","RowKey":"r","n":1})"
+                      "\n"
+                      R"({"PartitionKey":"p","RowKey":"r","n":2})"
+                      "\n";
   RunResult r = cli_.Run({"import", "Orders", "--mode", "upsert"}, twice);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   RunResult got = cli_.Run({"get", "Orders", "p", "r"});
   EXPECT_EQ(json::parse(got.out)["n"], 2);  // the later line wins
-  r = cli_.Run({"import", "Orders"}, R"({"PartitionKey":"p","RowKey":"s"})" "\n"
-                                     R"({"PartitionKey":"p","RowKey":"s"})" "\n");
+  r = cli_.Run({"import", "Orders"}, R"({"PartitionKey":"p","RowKey":"s"})"
+                                     "\n"
+                                     R"({"PartitionKey":"p","RowKey":"s"})"
+                                     "\n");
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_NE(r.err.find("line 2: "), std::string::npos) << r.err;
 }
 
 TEST_F(CliImportTest, StdinBlankLinesAndCrlf) {
   RunResult r = cli_.Run({"import", "Orders", "-"},
-                         "\r\n" R"({"PartitionKey":"p","RowKey":"1"})" "\r\n\n   \n"
+                         "\r\n"
+                         R"({"PartitionKey":"p","RowKey":"1"})"
+                         "\r\n\n   \n"
                          R"({"PartitionKey":"p","RowKey":"2"})");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Count(), 2u);
-  r = cli_.Run({"import", "Orders"}, "\n" R"({"PartitionKey":"p")" "\n");
+  r = cli_.Run({"import", "Orders"},
+               "\n"
+               R"({"PartitionKey":"p")"
+               "\n");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("line 2: "), std::string::npos) << r.err;
 }
@@ -237,9 +250,9 @@ TEST_F(CliImportTest, InterleavedPartitionKeysAreWrittenInGroupsNotARowAtATime) 
 }
 
 TEST_F(CliImportTest, AnExistingRowAmongInterleavedRowsLeavesExactlyTheLinesBeforeIt) {
-  ASSERT_EQ(cli_.Run({"insert", "Orders", R"({"PartitionKey":"d1","RowKey":"050","n":-1})"})
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      cli_.Run({"insert", "Orders", R"({"PartitionKey":"d1","RowKey":"050","n":-1})"}).exit_code,
+      0);
   // Line 51 holds d1/050; its batch is itself, so lines 1-50 are written and nothing after,
   // though rows after it sort before it by key.
   RunResult r = cli_.Run({"import", "Orders", cli_.WriteFile("in.jsonl", Interleaved(100, 7))});

@@ -21,8 +21,8 @@ class CliQueryTest : public ::testing::Test {
     std::string lines;
     for (const char* pk : {"a", "b", "c"}) {
       for (int i = 0; i < 5; ++i) {
-        lines += R"({"PartitionKey":")" + std::string(pk) + R"(","RowKey":"r)" +
-                 std::to_string(i) + R"(","n":)" + std::to_string(i) + "}\n";
+        lines += R"({"PartitionKey":")" + std::string(pk) + R"(","RowKey":"r)" + std::to_string(i) +
+                 R"(","n":)" + std::to_string(i) + "}\n";
       }
     }
     RunResult r = cli_.Run({"import", "Orders"}, lines);
@@ -52,7 +52,8 @@ TEST_F(CliQueryTest, OnePageIsOneJsonDocument) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
   json page = json::parse(r.out);
-  EXPECT_EQ(Keys(page["value"]), (std::vector<std::string>{"b/r0", "b/r1", "b/r2", "b/r3", "b/r4"}));
+  EXPECT_EQ(Keys(page["value"]),
+            (std::vector<std::string>{"b/r0", "b/r1", "b/r2", "b/r3", "b/r4"}));
   EXPECT_TRUE(page["continuation"].is_null());
   EXPECT_TRUE(page["value"][0]["odata.etag"].is_string());
 }
@@ -123,9 +124,9 @@ TEST_F(CliQueryTest, BadQueriesExitTwo) {
   // A token of another query is refused.
   RunResult first = cli_.Run({"query", "Orders", "--top", "2"});
   std::string token = json::parse(first.out)["continuation"];
-  EXPECT_EQ(cli_.Run({"query", "Orders", "--top", "2", "--pk", "a", "--continuation", token})
-                .exit_code,
-            2);
+  EXPECT_EQ(
+      cli_.Run({"query", "Orders", "--top", "2", "--pk", "a", "--continuation", token}).exit_code,
+      2);
   EXPECT_EQ(cli_.Run({"query", "Missing"}).exit_code, 3);
 }
 
@@ -133,9 +134,12 @@ TEST_F(CliQueryTest, QueryShardsMergesEveryShardByRowKey) {
   ASSERT_EQ(cli_.Run({"table", "create", "Days", "--pk", "random-suffix(date,3)"}).exit_code, 0);
   std::string lines;
   for (int i = 0; i < 9; ++i) {
-    lines += R"({"date":"2018-08-09","RowKey":")" + std::to_string(i) + R"("})" "\n";
+    lines += R"({"date":"2018-08-09","RowKey":")" + std::to_string(i) +
+             R"("})"
+             "\n";
   }
-  lines += R"({"date":"2018-08-10","RowKey":"x"})" "\n";
+  lines += R"({"date":"2018-08-10","RowKey":"x"})"
+           "\n";
   RunResult r = cli_.Run({"import", "Days"}, lines);
   ASSERT_EQ(r.exit_code, 0) << r.err;
 

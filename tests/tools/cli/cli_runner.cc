@@ -61,8 +61,7 @@ RunResult CliRunner::Run(const std::vector<std::string>& args, const std::string
   return RunRaw(all, options);
 }
 
-RunResult CliRunner::RunRaw(const std::vector<std::string>& args,
-                            const RunOptions& options) const {
+RunResult CliRunner::RunRaw(const std::vector<std::string>& args, const RunOptions& options) const {
   static std::atomic<int> counter{0};
   std::string base = dir_ + "/run" + std::to_string(counter++);
   std::string in_path = base + ".in", out_path = options.stdout_path.value_or(base + ".out"),

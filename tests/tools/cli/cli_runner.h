@@ -34,12 +34,12 @@ struct RunResult {
 };
 
 struct RunOptions {
-  std::string input;                 // stdin
-  std::optional<std::string> cwd;    // default: the TempDir
+  std::string input;               // stdin
+  std::optional<std::string> cwd;  // default: the TempDir
   // Environment changes: a value sets the variable, nullopt removes it. PARTKV_STORE is always
   // removed unless set here.
   std::map<std::string, std::optional<std::string>> env;
-  bool stderr_is_terminal = false;   // stderr on a pseudo-terminal (to see progress)
+  bool stderr_is_terminal = false;    // stderr on a pseudo-terminal (to see progress)
   std::optional<std::string> binary;  // another program to run; default BinaryPath()
   // stdout to this file (for output too large to hold), instead of RunResult::out.
   std::optional<std::string> stdout_path;

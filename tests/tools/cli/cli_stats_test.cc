@@ -26,8 +26,8 @@ class CliStatsTest : public ::testing::Test {
     int n = 0;
     for (auto [pk, rows] : {std::pair{"hot", 6}, std::pair{"warm", 3}, std::pair{"cold", 1}}) {
       for (int i = 0; i < rows; ++i) {
-        input += R"({"PartitionKey":")" + std::string(pk) + R"(","RowKey":")" +
-                 std::to_string(i) + R"(","n":)" + std::to_string(n++) + "}\n";
+        input += R"({"PartitionKey":")" + std::string(pk) + R"(","RowKey":")" + std::to_string(i) +
+                 R"(","n":)" + std::to_string(n++) + "}\n";
       }
     }
     sample_ = input;
@@ -106,9 +106,9 @@ TEST_F(CliStatsTest, AnalyzeJsonIsTheLibrarysReport) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, AnalysisReportToJson(analyzer->Finish()) + "\n");
   // From stdin, without a store.
-  RunResult piped = cli_.RunRaw({"--store", dir_.Sub("none"), "analyze", "--pk", strategy,
-                                 "--partitions", "8", "--json"},
-                                RunOptions{.input = sample_});
+  RunResult piped = cli_.RunRaw(
+      {"--store", dir_.Sub("none"), "analyze", "--pk", strategy, "--partitions", "8", "--json"},
+      RunOptions{.input = sample_});
   EXPECT_EQ(piped.out, r.out);
   EXPECT_FALSE(std::filesystem::exists(dir_.Sub("none")));
 }
@@ -135,7 +135,9 @@ TEST_F(CliStatsTest, AnalyzeRejectsBadInput) {
   RunResult r = cli_.Run({"analyze", "--pk", "concat(a"}, sample_);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("partkv: error: InvalidArgument: --pk: ", 0), 0u) << r.err;
-  r = cli_.Run({"analyze", "--pk", "concat(a)"}, R"({"a":1})" "\n" "{oops\n");
+  r = cli_.Run({"analyze", "--pk", "concat(a)"}, R"({"a":1})"
+                                                 "\n"
+                                                 "{oops\n");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("line 2: "), std::string::npos) << r.err;
   r = cli_.Run({"analyze", "--pk", "concat(a)", "--partitions", "0"}, sample_);

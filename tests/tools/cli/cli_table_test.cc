@@ -32,9 +32,9 @@ void ExpectOneErrorLine(const RunResult& r, const std::string& code) {
 TEST_F(CliTableTest, HelpListsEveryCommandAndExitsZero) {
   RunResult r = cli_.RunRaw({"--help"});
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* command : {"table", "insert", "upsert", "replace", "merge", "delete", "get",
-                              "batch", "query", "query-shards", "export", "import", "stats",
-                              "analyze"}) {
+  for (const char* command :
+       {"table", "insert", "upsert", "replace", "merge", "delete", "get", "batch", "query",
+        "query-shards", "export", "import", "stats", "analyze"}) {
     EXPECT_NE(r.out.find("  " + std::string(command) + " "), std::string::npos) << command;
   }
   EXPECT_NE(r.out.find("Exit status"), std::string::npos);
