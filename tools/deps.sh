@@ -15,7 +15,7 @@ packages=(
 if [ "$what" = all ]; then
   packages+=(
     libgtest-dev libgmock-dev libbenchmark-dev
-    clang libclang-rt-14-dev chromium
+    clang libclang-rt-14-dev clang-format chromium
     valgrind python3 python3-cffi python3-pytest libpython3-dev python3-lmdb python3-plyvel
   )
 elif [ "$what" != build ]; then
