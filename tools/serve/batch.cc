@@ -91,7 +91,8 @@ struct Changeset {
   std::set<std::string> row_keys;        // the rows written
 };
 
-// The table and PartitionKey of the operations before it, and a row none of them writes.
+// Checks write `w` (operation `i`, to `table`) against the operations before it: the same table
+// and PartitionKey, and a row none of them writes. The first operation sets the batch's table.
 std::optional<AzureError> CheckSameBatch(size_t i, const std::string& table,
                                          const Service::EntityWrite& w, Changeset* changeset) {
   if (i == 0) {
