@@ -249,162 +249,222 @@ std::string_view ScanMerge::BudgetRow(const std::vector<size_t>& end, uint64_t n
   return best;
 }
 
+// What one ReadPage call keeps across its rounds.
+struct ScanMerge::PageRead {
+  PageRead(size_t n, uint64_t expected_rows)
+      : run_bytes(std::clamp(kReadAheadBytes / std::max<size_t>(n, 1), kMinRunBytes, kMaxRunBytes)),
+        kept_cap(std::max<uint64_t>(kMinRun, (2 * expected_rows + n - 1) / std::max<size_t>(n, 1))),
+        settled(n),
+        limit(n) {}
+
+  const size_t run_bytes;  // a lane's share of the bytes read ahead
+  // Rows kept (decoded) a lane holds ahead: twice its share of a page. A scan that keeps most
+  // rows then decodes into a few reused slots per lane rather than into thousands.
+  const size_t kept_cap;
+  size_t kept = 0;              // the entities taken: (*entities)[0..kept)
+  uint64_t bytes = 0;           // the bytes of their rows
+  uint64_t examined_rows = 0;   // rows this page took
+  std::vector<size_t> fill;     // the round's lanes to refill
+  std::vector<size_t> settled;  // per lane: the end of its settled rows
+  std::vector<size_t> limit;    // per lane: the end of the rows this page may take
+  std::vector<size_t> heap;     // the merge's heap of lanes
+};
+
 Status ScanMerge::ReadPage(WorkerPool* pool, size_t width, const Rows& rows, const Limits& limits,
                            std::vector<Entity>* entities,
                            std::vector<std::pair<uint64_t, uint64_t>>* reads, PageEnd* end) {
   end->examined = 0;
   end->resume_after.clear();
-  const size_t n = lanes_.size();
-  if (!started_) {
-    // A page takes about expected_rows_ / n rows from each lane; half as many again keeps second
-    // rounds rare without reading much the page does not return.
-    const size_t first = std::clamp<uint64_t>(
-        (expected_rows_ * 3 + 2 * n - 1) / (2 * std::max<size_t>(n, 1)) + 1, kMinRun, kMaxRun);
-    for (auto& l : lanes_) l->run = first;
-  }
-  size_t kept = 0;
-  uint64_t page_bytes = 0;
-  uint64_t examined_rows = 0;  // rows this page took
+  if (!started_) SizeFirstRuns();
+  PageRead page(lanes_.size(), expected_rows_);
   auto finish = [&](Status s) {
-    entities->erase(entities->begin() + static_cast<ptrdiff_t>(kept), entities->end());
+    entities->erase(entities->begin() + static_cast<ptrdiff_t>(page.kept), entities->end());
     return s;
   };
-  std::vector<size_t> fill, settled(n), limit(n), heap;
-  const size_t run_bytes =
-      std::clamp(kReadAheadBytes / std::max<size_t>(n, 1), kMinRunBytes, kMaxRunBytes);
-  // Rows kept (decoded) a lane holds ahead: twice its share of a page. A scan that keeps most
-  // rows then decodes into a few reused slots per lane rather than into thousands.
-  const size_t kept_cap =
-      std::max<uint64_t>(kMinRun, (2 * expected_rows_ + n - 1) / std::max<size_t>(n, 1));
   const std::function<void(size_t)> refill = [&](size_t k) {
-    Lane* l = lanes_[fill[k]].get();
-    Fill(l, rows, l->run, run_bytes, kept_cap, limits.deadline);
+    Lane* l = lanes_[page.fill[k]].get();
+    Fill(l, rows, l->run, page.run_bytes, page.kept_cap, limits.deadline);
   };
   for (;;) {
-    // 1. Top up every lane holding less than a run ahead, in rows and in bytes: most lanes are
-    // read in every round, so the threads share many lanes (a round of a few lanes leaves a
-    // thread idle while the last one finishes). A lane holds at most two runs' share ahead.
-    fill.clear();
-    size_t fill_rows = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const Lane& l = *lanes_[i];
-      if (l.done) continue;
-      const size_t rows_ahead = l.rows.size() - l.pos;
-      const uint64_t bytes_ahead = l.bytes_before(l.rows.size()) - l.bytes_before(l.pos);
-      const size_t kept_ahead = l.kept.size() - l.kept_pos;
-      if (rows_ahead == 0 ||
-          (rows_ahead < l.run && bytes_ahead < run_bytes && kept_ahead < kept_cap)) {
-        fill.push_back(i);
-        fill_rows += l.run;
-      }
-    }
-    if (pool != nullptr && width > 1 && fill.size() > 1 && fill_rows >= kInlineRows) {
-      pool->ParallelFor(fill.size(), width, refill);
-    } else {
-      for (size_t k = 0; k < fill.size(); ++k) refill(k);
-    }
-    // A lane whose run kept nothing grows faster: the page needs more rows than it was expected
-    // to (a selective filter), and every round is a barrier the threads wait at.
-    for (size_t i : fill) {
-      Lane& l = *lanes_[i];
-      l.run = std::min(l.run * (l.last_run_kept ? 2 : 4), kMaxRun);
-    }
-    for (auto& l : lanes_) {
-      if (!l->error.ok()) return finish(l->error);
-    }
+    // 1. Top up every lane running low; a lane's error ends the page.
+    Status error = RefillLanes(pool, width, refill, page);
+    if (!error.ok()) return finish(std::move(error));
     if (!started_) {
       started_ = true;
       for (auto& l : lanes_) end->examined += l->start_steps;
     }
-
     // 2. The horizon: no lane can still read a row before it, so every row up to it is settled.
-    std::optional<std::string_view> horizon;
-    for (auto& l : lanes_) {
-      if (l->done) continue;  // (a lane not done holds rows: it was refilled, or had enough)
-      const std::string_view last = l->key(l->rows.size() - 1);
-      if (!horizon || Before(last, *horizon)) horizon = last;
-    }
-    uint64_t settled_steps = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const Lane& l = *lanes_[i];
-      settled[i] = horizon ? After(l, l.pos, l.rows.size(), *horizon) : l.rows.size();
-      settled_steps += l.steps_before(settled[i]) - l.steps_before(l.pos);
-    }
-
-    // 3. The row at which the steps reach the budget, if they do among the settled rows. A page
-    // takes at least one row, even when opening its cursors used the budget up.
-    std::optional<std::string_view> budget_row;
-    if (limits.budget != UINT64_MAX) {
-      const uint64_t needed = end->examined < limits.budget ? limits.budget - end->examined : 1;
-      if (settled_steps >= needed) budget_row = BudgetRow(settled, needed);
-    }
-    for (size_t i = 0; i < n; ++i) {
-      const Lane& l = *lanes_[i];
-      limit[i] = budget_row ? After(l, l.pos, settled[i], *budget_row) : settled[i];
-    }
-
+    const std::optional<std::string_view> horizon = Horizon();
+    const uint64_t settled_steps = Settle(horizon, page);
+    // 3. The row at which the steps reach the budget, if they do among the settled rows.
+    const std::optional<std::string_view> budget_row =
+        LimitToBudget(limits.budget, end->examined, settled_steps, page);
     // 4. The kept rows up to there, in key order, until the page is full.
-    auto later = [&](size_t a, size_t b) {  // heap order: the first row on top
-      const Lane& x = *lanes_[a];
-      const Lane& y = *lanes_[b];
-      return Before(y.key(y.kept[y.kept_pos]), x.key(x.kept[x.kept_pos]));
-    };
-    auto has_next = [&](size_t i) {
-      const Lane& l = *lanes_[i];
-      return l.kept_pos < l.kept.size() && l.kept[l.kept_pos] < limit[i];
-    };
-    heap.clear();
-    for (size_t i = 0; i < n; ++i) {
-      if (has_next(i)) heap.push_back(i);
-    }
-    std::make_heap(heap.begin(), heap.end(), later);
-    std::optional<std::string_view> cut;
-    while (!heap.empty()) {
-      std::pop_heap(heap.begin(), heap.end(), later);
-      const size_t i = heap.back();
-      Lane& l = *lanes_[i];
-      const size_t row = l.kept[l.kept_pos];
-      if (kept == entities->size()) entities->emplace_back();
-      std::swap((*entities)[kept], l.slots[l.kept_pos]);
-      ++kept;
-      ++l.kept_pos;
-      page_bytes += l.rows[row].bytes_end - l.bytes_before(row);
-      if (kept >= limits.page_size || page_bytes >= limits.page_bytes) {
-        cut = l.key(row);
-        break;
-      }
-      if (has_next(i)) {
-        std::push_heap(heap.begin(), heap.end(), later);
-      } else {
-        heap.pop_back();
-      }
-    }
+    std::optional<std::string_view> cut = TakeKept(limits, entities, page);
     if (!cut) cut = budget_row;
-
     // 5. Take every row up to the page's end, or every settled row.
-    bool more = false;
-    for (size_t i = 0; i < n; ++i) {
-      Lane& l = *lanes_[i];
-      const size_t to = cut ? After(l, l.pos, settled[i], *cut) : settled[i];
-      end->examined += l.steps_before(to) - l.steps_before(l.pos);
-      auto& r = (*reads)[l.cursor->physical];
-      r.first += to - l.pos;
-      r.second += l.bytes_before(to) - l.bytes_before(l.pos);
-      examined_rows += to - l.pos;
-      l.pos = to;
-      if (!l.done || l.pos < l.rows.size()) more = true;
-    }
+    const bool more = TakeRows(cut, reads, end, page);
     if (!more) return finish(Status::OK());
     if (cut) {
       end->resume_after.assign(cut->data(), cut->size());
       return finish(Status::OK());
     }
-    if (limits.deadline && examined_rows > 0 &&
+    if (limits.deadline && page.examined_rows > 0 &&
         std::chrono::steady_clock::now() >= *limits.deadline) {
       end->resume_after.assign(horizon->data(), horizon->size());  // the last row taken
       return finish(Status::OK());
     }
   }
+}
+
+void ScanMerge::SizeFirstRuns() {
+  const size_t n = lanes_.size();
+  // A page takes about expected_rows_ / n rows from each lane; half as many again keeps second
+  // rounds rare without reading much the page does not return.
+  const size_t first = std::clamp<uint64_t>(
+      (expected_rows_ * 3 + 2 * n - 1) / (2 * std::max<size_t>(n, 1)) + 1, kMinRun, kMaxRun);
+  for (auto& l : lanes_) l->run = first;
+}
+
+Status ScanMerge::RefillLanes(WorkerPool* pool, size_t width,
+                              const std::function<void(size_t)>& refill, PageRead& page) {
+  // Every lane holding less than a run ahead, in rows and in bytes: most lanes are read in every
+  // round, so the threads share many lanes (a round of a few lanes leaves a thread idle while the
+  // last one finishes). A lane holds at most two runs' share ahead.
+  const size_t n = lanes_.size();
+  page.fill.clear();
+  size_t fill_rows = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Lane& l = *lanes_[i];
+    if (l.done) continue;
+    const size_t rows_ahead = l.rows.size() - l.pos;
+    const uint64_t bytes_ahead = l.bytes_before(l.rows.size()) - l.bytes_before(l.pos);
+    const size_t kept_ahead = l.kept.size() - l.kept_pos;
+    if (rows_ahead == 0 ||
+        (rows_ahead < l.run && bytes_ahead < page.run_bytes && kept_ahead < page.kept_cap)) {
+      page.fill.push_back(i);
+      fill_rows += l.run;
+    }
+  }
+  if (pool != nullptr && width > 1 && page.fill.size() > 1 && fill_rows >= kInlineRows) {
+    pool->ParallelFor(page.fill.size(), width, refill);
+  } else {
+    for (size_t k = 0; k < page.fill.size(); ++k) refill(k);
+  }
+  // A lane whose run kept nothing grows faster: the page needs more rows than it was expected
+  // to (a selective filter), and every round is a barrier the threads wait at.
+  for (size_t i : page.fill) {
+    Lane& l = *lanes_[i];
+    l.run = std::min(l.run * (l.last_run_kept ? 2 : 4), kMaxRun);
+  }
+  for (auto& l : lanes_) {
+    if (!l->error.ok()) return l->error;
+  }
+  return Status::OK();
+}
+
+std::optional<std::string_view> ScanMerge::Horizon() const {
+  std::optional<std::string_view> horizon;
+  for (auto& l : lanes_) {
+    if (l->done) continue;  // (a lane not done holds rows: it was refilled, or had enough)
+    const std::string_view last = l->key(l->rows.size() - 1);
+    if (!horizon || Before(last, *horizon)) horizon = last;
+  }
+  return horizon;
+}
+
+uint64_t ScanMerge::Settle(const std::optional<std::string_view>& horizon, PageRead& page) const {
+  uint64_t settled_steps = 0;
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    const Lane& l = *lanes_[i];
+    page.settled[i] = horizon ? After(l, l.pos, l.rows.size(), *horizon) : l.rows.size();
+    settled_steps += l.steps_before(page.settled[i]) - l.steps_before(l.pos);
+  }
+  return settled_steps;
+}
+
+std::optional<std::string_view> ScanMerge::LimitToBudget(uint64_t budget, uint64_t examined,
+                                                         uint64_t settled_steps,
+                                                         PageRead& page) const {
+  // A page takes at least one row, even when opening its cursors used the budget up.
+  std::optional<std::string_view> budget_row;
+  if (budget != UINT64_MAX) {
+    const uint64_t needed = examined < budget ? budget - examined : 1;
+    if (settled_steps >= needed) budget_row = BudgetRow(page.settled, needed);
+  }
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    const Lane& l = *lanes_[i];
+    page.limit[i] = budget_row ? After(l, l.pos, page.settled[i], *budget_row) : page.settled[i];
+  }
+  return budget_row;
+}
+
+std::optional<std::string_view> ScanMerge::TakeKept(const Limits& limits,
+                                                    std::vector<Entity>* entities, PageRead& page) {
+  // The loop works on locals, as it did inside ReadPage (the heap's buffer is moved in, and back
+  // at the end): what it writes to the entities cannot alias them, so they stay in registers.
+  const size_t n = lanes_.size();
+  const size_t* const limit = page.limit.data();
+  std::vector<size_t> heap = std::move(page.heap);
+  size_t kept = page.kept;
+  uint64_t page_bytes = page.bytes;
+  auto later = [&](size_t a, size_t b) {  // heap order: the first row on top
+    const Lane& x = *lanes_[a];
+    const Lane& y = *lanes_[b];
+    return Before(y.key(y.kept[y.kept_pos]), x.key(x.kept[x.kept_pos]));
+  };
+  auto has_next = [&](size_t i) {
+    const Lane& l = *lanes_[i];
+    return l.kept_pos < l.kept.size() && l.kept[l.kept_pos] < limit[i];
+  };
+  heap.clear();
+  for (size_t i = 0; i < n; ++i) {
+    if (has_next(i)) heap.push_back(i);
+  }
+  std::make_heap(heap.begin(), heap.end(), later);
+  std::optional<std::string_view> cut;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const size_t i = heap.back();
+    Lane& l = *lanes_[i];
+    const size_t row = l.kept[l.kept_pos];
+    if (kept == entities->size()) entities->emplace_back();
+    std::swap((*entities)[kept], l.slots[l.kept_pos]);
+    ++kept;
+    ++l.kept_pos;
+    page_bytes += l.rows[row].bytes_end - l.bytes_before(row);
+    if (kept >= limits.page_size || page_bytes >= limits.page_bytes) {
+      cut = l.key(row);
+      break;
+    }
+    if (has_next(i)) {
+      std::push_heap(heap.begin(), heap.end(), later);
+    } else {
+      heap.pop_back();
+    }
+  }
+  page.kept = kept;
+  page.bytes = page_bytes;
+  page.heap = std::move(heap);
+  return cut;
+}
+
+bool ScanMerge::TakeRows(const std::optional<std::string_view>& cut,
+                         std::vector<std::pair<uint64_t, uint64_t>>* reads, PageEnd* end,
+                         PageRead& page) {
+  bool more = false;
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    Lane& l = *lanes_[i];
+    const size_t to = cut ? After(l, l.pos, page.settled[i], *cut) : page.settled[i];
+    end->examined += l.steps_before(to) - l.steps_before(l.pos);
+    auto& r = (*reads)[l.cursor->physical];
+    r.first += to - l.pos;
+    r.second += l.bytes_before(to) - l.bytes_before(l.pos);
+    page.examined_rows += to - l.pos;
+    l.pos = to;
+    if (!l.done || l.pos < l.rows.size()) more = true;
+  }
+  return more;
 }
 
 }  // namespace partkv::engine

@@ -33,6 +33,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -135,6 +136,35 @@ class ScanMerge {
                   PageEnd* end);
 
  private:
+  // What one ReadPage call keeps across its rounds: its buffers, and the entities taken so far.
+  struct PageRead;
+
+  // The steps of ReadPage. Before the first page: sizes the lanes' first runs from the rows a page
+  // is expected to take.
+  void SizeFirstRuns();
+  // Each round: 1. refills, on `pool` when it pays, every lane holding less than a run ahead, and
+  // grows their runs; returns the first lane's error.
+  Status RefillLanes(WorkerPool* pool, size_t width, const std::function<void(size_t)>& refill,
+                     PageRead& page);
+  // 2. The least of the last keys the lanes not done have read (none when every lane is done).
+  std::optional<std::string_view> Horizon() const;
+  // Sets page.settled: each lane's rows up to `horizon` (all of them when none). Returns their
+  // steps.
+  uint64_t Settle(const std::optional<std::string_view>& horizon, PageRead& page) const;
+  // 3. The row at which the page's steps (`examined` so far) reach `budget`, if they do among the
+  // settled rows, and page.limit: each lane's settled rows up to it.
+  std::optional<std::string_view> LimitToBudget(uint64_t budget, uint64_t examined,
+                                                uint64_t settled_steps, PageRead& page) const;
+  // 4. Moves the kept rows below page.limit into (*entities)[page.kept..], in key order, until
+  // the page is full; returns the key of the row that filled it.
+  std::optional<std::string_view> TakeKept(const Limits& limits, std::vector<Entity>* entities,
+                                           PageRead& page);
+  // 5. Takes every lane's rows up to `cut` (every settled row when none), adding what they
+  // examined to *reads and *end. Returns whether rows may remain (a lane not done, or holding
+  // rows not taken).
+  bool TakeRows(const std::optional<std::string_view>& cut,
+                std::vector<std::pair<uint64_t, uint64_t>>* reads, PageEnd* end, PageRead& page);
+
   // Reads up to `max_rows` rows (and about `max_bytes`, and until it holds `max_kept` rows the
   // filter passed) into `lane`, first dropping what earlier pages took from it; stops early,
   // after one row at least, once `deadline` has passed.

@@ -63,6 +63,181 @@ rocksdb::CompressionType ChooseCompression() {
   return rocksdb::kSnappyCompression;
 }
 
+// What Open finds at the store's path.
+struct StoreDirectory {
+  bool has_db = false;  // a database is there to open; else Open creates one
+  // Held from before the database is created until the store is complete (Commit).
+  std::unique_ptr<StoreCreation> creation;
+};
+
+Status CheckOpenArguments(const std::string& path, const StoreOptions& options) {
+  if (path.empty()) return Status::InvalidArgument("store path is empty");
+  if (options.memory_budget_bytes < kMinMemoryBudget) {
+    return Status::InvalidArgument("memory_budget_bytes is " +
+                                   std::to_string(options.memory_budget_bytes) +
+                                   "; the minimum is 4 MiB");
+  }
+  PARTKV_RETURN_IF_ERROR(CheckProfileName(options.profile).WithContext("StoreOptions::profile"));
+  return Status::OK();
+}
+
+// Whether `path` holds a store to open; when it holds none, claims it for a new store
+// (StoreCreation::Begin), as far as the options allow.
+Result<StoreDirectory> FindOrBeginStore(const std::string& path, const StoreOptions& options) {
+  std::error_code ec;
+  bool dir_exists = fs::exists(path, ec);
+  if (dir_exists && !fs::is_directory(path, ec)) {
+    return Status::InvalidArgument("store path '" + path + "' exists and is not a directory");
+  }
+  // A directory with the creation marker holds no store yet, whatever else it holds
+  // (engine/local/store_creation.h): the creation is done again.
+  bool unfinished = dir_exists && HasCreationMarker(path);
+  StoreDirectory dir;
+  dir.has_db = dir_exists && !unfinished && fs::exists(fs::path(path) / "CURRENT", ec);
+  const std::string not_a_store =
+      "'" + path + "' is not a partkv store: the directory is not empty and holds no store";
+  if (!dir.has_db) {
+    if (!options.create_if_missing) {
+      return Status::NotFound((unfinished ? "'" + path + "' holds an unfinished store creation, "
+                                          : "no partkv store at '" + path + "' ") +
+                              "(create_if_missing is off)");
+    }
+    if (dir_exists && !unfinished && !fs::is_empty(path, ec)) {
+      return Status::InvalidArgument(not_a_store);
+    }
+    PARTKV_ASSIGN_OR_RETURN(dir.creation, StoreCreation::Begin(path));
+    if (dir.creation == nullptr) {  // another process created the store meanwhile
+      dir.has_db = fs::exists(fs::path(path) / "CURRENT", ec);
+      if (!dir.has_db) return Status::InvalidArgument(not_a_store);
+    }
+  }
+  if (dir.has_db && options.error_if_exists) {
+    return Status::AlreadyExists("a store exists at '" + path + "' (error_if_exists is on)");
+  }
+  return dir;
+}
+
+// The write-buffer manager charging memtables to `cache`, up to `limit` bytes.
+std::shared_ptr<rocksdb::WriteBufferManager> NewWriteBufferManager(
+    size_t limit, std::shared_ptr<rocksdb::Cache> cache) {
+  // No allow_stall: a write-buffer-manager stall waits for memory that only a flush frees, and
+  // when the memtables over budget are empty nothing can be flushed, so it never ends (as with
+  // hundreds of idle column families). Reaching the budget triggers flushes instead; a stall
+  // RocksDB imposes for its own flushes and compactions is bounded by StoreState::Write.
+  return std::make_shared<rocksdb::WriteBufferManager>(limit, std::move(cache),
+                                                       /*allow_stall=*/false);
+}
+
+// The SST format of every column family: block-based, over `cache`, with bloom filters.
+std::shared_ptr<rocksdb::TableFactory> NewTableFactory(std::shared_ptr<rocksdb::Cache> cache) {
+  rocksdb::BlockBasedTableOptions table_options;
+  table_options.block_cache = std::move(cache);
+  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table_options.whole_key_filtering = true;  // insert-if-absent probes whole keys
+  table_options.cache_index_and_filter_blocks = true;
+  table_options.pin_l0_filter_and_index_blocks_in_cache = true;
+  table_options.format_version = 5;
+  return std::shared_ptr<rocksdb::TableFactory>(rocksdb::NewBlockBasedTableFactory(table_options));
+}
+
+// The options of `meta` (and of RocksDB's default column family, which stays empty).
+rocksdb::ColumnFamilyOptions MetaOptions(std::shared_ptr<rocksdb::TableFactory> table_factory) {
+  rocksdb::ColumnFamilyOptions meta_cf;
+  meta_cf.table_factory = std::move(table_factory);
+  meta_cf.write_buffer_size = 1 << 20;
+  meta_cf.arena_block_size = 64 * 1024;
+  return meta_cf;
+}
+
+Status LowerCompactionPriority(const StoreOptions& options) {
+  if (options.low_priority_compactions) {
+    // The pool's threads lower themselves before their next job (process-wide: options.h).
+    rocksdb::Status s = rocksdb::Env::Default()->LowerThreadPoolCPUPriority(
+        rocksdb::Env::Priority::LOW, rocksdb::CpuPriority::kLow);
+    if (!s.ok()) return FromRocks(s, "lower the compaction threads' CPU priority");
+  }
+  return Status::OK();
+}
+
+// The column families of the database at `path` (only RocksDB's default one for a new store).
+// InvalidArgument when the database is not a partkv store's.
+Result<std::vector<std::string>> ListColumnFamilies(const rocksdb::DBOptions& db_options,
+                                                    const std::string& path, bool has_db) {
+  std::vector<std::string> names;
+  if (has_db) {
+    rocksdb::Status s = rocksdb::DB::ListColumnFamilies(db_options, path, &names);
+    if (!s.ok()) return FromRocks(s, "open store '" + path + "'");
+    if (std::find(names.begin(), names.end(), kMetaColumnFamily) == names.end()) {
+      return Status::InvalidArgument("'" + path +
+                                     "' is not a partkv store: it is a RocksDB database "
+                                     "without partkv's meta column family");
+    }
+  } else {
+    names = {rocksdb::kDefaultColumnFamilyName};
+  }
+  return names;
+}
+
+// The data column families found, and those of format 1 (one per physical partition), which
+// a migration reads and the open after it drops.
+struct ColumnFamilyCount {
+  uint32_t data = 0;  // one more than the highest data column family's index
+  size_t format1 = 0;
+};
+
+ColumnFamilyCount CountColumnFamilies(const std::vector<std::string>& names) {
+  ColumnFamilyCount found;
+  for (const auto& n : names) {
+    uint32_t k, table_id, index;
+    if (ParseDataColumnFamilyName(n, &k)) found.data = std::max(found.data, k + 1);
+    if (ParsePartitionColumnFamilyName(n, &table_id, &index)) ++found.format1;
+  }
+  return found;
+}
+
+// How to open each of the column families `names`. InvalidArgument on one partkv never makes.
+Result<std::vector<rocksdb::ColumnFamilyDescriptor>> DescribeColumnFamilies(
+    const StoreState& st, const std::string& path, const std::vector<std::string>& names,
+    const ColumnFamilyCount& found, const rocksdb::ColumnFamilyOptions& meta_cf) {
+  const uint32_t data_count = found.data != 0 ? found.data : kDefaultDataColumnFamilies;
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (const auto& n : names) {
+    uint32_t k, table_id, index;
+    if (n == kMetaColumnFamily || n == rocksdb::kDefaultColumnFamilyName) {
+      descriptors.emplace_back(n, meta_cf);
+    } else if (ParseDataColumnFamilyName(n, &k)) {
+      descriptors.emplace_back(n, st.DataOptions(data_count));
+    } else if (ParsePartitionColumnFamilyName(n, &table_id, &index)) {
+      descriptors.emplace_back(n, st.DataOptions(static_cast<uint32_t>(found.format1)));
+    } else {
+      return Status::InvalidArgument("'" + path +
+                                     "' is not a partkv store: it has column family '" + n +
+                                     "', which partkv never makes");
+    }
+  }
+  return descriptors;
+}
+
+// Destroys the handles left in *handles (those the store has not taken) when it goes, on every
+// early return of Open, before the database *db closes: RocksDB requires every handle gone first.
+class HandleGuard {
+ public:
+  HandleGuard(const std::unique_ptr<rocksdb::DB>* db,
+              std::vector<rocksdb::ColumnFamilyHandle*>* handles)
+      : db_(db), handles_(handles) {}
+  ~HandleGuard() {
+    for (auto* h : *handles_) {
+      if (h != nullptr) (*db_)->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+    }
+  }
+  HandleGuard(const HandleGuard&) = delete;
+  HandleGuard& operator=(const HandleGuard&) = delete;
+
+ private:
+  const std::unique_ptr<rocksdb::DB>* db_;
+  std::vector<rocksdb::ColumnFamilyHandle*>* handles_;
+};
+
 }  // namespace
 
 // RocksDB's HyperClockCache: lookups and releases are atomic operations on the entry, where
@@ -76,74 +251,52 @@ std::shared_ptr<rocksdb::Cache> StoreState::NewBlockCache(size_t capacity) {
 
 Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
                                                      const StoreOptions& options) {
-  if (path.empty()) return Status::InvalidArgument("store path is empty");
-  if (options.memory_budget_bytes < kMinMemoryBudget) {
-    return Status::InvalidArgument("memory_budget_bytes is " +
-                                   std::to_string(options.memory_budget_bytes) +
-                                   "; the minimum is 4 MiB");
-  }
-  PARTKV_RETURN_IF_ERROR(CheckProfileName(options.profile).WithContext("StoreOptions::profile"));
-  std::error_code ec;
-  bool dir_exists = fs::exists(path, ec);
-  if (dir_exists && !fs::is_directory(path, ec)) {
-    return Status::InvalidArgument("store path '" + path + "' exists and is not a directory");
-  }
-  // A directory with the creation marker holds no store yet, whatever else it holds
-  // (engine/local/store_creation.h): the creation is done again.
-  bool unfinished = dir_exists && HasCreationMarker(path);
-  bool has_db = dir_exists && !unfinished && fs::exists(fs::path(path) / "CURRENT", ec);
-  const std::string not_a_store =
-      "'" + path + "' is not a partkv store: the directory is not empty and holds no store";
-  // Held from before the database is created until the store is complete (Commit).
-  std::unique_ptr<StoreCreation> creation;
-  if (!has_db) {
-    if (!options.create_if_missing) {
-      return Status::NotFound((unfinished ? "'" + path + "' holds an unfinished store creation, "
-                                          : "no partkv store at '" + path + "' ") +
-                              "(create_if_missing is off)");
-    }
-    if (dir_exists && !unfinished && !fs::is_empty(path, ec)) {
-      return Status::InvalidArgument(not_a_store);
-    }
-    PARTKV_ASSIGN_OR_RETURN(creation, StoreCreation::Begin(path));
-    if (creation == nullptr) {  // another process created the store meanwhile
-      has_db = fs::exists(fs::path(path) / "CURRENT", ec);
-      if (!has_db) return Status::InvalidArgument(not_a_store);
-    }
-  }
-  if (has_db && options.error_if_exists) {
-    return Status::AlreadyExists("a store exists at '" + path + "' (error_if_exists is on)");
-  }
-
+  PARTKV_RETURN_IF_ERROR(CheckOpenArguments(path, options));
+  PARTKV_ASSIGN_OR_RETURN(StoreDirectory dir, FindOrBeginStore(path, options));
   std::shared_ptr<StoreState> st(new StoreState());
-  st->path_ = path;
-  st->default_profile_ = options.profile;
-  st->default_throttling_ = options.throttling;
-  st->clock_source_ = options.clock ? options.clock : Clock::Steady();
-  st->write_stall_timeout_ = options.write_stall_timeout;
-
   // One budget: the block cache's capacity; memtables are charged to the same cache through the
   // write-buffer manager and may use at most half of it.
   auto cache = NewBlockCache(options.memory_budget_bytes);
-  // No allow_stall: a write-buffer-manager stall waits for memory that only a flush frees, and
-  // when the memtables over budget are empty nothing can be flushed, so it never ends (as with
-  // hundreds of idle column families). Reaching the budget triggers flushes instead; a stall
-  // RocksDB imposes for its own flushes and compactions is bounded by StoreState::Write.
-  auto wbm = std::make_shared<rocksdb::WriteBufferManager>(options.memory_budget_bytes / 2, cache,
-                                                           /*allow_stall=*/false);
+  auto wbm = NewWriteBufferManager(options.memory_budget_bytes / 2, cache);
+  auto table_factory = NewTableFactory(cache);
+  st->Configure(path, options, table_factory);
+  const rocksdb::ColumnFamilyOptions meta_cf = MetaOptions(table_factory);
+  PARTKV_RETURN_IF_ERROR(LowerCompactionPriority(options));
+  const rocksdb::DBOptions db_options = st->DatabaseOptions(path, !dir.has_db, wbm);
 
-  rocksdb::BlockBasedTableOptions table_options;
-  table_options.block_cache = cache;
-  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
-  table_options.whole_key_filtering = true;  // insert-if-absent probes whole keys
-  table_options.cache_index_and_filter_blocks = true;
-  table_options.pin_l0_filter_and_index_blocks_in_cache = true;
-  table_options.format_version = 5;
-  auto table_factory =
-      std::shared_ptr<rocksdb::TableFactory>(rocksdb::NewBlockBasedTableFactory(table_options));
+  PARTKV_ASSIGN_OR_RETURN(std::vector<std::string> names,
+                          ListColumnFamilies(db_options, path, dir.has_db));
+  const ColumnFamilyCount found = CountColumnFamilies(names);
+  PARTKV_ASSIGN_OR_RETURN(std::vector<rocksdb::ColumnFamilyDescriptor> descriptors,
+                          DescribeColumnFamilies(*st, path, names, found, meta_cf));
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  HandleGuard guard(&st->db_, &handles);
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &handles, &raw);
+  if (!s.ok()) return FromRocks(s, "open store '" + path + "'");
+  st->db_.reset(raw);
+  const std::map<std::string, size_t> format1 = st->AdoptHandles(names, &handles);
+
+  if (!dir.has_db) {
+    PARTKV_RETURN_IF_ERROR(st->InitializeNewStore(path, meta_cf, dir.creation.get()));
+  }
+  PARTKV_RETURN_IF_ERROR(st->CheckFormat(path, format1, handles));
+  PARTKV_RETURN_IF_ERROR(st->DropFormat1(format1, &handles));
+  PARTKV_RETURN_IF_ERROR(st->CheckDataColumnFamilies(path, found.data));
+  PARTKV_RETURN_IF_ERROR(st->LoadMeta());
+  return st;
+}
+
+void StoreState::Configure(const std::string& path, const StoreOptions& options,
+                           std::shared_ptr<rocksdb::TableFactory> table_factory) {
+  path_ = path;
+  default_profile_ = options.profile;
+  default_throttling_ = options.throttling;
+  clock_source_ = options.clock ? options.clock : Clock::Steady();
+  write_stall_timeout_ = options.write_stall_timeout;
 
   rocksdb::ColumnFamilyOptions cf;
-  cf.table_factory = table_factory;
+  cf.table_factory = std::move(table_factory);
   cf.write_buffer_size =
       std::clamp<size_t>(options.memory_budget_bytes / 8, size_t{1} << 20, size_t{64} << 20);
   cf.max_write_buffer_number = 3;
@@ -154,129 +307,79 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   cf.memtable_whole_key_filtering = true;
   cf.level_compaction_dynamic_level_bytes = true;
   cf.compression = ChooseCompression();
-  cf.compaction_filter_factory = DroppedTables::Factory(st->dropped_);
-  st->partition_options_ = cf;
-  st->memory_budget_ = options.memory_budget_bytes;
-  st->scan_threads_ = options.scan_threads != 0
-                          ? options.scan_threads
-                          : std::max<size_t>(1, std::thread::hardware_concurrency());
+  cf.compaction_filter_factory = DroppedTables::Factory(dropped_);
+  partition_options_ = cf;
+  memory_budget_ = options.memory_budget_bytes;
+  scan_threads_ = options.scan_threads != 0
+                      ? options.scan_threads
+                      : std::max<size_t>(1, std::thread::hardware_concurrency());
   // The caller of a query is one of its threads: the pool holds the others, which read no RocksDB
   // performance counter (engine/local/perf_counters.h).
-  st->scan_pool_ = std::make_unique<WorkerPool>(
-      st->scan_threads_ - 1, [] { rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable); });
+  scan_pool_ = std::make_unique<WorkerPool>(
+      scan_threads_ - 1, [] { rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable); });
+}
 
-  rocksdb::ColumnFamilyOptions meta_cf;
-  meta_cf.table_factory = table_factory;
-  meta_cf.write_buffer_size = 1 << 20;
-  meta_cf.arena_block_size = 64 * 1024;
-
+rocksdb::DBOptions StoreState::DatabaseOptions(
+    const std::string& path, bool create, std::shared_ptr<rocksdb::WriteBufferManager> wbm) const {
   rocksdb::DBOptions db_options;
-  if (options.low_priority_compactions) {
-    // The pool's threads lower themselves before their next job (process-wide: options.h).
-    rocksdb::Status s = rocksdb::Env::Default()->LowerThreadPoolCPUPriority(
-        rocksdb::Env::Priority::LOW, rocksdb::CpuPriority::kLow);
-    if (!s.ok()) return FromRocks(s, "lower the compaction threads' CPU priority");
-  }
-  db_options.create_if_missing = !has_db;
-  db_options.write_buffer_manager = wbm;
+  db_options.create_if_missing = create;
+  db_options.write_buffer_manager = std::move(wbm);
   db_options.max_background_jobs = 2;
   // RocksDB's default logger aborts the process once a write of it failed (a full disk):
   // engine/local/info_log.h.
   db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   db_options.info_log = NewInfoLog(path, db_options.info_log_level);
   db_options.avoid_unnecessary_blocking_io = true;
-  db_options.listeners.push_back(st->recovery_);
+  db_options.listeners.push_back(recovery_);
+  return db_options;
+}
 
-  std::vector<std::string> names;
-  if (has_db) {
-    rocksdb::Status s = rocksdb::DB::ListColumnFamilies(db_options, path, &names);
-    if (!s.ok()) return FromRocks(s, "open store '" + path + "'");
-    if (std::find(names.begin(), names.end(), kMetaColumnFamily) == names.end()) {
-      return Status::InvalidArgument("'" + path +
-                                     "' is not a partkv store: it is a RocksDB database "
-                                     "without partkv's meta column family");
-    }
-  } else {
-    names = {rocksdb::kDefaultColumnFamilyName};
-  }
-
-  // The data column families found, and those of format 1 (one per physical partition), which
-  // a migration reads and the open after it drops.
-  uint32_t data_found = 0;
-  size_t format1_found = 0;
-  for (const auto& n : names) {
-    uint32_t k, table_id, index;
-    if (ParseDataColumnFamilyName(n, &k)) data_found = std::max(data_found, k + 1);
-    if (ParsePartitionColumnFamilyName(n, &table_id, &index)) ++format1_found;
-  }
-  const uint32_t data_count = data_found != 0 ? data_found : kDefaultDataColumnFamilies;
-  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-  for (const auto& n : names) {
-    uint32_t k, table_id, index;
-    if (n == kMetaColumnFamily || n == rocksdb::kDefaultColumnFamilyName) {
-      descriptors.emplace_back(n, meta_cf);
-    } else if (ParseDataColumnFamilyName(n, &k)) {
-      descriptors.emplace_back(n, st->DataOptions(data_count));
-    } else if (ParsePartitionColumnFamilyName(n, &table_id, &index)) {
-      descriptors.emplace_back(n, st->DataOptions(static_cast<uint32_t>(format1_found)));
-    } else {
-      return Status::InvalidArgument("'" + path +
-                                     "' is not a partkv store: it has column family '" + n +
-                                     "', which partkv never makes");
-    }
-  }
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  // Handles not yet owned by the store are destroyed on every early return, before the
-  // database closes (RocksDB requires every handle gone first).
-  struct HandleGuard {
-    StoreState* st;
-    std::vector<rocksdb::ColumnFamilyHandle*>* handles;
-    ~HandleGuard() {
-      for (auto* h : *handles) {
-        if (h != nullptr) st->db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
-      }
-    }
-  } guard{st.get(), &handles};
-  rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &handles, &raw);
-  if (!s.ok()) return FromRocks(s, "open store '" + path + "'");
-  st->db_.reset(raw);
+std::map<std::string, size_t> StoreState::AdoptHandles(
+    const std::vector<std::string>& names, std::vector<rocksdb::ColumnFamilyHandle*>* handles) {
+  std::vector<rocksdb::ColumnFamilyHandle*>& h = *handles;
   std::map<std::string, size_t> format1;  // name -> index in handles
   for (size_t i = 0; i < names.size(); ++i) {
     uint32_t k, table_id, index;
     if (names[i] == kMetaColumnFamily) {
-      st->meta_ = handles[i];
-      handles[i] = nullptr;
+      meta_ = h[i];
+      h[i] = nullptr;
     } else if (names[i] == rocksdb::kDefaultColumnFamilyName) {
-      st->default_ = handles[i];
-      handles[i] = nullptr;
+      default_ = h[i];
+      h[i] = nullptr;
     } else if (ParseDataColumnFamilyName(names[i], &k)) {
-      if (st->data_.size() <= k) st->data_.resize(k + 1, nullptr);
-      st->data_[k] = handles[i];
-      handles[i] = nullptr;
+      if (data_.size() <= k) data_.resize(k + 1, nullptr);
+      data_[k] = h[i];
+      h[i] = nullptr;
     } else if (ParsePartitionColumnFamilyName(names[i], &table_id, &index)) {
       format1[names[i]] = i;
     }
   }
+  return format1;
+}
 
-  if (!has_db) {
-    s = st->db_->CreateColumnFamily(meta_cf, kMetaColumnFamily, &st->meta_);
-    if (!s.ok()) return FromRocks(s, "create meta column family");
-    PARTKV_RETURN_IF_ERROR(st->CreateDataColumnFamilies(kDefaultDataColumnFamilies));
-    rocksdb::WriteBatch wb;
-    wb.Put(st->meta_, kFormatKey, std::to_string(kStoreFormatVersion));
-    wb.Put(st->meta_, kSecretKey, RandomBytes(32));
-    wb.Put(st->meta_, kClockReservedKey, "0");
-    wb.Put(st->meta_, kNextTableIdKey, "1");
-    wb.Put(st->meta_, kDataColumnFamiliesKey, std::to_string(kDefaultDataColumnFamilies));
-    rocksdb::WriteOptions wo;
-    wo.sync = true;
-    s = st->db_->Write(wo, &wb);
-    if (!s.ok()) return FromRocks(s, "initialise store");
-    PARTKV_RETURN_IF_ERROR(creation->Commit().WithContext("create store '" + path + "'"));
-  }
+Status StoreState::InitializeNewStore(const std::string& path,
+                                      const rocksdb::ColumnFamilyOptions& meta_cf,
+                                      StoreCreation* creation) {
+  rocksdb::Status s = db_->CreateColumnFamily(meta_cf, kMetaColumnFamily, &meta_);
+  if (!s.ok()) return FromRocks(s, "create meta column family");
+  PARTKV_RETURN_IF_ERROR(CreateDataColumnFamilies(kDefaultDataColumnFamilies));
+  rocksdb::WriteBatch wb;
+  wb.Put(meta_, kFormatKey, std::to_string(kStoreFormatVersion));
+  wb.Put(meta_, kSecretKey, RandomBytes(32));
+  wb.Put(meta_, kClockReservedKey, "0");
+  wb.Put(meta_, kNextTableIdKey, "1");
+  wb.Put(meta_, kDataColumnFamiliesKey, std::to_string(kDefaultDataColumnFamilies));
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  s = db_->Write(wo, &wb);
+  if (!s.ok()) return FromRocks(s, "initialise store");
+  return creation->Commit().WithContext("create store '" + path + "'");
+}
 
-  auto format = ReadNumber(st->db_.get(), st->meta_, kFormatKey);
+Status StoreState::CheckFormat(const std::string& path,
+                               const std::map<std::string, size_t>& format1,
+                               const std::vector<rocksdb::ColumnFamilyHandle*>& handles) {
+  auto format = ReadNumber(db_.get(), meta_, kFormatKey);
   if (!format.ok()) {
     return Status::InvalidArgument("'" + path + "' is not a partkv store: no format version (" +
                                    format.status().ToString() + ")");
@@ -284,52 +387,59 @@ Result<std::shared_ptr<StoreState>> StoreState::Open(std::string path,
   if (*format == kFormatVersion1) {
     std::vector<std::pair<std::string, rocksdb::ColumnFamilyHandle*>> old;
     for (auto& [name, i] : format1) old.emplace_back(name, handles[i]);
-    PARTKV_RETURN_IF_ERROR(MigrateFormat1(st.get(), old)
-                               .WithContext("migrate store '" + path + "' from format 1 to 2"));
-  } else if (*format != kStoreFormatVersion) {
+    return MigrateFormat1(this, old).WithContext("migrate store '" + path + "' from format 1 to 2");
+  }
+  if (*format != kStoreFormatVersion) {
     return Status::InvalidArgument(
         "store '" + path + "' has on-disk format version " + std::to_string(*format) +
         "; this build of partkv reads format versions 1 (migrated on open) and " +
         std::to_string(kStoreFormatVersion) + " (docs/format.md)");
   }
-  // Format 1's column families, left when a migration ended before dropping them: every entity
-  // they hold was copied before the format key said 2.
-  if (!format1.empty()) {
-    std::vector<rocksdb::ColumnFamilyHandle*> old;
-    for (auto& [name, i] : format1) {
-      old.push_back(handles[i]);
-      handles[i] = nullptr;
-    }
-    s = st->db_->DropColumnFamilies(old);
-    for (auto* h : old) st->db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
-    if (!s.ok()) return FromRocks(s, "drop the column families of format 1");
+  return Status::OK();
+}
+
+Status StoreState::DropFormat1(const std::map<std::string, size_t>& format1,
+                               std::vector<rocksdb::ColumnFamilyHandle*>* handles) {
+  if (format1.empty()) return Status::OK();
+  std::vector<rocksdb::ColumnFamilyHandle*> old;
+  for (auto& [name, i] : format1) {
+    old.push_back((*handles)[i]);
+    (*handles)[i] = nullptr;
   }
-  auto data_count_meta = ReadNumber(st->db_.get(), st->meta_, kDataColumnFamiliesKey);
+  rocksdb::Status s = db_->DropColumnFamilies(old);
+  for (auto* h : old) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+  if (!s.ok()) return FromRocks(s, "drop the column families of format 1");
+  return Status::OK();
+}
+
+Status StoreState::CheckDataColumnFamilies(const std::string& path, uint32_t data_found) const {
+  auto data_count_meta = ReadNumber(db_.get(), meta_, kDataColumnFamiliesKey);
   if (!data_count_meta.ok()) return data_count_meta.status().WithContext("store meta");
   if (*data_count_meta < 1 || *data_count_meta > kMaxDataColumnFamilies ||
-      st->data_.size() != *data_count_meta ||
-      std::find(st->data_.begin(), st->data_.end(), nullptr) != st->data_.end()) {
+      data_.size() != *data_count_meta ||
+      std::find(data_.begin(), data_.end(), nullptr) != data_.end()) {
     return Status::Corruption("store '" + path + "' should have " +
                               std::to_string(*data_count_meta) + " data column families and has " +
                               std::to_string(data_found));
   }
-  s = st->db_->Get(rocksdb::ReadOptions(), st->meta_, kSecretKey, &st->secret_);
-  if (!s.ok() || st->secret_.size() != 32)
+  return Status::OK();
+}
+
+Status StoreState::LoadMeta() {
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), meta_, kSecretKey, &secret_);
+  if (!s.ok() || secret_.size() != 32)
     return Status::Corruption("store secret missing or malformed");
-  auto reserved = ReadNumber(st->db_.get(), st->meta_, kClockReservedKey);
+  auto reserved = ReadNumber(db_.get(), meta_, kClockReservedKey);
   if (!reserved.ok()) return reserved.status().WithContext("store meta");
   // Every tick below the reserved mark may have been issued before a crash: issue above it.
-  st->last_ticks_ = static_cast<int64_t>(*reserved);
-  st->ticks_limit_ = static_cast<int64_t>(*reserved);
-  auto next_id = ReadNumber(st->db_.get(), st->meta_, kNextTableIdKey);
+  last_ticks_ = static_cast<int64_t>(*reserved);
+  ticks_limit_ = static_cast<int64_t>(*reserved);
+  auto next_id = ReadNumber(db_.get(), meta_, kNextTableIdKey);
   if (!next_id.ok()) return next_id.status().WithContext("store meta");
-  {
-    // Nothing else sees the store yet: the lock is for the analysis, and costs nothing here.
-    port::MutexLock lock(&st->catalog_mu_);
-    st->next_table_id_ = static_cast<uint32_t>(*next_id);
-    PARTKV_RETURN_IF_ERROR(st->LoadCatalog());
-  }
-  return st;
+  // Nothing else sees the store yet: the lock is for the analysis, and costs nothing here.
+  port::MutexLock lock(&catalog_mu_);
+  next_table_id_ = static_cast<uint32_t>(*next_id);
+  return LoadCatalog();
 }
 
 Status StoreState::CreateDataColumnFamilies(uint32_t count) {

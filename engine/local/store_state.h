@@ -39,6 +39,8 @@
 
 namespace partkv::engine {
 
+class StoreCreation;  // engine/local/store_creation.h
+
 class StoreState {
  public:
   static Result<std::shared_ptr<StoreState>> Open(std::string path, const StoreOptions& options);
@@ -133,6 +135,36 @@ class StoreState {
       StoreState* store,
       const std::vector<std::pair<std::string, rocksdb::ColumnFamilyHandle*>>& format1);
   StoreState() = default;
+
+  // The steps of Open, in order.
+  // What `options` set before the database opens: the store's defaults for tables, the data
+  // column families' options (over `table_factory`), the scan threads.
+  void Configure(const std::string& path, const StoreOptions& options,
+                 std::shared_ptr<rocksdb::TableFactory> table_factory);
+  // The database's options; `create`: the database does not exist yet.
+  rocksdb::DBOptions DatabaseOptions(const std::string& path, bool create,
+                                     std::shared_ptr<rocksdb::WriteBufferManager> wbm) const;
+  // Takes the handles of `meta`, the default and the data column families from *handles (the
+  // database's, in the order of `names`), leaving null in their places. Returns the format-1
+  // column families found: name -> index in *handles.
+  std::map<std::string, size_t> AdoptHandles(const std::vector<std::string>& names,
+                                             std::vector<rocksdb::ColumnFamilyHandle*>* handles);
+  // A new database's column families and meta keys, then `creation` committed.
+  Status InitializeNewStore(const std::string& path, const rocksdb::ColumnFamilyOptions& meta_cf,
+                            StoreCreation* creation);
+  // Reads the format version: migrates a store of format 1 (MigrateFormat1), refuses one this
+  // build does not know.
+  Status CheckFormat(const std::string& path, const std::map<std::string, size_t>& format1,
+                     const std::vector<rocksdb::ColumnFamilyHandle*>& handles);
+  // Drops format 1's column families, left when a migration ended before dropping them: every
+  // entity they hold was copied before the format key said 2.
+  Status DropFormat1(const std::map<std::string, size_t>& format1,
+                     std::vector<rocksdb::ColumnFamilyHandle*>* handles);
+  // Corruption unless the store has every data column family its meta key counts (`data_found`:
+  // the count the database listed, for the message).
+  Status CheckDataColumnFamilies(const std::string& path, uint32_t data_found) const;
+  // Reads the secret, the clock's reserved mark and the next table id, then the catalog.
+  Status LoadMeta() PARTKV_EXCLUDES(catalog_mu_);
   Status LoadCatalog() PARTKV_REQUIRES(catalog_mu_);
   // Creates the data column families d0..d<count-1> that are missing.
   Status CreateDataColumnFamilies(uint32_t count);

@@ -92,13 +92,8 @@ struct CommitOp {
   std::string_view body;  // a sealed row's encoded properties (engine/local/row_sealer.h)
 };
 
-// What Submit and SubmitSealed share once every operation is checked: the throughput charge
-// (`cost` units), one ETag step and one clock reading for the batch, the row locks in stripe
-// order, one MultiGet, each operation's condition, and one RocksDB WriteBatch.
-Result<std::vector<WriteResult>> CommitBatch(StoreState& store, SharedTable& data,
-                                             std::string_view pk, const std::vector<CommitOp>& ops,
-                                             double cost, const WriteOptions& options) {
-  const size_t physical = data.PartitionIndexOf(pk);
+// Charges the batch's `cost` units to its partition's throughput, when the table is throttled.
+Status ChargeThroughput(SharedTable& data, std::string_view pk, size_t physical, double cost) {
   if (Throttler* t = data.throttler()) {
     Status ts = t->Charge(true, pk, physical, cost);
     if (!ts.ok()) {
@@ -106,16 +101,25 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, SharedTable& dat
       return ts;
     }
   }
+  return Status::OK();
+}
 
+// The first of the ticks of the batch's writes (0 when it only deletes).
+Result<int64_t> IssueTicksFor(StoreState& store, const std::vector<CommitOp>& ops) {
   size_t writes = 0;
   for (const auto& op : ops) writes += op.type != OpType::kDelete;
   int64_t tick = 0;
   if (writes > 0) {
     PARTKV_ASSIGN_OR_RETURN(tick, store.IssueTicks(writes));
   }
-  const std::string& prefix = data.partitions()[physical].prefix;
-  // Every operation's full key, in one buffer (one allocation for the batch, not one per row).
-  std::string key_buffer;
+  return tick;
+}
+
+// Every operation's full key (`prefix`, then the entity key), in *buffer: one allocation for the
+// batch, not one per row. (*keys)[i] views operation i's in *buffer.
+void BuildKeys(const std::string& prefix, std::string_view pk, const std::vector<CommitOp>& ops,
+               std::string* buffer, std::vector<std::string_view>* keys) {
+  std::string& key_buffer = *buffer;
   {
     size_t total = 0;
     for (const auto& op : ops) total += prefix.size() + pk.size() + op.row_key.size() + 1;
@@ -127,72 +131,128 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, SharedTable& dat
     AppendEntityKey(pk, ops[i].row_key, &key_buffer);
     key_end[i] = key_buffer.size();
   }
-  std::vector<std::string_view> keys(ops.size());
+  keys->resize(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     const size_t begin = i == 0 ? 0 : key_end[i - 1];
-    keys[i] = std::string_view(key_buffer).substr(begin, key_end[i] - begin);
+    (*keys)[i] = std::string_view(key_buffer).substr(begin, key_end[i] - begin);
   }
-  std::vector<ValueHeader> headers(ops.size());
-  std::vector<std::string> encoded(ops.size());
+}
+
+// The new values of a batch's writes, by operation: a header each, with a tick of its own, and
+// the caller's entity encoded with it (nothing for a delete; only the header for a sealed row).
+struct NewValues {
+  explicit NewValues(size_t n) : headers(n), encoded(n) {}
+  std::vector<ValueHeader> headers;
+  std::vector<std::string> encoded;
+};
+
+NewValues EncodeNewValues(const std::vector<CommitOp>& ops, int64_t tick) {
+  NewValues out(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     if (ops[i].type == OpType::kDelete) continue;
-    headers[i].timestamp_ticks = tick++;
-    headers[i].etag_version = static_cast<uint64_t>(headers[i].timestamp_ticks);
+    ValueHeader& header = out.headers[i];
+    header.timestamp_ticks = tick++;
+    header.etag_version = static_cast<uint64_t>(header.timestamp_ticks);
     if (ops[i].entity != nullptr) {
-      encoded[i].reserve(64 + ops[i].entity->property_count() * 24);
-      EncodeValue(headers[i], *ops[i].entity, &encoded[i]);
+      out.encoded[i].reserve(64 + ops[i].entity->property_count() * 24);
+      EncodeValue(header, *ops[i].entity, &out.encoded[i]);
     }
   }
+  return out;
+}
+
+// The current values of a batch's rows, from one MultiGet: operation i's row is
+// statuses[at[i]] and values[at[i]].
+struct CurrentRows {
+  explicit CurrentRows(size_t n) : at(n), values(n), statuses(n) {}
+  std::vector<size_t> at;
+  std::vector<rocksdb::PinnableSlice> values;
+  std::vector<rocksdb::Status> statuses;
+};
+
+CurrentRows ReadCurrentRows(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf,
+                            const std::vector<std::string_view>& keys,
+                            const std::vector<rocksdb::Slice>& key_slices) {
+  const size_t n = keys.size();
+  // MultiGet in key order with sorted_input, so RocksDB need not sort (rows of a batch usually
+  // arrive sorted already); at[i] is where operation i's row sits in that order.
+  std::vector<size_t> order(n);
+  CurrentRows current(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  auto by_key = [&](size_t a, size_t b) { return keys[a] < keys[b]; };
+  if (!std::is_sorted(order.begin(), order.end(), by_key)) {
+    std::sort(order.begin(), order.end(), by_key);
+  }
+  std::vector<rocksdb::Slice> sorted_slices(n);
+  for (size_t j = 0; j < n; ++j) {
+    sorted_slices[j] = key_slices[order[j]];
+    current.at[order[j]] = j;
+  }
+  db.MultiGet(rocksdb::ReadOptions(), cf, n, sorted_slices.data(), current.values.data(),
+              current.statuses.data(), /*sorted_input=*/true);
+  return current;
+}
+
+// Decides each operation against its row's current value and adds its write to *wb. Errors name
+// the operation that failed.
+Result<std::vector<WriteResult>> StageWrites(rocksdb::ColumnFamilyHandle* cf, std::string_view pk,
+                                             const std::vector<CommitOp>& ops,
+                                             const std::vector<rocksdb::Slice>& key_slices,
+                                             const CurrentRows& current, NewValues& new_values,
+                                             rocksdb::WriteBatch* wb) {
+  std::vector<WriteResult> results(ops.size());
+  std::string header;  // a sealed row's value is its header, then its body
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const rocksdb::Status& status = current.statuses[current.at[i]];
+    if (!status.ok() && !status.IsNotFound()) {
+      return FromRocks(status, "read entity").WithFailedOp(static_cast<int>(i));
+    }
+    std::optional<std::string_view> cur;
+    if (status.ok()) cur = current.values[current.at[i]].ToStringView();
+    Prepared p;
+    Status s = Decide(ops[i].type, pk, ops[i].row_key, ops[i].entity, *ops[i].if_match, cur,
+                      new_values.headers[i], std::move(new_values.encoded[i]), &p);
+    if (!s.ok()) return s.WithFailedOp(static_cast<int>(i));
+    rocksdb::Status ws;
+    if (p.is_delete) {
+      ws = wb->Delete(cf, key_slices[i]);
+    } else if (ops[i].entity == nullptr) {
+      header.clear();
+      AppendValueHeader(p.header, &header);
+      const rocksdb::Slice value[2] = {header, ops[i].body};
+      ws = wb->Put(cf, rocksdb::SliceParts(&key_slices[i], 1), rocksdb::SliceParts(value, 2));
+    } else {
+      ws = wb->Put(cf, key_slices[i], p.value);
+    }
+    if (!ws.ok()) return FromRocks(ws, "build batch").WithFailedOp(static_cast<int>(i));
+    results[i] = std::move(p.result);
+  }
+  return results;
+}
+
+// What Submit and SubmitSealed share once every operation is checked: the throughput charge
+// (`cost` units), one ETag step and one clock reading for the batch, the row locks in stripe
+// order, one MultiGet, each operation's condition, and one RocksDB WriteBatch.
+Result<std::vector<WriteResult>> CommitBatch(StoreState& store, SharedTable& data,
+                                             std::string_view pk, const std::vector<CommitOp>& ops,
+                                             double cost, const WriteOptions& options) {
+  const size_t physical = data.PartitionIndexOf(pk);
+  PARTKV_RETURN_IF_ERROR(ChargeThroughput(data, pk, physical, cost));
+  PARTKV_ASSIGN_OR_RETURN(const int64_t tick, IssueTicksFor(store, ops));
+  std::string key_buffer;
+  std::vector<std::string_view> keys;
+  BuildKeys(data.partitions()[physical].prefix, pk, ops, &key_buffer, &keys);
+  NewValues new_values = EncodeNewValues(ops, tick);
   StoreState::RowLocks locks = store.LockRows(keys);
 
   rocksdb::ColumnFamilyHandle* cf = data.partitions()[physical].cf;
   std::vector<rocksdb::Slice> key_slices(ops.size());
   for (size_t i = 0; i < ops.size(); ++i)
     key_slices[i] = rocksdb::Slice(keys[i].data(), keys[i].size());
-  // MultiGet in key order with sorted_input, so RocksDB need not sort (rows of a batch usually
-  // arrive sorted already); at[i] is where operation i's row sits in that order.
-  std::vector<size_t> order(ops.size()), at(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) order[i] = i;
-  auto by_key = [&](size_t a, size_t b) { return keys[a] < keys[b]; };
-  if (!std::is_sorted(order.begin(), order.end(), by_key)) {
-    std::sort(order.begin(), order.end(), by_key);
-  }
-  std::vector<rocksdb::Slice> sorted_slices(ops.size());
-  for (size_t j = 0; j < ops.size(); ++j) {
-    sorted_slices[j] = key_slices[order[j]];
-    at[order[j]] = j;
-  }
-  std::vector<rocksdb::PinnableSlice> values(ops.size());
-  std::vector<rocksdb::Status> statuses(ops.size());
-  store.db()->MultiGet(rocksdb::ReadOptions(), cf, ops.size(), sorted_slices.data(), values.data(),
-                       statuses.data(), /*sorted_input=*/true);
+  const CurrentRows current = ReadCurrentRows(*store.db(), cf, keys, key_slices);
   rocksdb::WriteBatch wb;
-  std::vector<WriteResult> results(ops.size());
-  std::string header;  // a sealed row's value is its header, then its body
-  for (size_t i = 0; i < ops.size(); ++i) {
-    if (!statuses[at[i]].ok() && !statuses[at[i]].IsNotFound()) {
-      return FromRocks(statuses[at[i]], "read entity").WithFailedOp(static_cast<int>(i));
-    }
-    std::optional<std::string_view> cur;
-    if (statuses[at[i]].ok()) cur = values[at[i]].ToStringView();
-    Prepared p;
-    Status s = Decide(ops[i].type, pk, ops[i].row_key, ops[i].entity, *ops[i].if_match, cur,
-                      headers[i], std::move(encoded[i]), &p);
-    if (!s.ok()) return s.WithFailedOp(static_cast<int>(i));
-    rocksdb::Status ws;
-    if (p.is_delete) {
-      ws = wb.Delete(cf, key_slices[i]);
-    } else if (ops[i].entity == nullptr) {
-      header.clear();
-      AppendValueHeader(p.header, &header);
-      const rocksdb::Slice value[2] = {header, ops[i].body};
-      ws = wb.Put(cf, rocksdb::SliceParts(&key_slices[i], 1), rocksdb::SliceParts(value, 2));
-    } else {
-      ws = wb.Put(cf, key_slices[i], p.value);
-    }
-    if (!ws.ok()) return FromRocks(ws, "build batch").WithFailedOp(static_cast<int>(i));
-    results[i] = std::move(p.result);
-  }
+  PARTKV_ASSIGN_OR_RETURN(std::vector<WriteResult> results,
+                          StageWrites(cf, pk, ops, key_slices, current, new_values, &wb));
   PARTKV_RETURN_IF_ERROR(store.Write(options.sync, &wb, "write batch"));
   data.stats().RecordWrite(physical, pk, ops.size(), wb.GetDataSize());
   return results;

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <variant>
+#include <vector>
 
 #include "engine/port/mutex.h"
 #include "engine/port/thread_annotations.h"
@@ -95,6 +96,14 @@ class Service {
                         const ODataContext& ctx, const AuthResult& auth) const;
   HttpReply Batch(const HttpRequest& request, const ODataContext& ctx,
                   const AuthResult& auth) const;  // batch.cc
+  // Batch's two kinds: a query batch, whose one part (`body`) is a GET answered as the batch's
+  // one sub-response; and a changeset, whose writes (each checked) are submitted as one Batch and
+  // answered one sub-response each.
+  HttpReply QueryBatch(const HttpRequest& request, const std::string& body, const ODataContext& ctx,
+                       const AuthResult& auth) const;
+  HttpReply SubmitChangeset(const std::string& table_name, const std::vector<EntityWrite>& writes,
+                            const std::vector<std::string>& content_ids,
+                            const ODataContext& ctx) const;
 
   // The XML operations (service_xml.cc): Get/Set Table Service Properties
   // (?restype=service&comp=properties) and Get/Set Table ACL (table?comp=acl). Their errors are
