@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the whole test suite with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/
-# (or $PARTKV_ASAN_BUILD_DIR) and runs it with CTest. Any sanitizer report fails the run.
+# Builds the whole test suite in the clang tree (tools/clang-tree.sh: AddressSanitizer +
+# UndefinedBehaviorSanitizer, clang's thread-safety analysis as errors, libFuzzer coverage) and
+# runs it with CTest. Any sanitizer report, and any access the thread-safety analysis finds
+# unguarded, fails the run. The fuzz targets are built too, for tools/ci-fuzz.sh.
 #
 #   bash tools/ci-sanitize.sh
 #
@@ -9,15 +11,13 @@
 # of RocksDB memory (a use after free of a slice, an overrun of a value) is caught, and leaks are
 # found everywhere. What it cannot see is an out-of-bounds access by RocksDB's own code, and UBSan
 # checks partkv's code only.
-# Built at -O1 with assertions on; benchmarks are not built. install.FindPackageConsumer is left
-# to the ordinary build: an application compiled without the sanitizer cannot load an
-# instrumented libpartkv.
+# install.FindPackageConsumer is left to the ordinary build: an application compiled without the
+# sanitizer cannot load an instrumented libpartkv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${PARTKV_ASAN_BUILD_DIR:-build-asan}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DCMAKE_C_FLAGS_RELEASE=-O1 \
-  -DPARTKV_SANITIZE=address,undefined -DPARTKV_BUILD_BENCH=OFF
-cmake --build "$build" -j2
+source tools/clang-tree.sh
+configure_clang_tree
+cmake --build "$clang_tree" -j2 --target all partkv_fuzz
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-ctest --test-dir "$build" --output-on-failure -j2 -E '^install\.'
+ctest --test-dir "$clang_tree" --output-on-failure -j2 -E '^install\.'

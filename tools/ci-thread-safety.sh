@@ -7,6 +7,10 @@
 #
 #   bash tools/ci-thread-safety.sh
 #
+# tools/test.sh does not call it: the clang tree of tools/ci-sanitize.sh compiles everything with
+# the same analysis as errors. This is the quick way to run the analysis alone (the library and
+# the programs, unoptimised, no sanitizer): a few minutes instead of a sanitizer build.
+#
 # -Wthread-safety is the analysis; -Wthread-safety-beta adds the lock-order checks
 # (ACQUIRED_BEFORE/AFTER). Only the thread-safety warnings are errors: the build need not be
 # free of clang's other warnings. The tests are not built (they may use std::mutex directly);

@@ -8,10 +8,9 @@ build=${PARTKV_BUILD_DIR:-build}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPARTKV_BUILD_TESTS=ON -DPARTKV_BUILD_BENCH=ON
 cmake --build "$build" -j2
 ctest --test-dir "$build" --output-on-failure -j2
-# The library and the programs under clang's thread-safety analysis (build-tsa/, docs/design.md
-# "Locks"), then the suite again under AddressSanitizer + UndefinedBehaviorSanitizer
-# (build-asan/), then each fuzz target for a bounded time (clang + libFuzzer, build-fuzz/). Long
-# modes: docs/errors.md.
-bash tools/ci-thread-safety.sh
+# Then one clang tree (build-asan/, tools/clang-tree.sh) for three checks: the suite again under
+# AddressSanitizer + UndefinedBehaviorSanitizer, compiled with clang's thread-safety analysis as
+# errors (docs/design.md "Locks"), then each fuzz target for a bounded time. Long modes:
+# docs/errors.md.
 bash tools/ci-sanitize.sh
 bash tools/ci-fuzz.sh

@@ -19,8 +19,10 @@ void partkv_bulk_writer_options_destroy(partkv_bulk_writer_options_t* options) {
 void partkv_bulk_writer_options_set_mode(partkv_bulk_writer_options_t* options, partkv_op_t op) {
   // Create checks the mode; a value outside partkv_op_t becomes one it refuses.
   if (options == nullptr) return;
-  options->options.mode =
-      op >= PARTKV_OP_INSERT && op <= PARTKV_OP_DELETE ? static_cast<OpType>(op) : OpType::kDelete;
+  const int value = EnumValue(op);
+  options->options.mode = value >= PARTKV_OP_INSERT && value <= PARTKV_OP_DELETE
+                              ? static_cast<OpType>(value)
+                              : OpType::kDelete;
 }
 void partkv_bulk_writer_options_set_group_bounds(partkv_bulk_writer_options_t* options,
                                                  size_t max_rows, size_t max_bytes) {

@@ -7,8 +7,10 @@
 #ifndef PARTKV_API_C_C_INTERNAL_H_
 #define PARTKV_API_C_C_INTERNAL_H_
 
+#include <cstring>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "partkv/c.h"
@@ -75,6 +77,16 @@ partkv_status_t* Wrap(Status status);
 // PARTKV_INVALID_ARGUMENT naming the argument that was NULL.
 partkv_status_t* NullArgument(const char* what);
 // (pointer, length) as a view; a NULL pointer is the empty text.
+// The integer a C caller passed for an enum parameter. C lets any int through; in C++ reading an
+// enum object outside its values is undefined (UBSan's -fsanitize=enum stops there), so the value
+// is read from the object's bytes and checked as an int.
+template <typename Enum>
+int EnumValue(const Enum& value) {
+  std::underlying_type_t<Enum> raw;
+  std::memcpy(&raw, &value, sizeof raw);
+  return static_cast<int>(raw);
+}
+
 inline std::string_view View(const char* data, size_t length) {
   return data == nullptr ? std::string_view() : std::string_view(data, length);
 }

@@ -117,9 +117,10 @@ uint64_t partkv_page_examined(const partkv_page_t* page) {
 char* partkv_page_to_json(const partkv_page_t* page, partkv_json_metadata_t metadata,
                           size_t* length) {
   JsonWriteOptions options;
-  options.metadata = metadata == PARTKV_JSON_NO_METADATA     ? JsonMetadata::kNone
-                     : metadata == PARTKV_JSON_FULL_METADATA ? JsonMetadata::kFull
-                                                             : JsonMetadata::kMinimal;
+  const int level = EnumValue(metadata);
+  options.metadata = level == PARTKV_JSON_NO_METADATA     ? JsonMetadata::kNone
+                     : level == PARTKV_JSON_FULL_METADATA ? JsonMetadata::kFull
+                                                          : JsonMetadata::kMinimal;
   std::string json = "[";
   if (page != nullptr) {
     for (const Entity& entity : page->page.entities) {

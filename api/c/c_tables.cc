@@ -121,10 +121,11 @@ partkv_status_t* partkv_table_compute_keys(const partkv_table_t* table,
   if (table == nullptr) return NullArgument("table");
   if (entity == nullptr) return NullArgument("entity");
   if (result == nullptr) return NullArgument("result");
-  if (op < PARTKV_OP_INSERT || op > PARTKV_OP_DELETE) {
-    return Wrap(Status::InvalidArgument("unknown operation " + std::to_string(op)));
+  const int value = EnumValue(op);
+  if (value < PARTKV_OP_INSERT || value > PARTKV_OP_DELETE) {
+    return Wrap(Status::InvalidArgument("unknown operation " + std::to_string(value)));
   }
-  Result<Entity> computed = table->table.ComputeKeys(*Unwrap(entity), static_cast<OpType>(op));
+  Result<Entity> computed = table->table.ComputeKeys(*Unwrap(entity), static_cast<OpType>(value));
   if (!computed.ok()) return Wrap(computed.status());
   *result = WrapEntity(new Entity(std::move(*computed)));
   return nullptr;
@@ -153,7 +154,7 @@ void partkv_batch_add(partkv_batch_t* batch, partkv_op_t op, const partkv_entity
   if (batch == nullptr || entity == nullptr) return;
   batch->results.clear();
   // An unknown operation is recorded as it is: Submit names it (InvalidArgument, its index).
-  batch->batch.Add(static_cast<OpType>(op), *Unwrap(entity),
+  batch->batch.Add(static_cast<OpType>(EnumValue(op)), *Unwrap(entity),
                    MakeIfMatch(if_match, if_match_length));
 }
 

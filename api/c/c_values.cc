@@ -78,9 +78,10 @@ int partkv_status_failed_op(const partkv_status_t* status) {
 void partkv_status_destroy(partkv_status_t* status) { delete status; }
 
 const char* partkv_code_name(partkv_code_t code) {
-  if (code < PARTKV_OK || code > PARTKV_BUSY) return "Unknown";
+  const int value = EnumValue(code);
+  if (value < PARTKV_OK || value > PARTKV_BUSY) return "Unknown";
   // CodeName's views are of string literals.
-  return Status::CodeName(static_cast<Status::Code>(code)).data();
+  return Status::CodeName(static_cast<Status::Code>(value)).data();
 }
 
 void partkv_free(void* memory) { std::free(memory); }
@@ -90,8 +91,9 @@ const char* partkv_version(void) { return PARTKV_VERSION; }
 // ---- Values ----
 
 const char* partkv_type_name(partkv_type_t type) {
-  if (type < PARTKV_TYPE_STRING || type > PARTKV_TYPE_INT64) return "";
-  return TypeName(static_cast<Type>(type)).data();
+  const int value = EnumValue(type);
+  if (value < PARTKV_TYPE_STRING || value > PARTKV_TYPE_INT64) return "";
+  return TypeName(static_cast<Type>(value)).data();
 }
 
 partkv_status_t* partkv_datetime_parse(const char* text, size_t length, int64_t* ticks) {
@@ -327,9 +329,10 @@ char* partkv_entity_to_json(const partkv_entity_t* entity, partkv_json_metadata_
                             int include_system, size_t* length) {
   if (entity == nullptr) return Copy("", length);
   JsonWriteOptions options;
-  options.metadata = metadata == PARTKV_JSON_NO_METADATA     ? JsonMetadata::kNone
-                     : metadata == PARTKV_JSON_FULL_METADATA ? JsonMetadata::kFull
-                                                             : JsonMetadata::kMinimal;
+  const int level = EnumValue(metadata);
+  options.metadata = level == PARTKV_JSON_NO_METADATA     ? JsonMetadata::kNone
+                     : level == PARTKV_JSON_FULL_METADATA ? JsonMetadata::kFull
+                                                          : JsonMetadata::kMinimal;
   options.include_system = include_system != 0;
   return Copy(EntityToJson(*Unwrap(entity), options), length);
 }

@@ -565,7 +565,10 @@ std::vector<Case> StoreFileCases() {
                }});
   c.push_back({"D11", "CorruptStoredValue", Code::kCorruption, "entity value: truncated timestamp",
                [](ErrorsTest& t) {
-                 auto [cf, key] = t.Locate("alpha", "0-corrupt");
+                 // Named, not a structured binding: the lambdas below capture them.
+                 const auto located = t.Locate("alpha", "0-corrupt");
+                 const std::string& cf = located.first;
+                 const std::string& key = located.second;
                  t.Close();
                  t.WithRawDb([&](rocksdb::DB* db, const auto& cfs) {
                    ASSERT_TRUE(
