@@ -78,7 +78,7 @@ int partkv_status_failed_op(const partkv_status_t* status) {
 void partkv_status_destroy(partkv_status_t* status) { delete status; }
 
 const char* partkv_code_name(partkv_code_t code) {
-  if (code < PARTKV_OK || code > PARTKV_BUSY) return "Unknown";
+  if (code < PARTKV_OK || code > PARTKV_PERMISSION_DENIED) return "Unknown";
   // CodeName's views are of string literals.
   return Status::CodeName(static_cast<Status::Code>(code)).data();
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "engine/filter_expr.h"
+#include "engine/remote/query_page.h"
 #include "engine/remote/remote_table.h"
 #include "engine/token.h"
 #include "partkv/json.h"
@@ -138,7 +139,124 @@ std::string EntitiesQuery(const RemotePlan& plan, uint32_t top) {
   return query;
 }
 
+// -1, 0 or 1 as `a` sorts before, with or after `b` in UTF-16 code units, the order of .NET's
+// ordinal comparison (Azure's). It differs from UTF-8's byte order only where a character above
+// U+FFFF meets one of U+E000..U+FFFF. Bytes that are not UTF-8 compare as they are.
+int CompareUtf16(std::string_view a, std::string_view b) {
+  auto next_unit = [](std::string_view s, size_t* i, uint32_t* pending) -> uint32_t {
+    if (*pending != 0) {
+      uint32_t u = *pending;
+      *pending = 0;
+      return u;
+    }
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    const unsigned char c = p[*i];
+    size_t n = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    if (*i + n > s.size()) n = 1;
+    uint32_t cp = n == 1   ? c
+                  : n == 2 ? ((c & 0x1Fu) << 6) | (p[*i + 1] & 0x3Fu)
+                  : n == 3 ? ((c & 0x0Fu) << 12) | ((p[*i + 1] & 0x3Fu) << 6) | (p[*i + 2] & 0x3Fu)
+                           : ((c & 0x07u) << 18) | ((p[*i + 1] & 0x3Fu) << 12) |
+                                 ((p[*i + 2] & 0x3Fu) << 6) | (p[*i + 3] & 0x3Fu);
+    *i += n;
+    if (cp < 0x10000) return cp;
+    cp -= 0x10000;
+    *pending = 0xDC00 + (cp & 0x3FF);
+    return 0xD800 + (cp >> 10);
+  };
+  size_t i = 0, j = 0;
+  uint32_t pa = 0, pb = 0;
+  while ((i < a.size() || pa != 0) && (j < b.size() || pb != 0)) {
+    const uint32_t x = next_unit(a, &i, &pa);
+    const uint32_t y = next_unit(b, &j, &pb);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  const bool a_left = i < a.size() || pa != 0;
+  const bool b_left = j < b.size() || pb != 0;
+  return a_left == b_left ? 0 : a_left ? 1 : -1;
+}
+
+// Whether `key` is on the right side of `bound`, in byte order or in UTF-16 order: a server
+// that compares either way is right.
+bool Within(std::string_view key, const Bound& bound, bool lower) {
+  for (int c : {key.compare(bound.key) < 0 ? -1 : key == bound.key ? 0 : 1,
+                CompareUtf16(key, bound.key)}) {
+    if (lower ? (c > 0 || (c == 0 && bound.inclusive)) : (c < 0 || (c == 0 && bound.inclusive))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The keys of an entity, redacted, for a message.
+std::string KeysOf(const Entity& e, const ServiceClient& client) {
+  return "(PartitionKey '" + client.ServiceText(e.partition_key(), 128) + "', RowKey '" +
+         client.ServiceText(e.row_key(), 128) + "')";
+}
+
 }  // namespace
+
+bool SameTableName(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+Status PageCheck::Row(const Entity& e, const std::string& what, const ServiceClient& client) const {
+  auto wrong = [&](std::string_view asked) {
+    return Status::Corruption(what + ": the service answered with the row " + KeysOf(e, client) +
+                              ", which the query did not ask for (" + std::string(asked) + ")");
+  };
+  if (partition_key && e.partition_key() != *partition_key) {
+    return wrong("PartitionKey '" + client.ServiceText(*partition_key, 128) + "'");
+  }
+  if (query != nullptr) {
+    const Query& q = *query;
+    if (q.partition_key && e.partition_key() != *q.partition_key) {
+      return wrong("PartitionKey '" + client.ServiceText(*q.partition_key, 128) + "'");
+    }
+    if ((q.partition_lower && !Within(e.partition_key(), *q.partition_lower, true)) ||
+        (q.partition_upper && !Within(e.partition_key(), *q.partition_upper, false))) {
+      return wrong("a PartitionKey range");
+    }
+    if ((q.row_lower && !Within(e.row_key(), *q.row_lower, true)) ||
+        (q.row_upper && !Within(e.row_key(), *q.row_upper, false))) {
+      return wrong("a RowKey range");
+    }
+    if (q.row_prefix && !e.row_key().starts_with(*q.row_prefix)) {
+      return wrong("RowKeys that start with '" + client.ServiceText(*q.row_prefix, 128) + "'");
+    }
+  }
+  if (last_row_key != nullptr) {
+    if (*last_row_key && !Within(e.row_key(), Bound{**last_row_key, false}, true)) {
+      return Status::Corruption(what + ": the service answered with the row " +
+                                KeysOf(e, client) +
+                                " after a later or the same RowKey: its rows are not in order");
+    }
+    *last_row_key = e.row_key();
+  }
+  return Status::OK();
+}
+
+Status PageCheck::Continuation(const std::pair<std::string, std::string>& next,
+                               const std::string& what, const ServiceClient& client) const {
+  const size_t bytes = next.first.size() + next.second.size();
+  if (bytes > kMaxServiceContinuationBytes) {
+    return Status::Corruption(what + ": the service's continuation is " + std::to_string(bytes) +
+                              " bytes, more than the " +
+                              std::to_string(kMaxServiceContinuationBytes) +
+                              " a continuation token carries");
+  }
+  if (sent && *sent == next) {
+    return Status::Corruption(
+        what + ": the endpoint " + client.endpoint().Url() +
+        " answered with the very continuation it was sent (NextPartitionKey '" +
+        client.ServiceText(next.first, 128) + "', NextRowKey '" +
+        client.ServiceText(next.second, 128) + "'): following it would never end");
+  }
+  return Status::OK();
+}
 
 std::string ODataString(std::string_view text) {
   std::string out = "'";
@@ -150,66 +268,36 @@ std::string ODataString(std::string_view text) {
   return out;
 }
 
-Result<std::vector<std::string_view>> SplitValueArray(std::string_view body) {
-  // Find the top-level "value" member's array: the first '[' after "value": outside strings.
-  size_t key = body.find("\"value\"");
-  if (key == std::string_view::npos) {
-    return Status::Corruption("the service's query answer has no \"value\" array");
-  }
-  size_t i = body.find('[', key);
-  if (i == std::string_view::npos) {
-    return Status::Corruption("the service's query answer has no \"value\" array");
-  }
-  std::vector<std::string_view> objects;
-  ++i;
-  int depth = 0;
-  size_t start = 0;
-  bool in_string = false;
-  for (; i < body.size(); ++i) {
-    char c = body[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '{') {
-      if (depth++ == 0) start = i;
-    } else if (c == '}') {
-      if (--depth == 0) objects.push_back(body.substr(start, i + 1 - start));
-      if (depth < 0) break;
-    } else if (c == ']' && depth == 0) {
-      return objects;
-    }
-  }
-  return Status::Corruption("the service's query answer ends inside its \"value\" array");
-}
-
-Status RemoteTable::FetchPage(Call call, Page* page, std::pair<std::string, std::string>* next,
-                              bool* has_next) const {
+Status RemoteTable::FetchPage(Call call, const PageCheck& check, Page* page,
+                              std::pair<std::string, std::string>* next, bool* has_next) const {
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
   if (out.response.status >= 300) {
     Record("", out, false, 0, 0);
-    return StatusOf(out.response, call.what);
+    return client_->StatusOf(out.response, call.what);
   }
-  PARTKV_ASSIGN_OR_RETURN(std::vector<std::string_view> objects,
-                          SplitValueArray(out.response.body));
-  for (std::string_view text : objects) {
+  PARTKV_ASSIGN_OR_RETURN(QueryPageBody body, ReadQueryPageBody(out.response.body, call.what));
+  if (body.metadata) {
+    std::string_view table = MetadataTable(*body.metadata);
+    if (!table.empty() && !SameTableName(table, name_)) {
+      return Status::Corruption(call.what + ": the service answered with rows of table '" +
+                                client_->ServiceText(table, 128) + "'");
+    }
+  }
+  const size_t first = page->entities.size();
+  for (std::string_view text : body.objects) {
     auto entity = EntityFromJson(text, JsonReadOptions{.read_system = true});
     if (!entity.ok()) {
       return Status::Corruption(call.what + ": an entity of the service's answer does not read: " +
-                                std::string(entity.status().message()));
+                                client_->ServiceText(entity.status().message()));
     }
+    PARTKV_RETURN_IF_ERROR(check.Row(*entity, call.what, *client_));
     page->entities.push_back(std::move(*entity));
   }
-  Record("", out, false, objects.size(), out.response.body.size());
+  Record("", out, false, page->entities.size() - first, out.response.body.size());
   next->first = out.response.Header("x-ms-continuation-NextPartitionKey");
   next->second = out.response.Header("x-ms-continuation-NextRowKey");
   *has_next = !next->first.empty() || !next->second.empty();
+  if (*has_next) PARTKV_RETURN_IF_ERROR(check.Continuation(*next, call.what, *client_));
   return Status::OK();
 }
 
@@ -219,6 +307,8 @@ Status RemoteTable::QueryEntities(const Query& query, Page* page) const {
             .path = path_ + "()",
             .query = EntitiesQuery(plan, query.page_size),
             .what = "query table '" + name_ + "'"};
+  PageCheck check;
+  check.query = &query;
   if (!query.continuation.empty()) {
     PARTKV_ASSIGN_OR_RETURN(
         engine::TokenContents token,
@@ -229,12 +319,13 @@ Status RemoteTable::QueryEntities(const Query& query, Page* page) const {
     PARTKV_ASSIGN_OR_RETURN(auto keys, UnpackKeys(token.resume_key));
     call.query += "&NextPartitionKey=" + EncodeComponent(keys.first);
     if (!keys.second.empty()) call.query += "&NextRowKey=" + EncodeComponent(keys.second);
+    check.sent = std::move(keys);
   }
   page->entities.clear();
   page->continuation.clear();
   std::pair<std::string, std::string> next;
   bool has_next = false;
-  PARTKV_RETURN_IF_ERROR(FetchPage(std::move(call), page, &next, &has_next));
+  PARTKV_RETURN_IF_ERROR(FetchPage(std::move(call), check, page, &next, &has_next));
   page->examined = page->entities.size();
   if (has_next) {
     page->continuation = engine::EncodeToken(
@@ -351,11 +442,25 @@ Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, cons
     s.buffer.entities.erase(s.buffer.entities.begin(),
                             s.buffer.entities.begin() + static_cast<ptrdiff_t>(s.head));
     s.head = 0;
-    do {
-      PARTKV_RETURN_IF_ERROR(FetchPage(shard_call(s), &s.buffer, &s.next, &s.has_next));
+    for (int empty_pages = 0;;) {
+      PageCheck check;
+      check.query = &query;
+      check.partition_key = s.pk;
+      if (s.has_next) check.sent = s.next;
+      check.last_row_key = &s.last_row;
+      const size_t before = s.buffer.entities.size();
+      PARTKV_RETURN_IF_ERROR(FetchPage(shard_call(s), check, &s.buffer, &s.next, &s.has_next));
       s.more = s.has_next;
       s.fetch = std::min<uint32_t>(s.fetch * 4, Query::kMaxPageSize);
-    } while (s.more && s.empty());
+      if (!s.more || !s.empty()) break;
+      if (s.buffer.entities.size() == before && ++empty_pages >= kMaxEmptyPagesInARow) {
+        return Status::Corruption("query shard " + ODataString(client_->ServiceText(s.pk, 128)) +
+                                  " of table '" + name_ + "': the endpoint " +
+                                  client_->endpoint().Url() + " answered " +
+                                  std::to_string(kMaxEmptyPagesInARow) +
+                                  " pages in a row without a row, each with a continuation");
+      }
+    }
     return Status::OK();
   };
   // Tops up the shards `which`, fan_out at a time, on the store's workers.
@@ -454,6 +559,7 @@ Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, cons
       s.more = true;
       s.has_next = false;
       s.fetch = share;
+      s.last_row.reset();  // its rows after the token's come again
     }
     KeepResume(page->continuation, std::move(shards));
   }

@@ -63,7 +63,8 @@ typedef enum partkv_code_t {
   PARTKV_THROTTLED = 5,           /* over a throughput budget: retry after the wait */
   PARTKV_CORRUPTION = 6,          /* stored bytes could not be decoded */
   PARTKV_IO_ERROR = 7,            /* the file system, the storage engine or the network failed */
-  PARTKV_BUSY = 8                 /* a resource is held elsewhere (the store is already open) */
+  PARTKV_BUSY = 8,                /* a resource is held elsewhere (the store is already open) */
+  PARTKV_PERMISSION_DENIED = 9    /* a remote service refused the credential (HTTP 401/403) */
 } partkv_code_t;
 
 typedef struct partkv_status_t partkv_status_t;
