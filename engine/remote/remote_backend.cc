@@ -14,6 +14,7 @@
 #include "engine/key_schemes.h"
 #include "engine/profile_spec.h"
 #include "engine/protocol/multipart.h"
+#include "engine/protocol/shared_key.h"
 #include "engine/remote/remote_table.h"
 #include "partkv/json.h"
 
@@ -257,6 +258,60 @@ Result<std::string> RemoteStore::ServiceProperties() const {
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
   if (out.response.status >= 300) return client_->StatusOf(out.response, call.what);
   return std::move(out.response.body);
+}
+
+namespace {
+
+// The text of the first <name>…</name> element in `xml`, or nullopt.
+std::optional<std::string_view> ElementText(std::string_view xml, std::string_view name) {
+  const std::string open = "<" + std::string(name) + ">";
+  const std::string close = "</" + std::string(name) + ">";
+  size_t begin = xml.find(open);
+  if (begin == std::string_view::npos) return std::nullopt;
+  begin += open.size();
+  size_t end = xml.find(close, begin);
+  if (end == std::string_view::npos) return std::nullopt;
+  return xml.substr(begin, end - begin);
+}
+
+}  // namespace
+
+Result<ServiceStatistics> RemoteStore::ServiceStats() const {
+  if (client_->secondary_url().empty()) {
+    return Status::InvalidArgument(
+        "the endpoint " + client_->endpoint().Url() +
+        " has no secondary location to ask for service statistics: its host does not start with "
+        "the account name");
+  }
+  Call call{.method = "GET",
+            .path = "/",
+            .query = "restype=service&comp=stats",
+            .accept = "application/xml",
+            .what = "get service statistics",
+            .secondary = true};
+  PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
+  if (out.response.status >= 300) return client_->StatusOf(out.response, call.what);
+  const std::string& body = out.response.body;
+  auto bad = [&](std::string_view what) {
+    return Status::Corruption("the endpoint's service statistics " + std::string(what) + ": '" +
+                              client_->ServiceText(body, 200) + "'");
+  };
+  auto geo = ElementText(body, "GeoReplication");
+  if (body.find("<StorageServiceStats") == std::string::npos || !geo) {
+    return bad("are not a StorageServiceStats document with GeoReplication");
+  }
+  auto status = ElementText(*geo, "Status");
+  if (!status || (*status != "live" && *status != "bootstrap" && *status != "unavailable")) {
+    return bad("have no Status of live, bootstrap or unavailable");
+  }
+  ServiceStatistics stats{.geo_replication_status = std::string(*status)};
+  if (auto last_sync = ElementText(*geo, "LastSyncTime"); last_sync && !last_sync->empty()) {
+    auto when = protocol::ParseHttpDate(*last_sync);
+    if (!when.ok()) return bad("have a LastSyncTime that is not an RFC 1123 date");
+    stats.last_sync_time = DateTime::FromUnixMicros(
+        std::chrono::duration_cast<std::chrono::microseconds>(when->time_since_epoch()).count());
+  }
+  return stats;
 }
 
 Status RemoteStore::SetServiceProperties(std::string_view document) {

@@ -100,6 +100,8 @@ class RemoteTable final : public engine::TableBackend {
   std::string EntityPath(std::string_view partition_key, std::string_view row_key) const;
 
  private:
+  class ShardRead;  // one QueryShards call (remote_query.cc)
+
   // One write, sent (keys computed and the entity checked).
   Result<WriteResult> Send(OpType type, const Entity& entity, const IfMatch& if_match);
   // Whether the stored entity holds what `type` of `sent` wrote (the lost-write rule); fills

@@ -223,10 +223,29 @@ Status StatusOf(const HttpResponse& response, std::string_view what,
   return Status::IOError(text);
 }
 
+namespace {
+
+std::string SecondaryUrlOf(const Endpoint& e) {
+  Endpoint secondary = e;
+  if (!e.base_path.empty()) {
+    secondary.base_path += "-secondary";
+  } else if (!e.account.empty() && e.host.size() > e.account.size() &&
+             StartsWithIgnoreCase(e.host, e.account) && e.host[e.account.size()] == '.') {
+    secondary.host = e.host.substr(0, e.account.size()) + "-secondary" +
+                     e.host.substr(e.account.size());
+  } else {
+    return "";
+  }
+  return secondary.Url();
+}
+
+}  // namespace
+
 ServiceClient::ServiceClient(Endpoint endpoint, const RemoteOptions& options)
     : endpoint_(std::move(endpoint)),
       options_(options),
       base_url_(endpoint_.Url()),
+      secondary_url_(SecondaryUrlOf(endpoint_)),
       workers_(options.fan_out > 0 ? options.fan_out - 1 : 0) {}
 
 ServiceClient::~ServiceClient() = default;
@@ -264,7 +283,7 @@ HttpRequest ServiceClient::Build(const Call& call) const {
   HttpRequest request;
   request.method = std::string(call.method);
   std::string path = endpoint_.base_path + call.path;
-  request.url = base_url_ + call.path;
+  request.url = (call.secondary ? secondary_url_ : base_url_) + call.path;
   std::string query = call.query;
   if (!endpoint_.sas.empty()) query += (query.empty() ? "" : "&") + endpoint_.sas;
   if (!query.empty()) request.url += "?" + query;

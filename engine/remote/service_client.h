@@ -56,6 +56,9 @@ struct Call {
   bool return_no_content = false;  // Prefer: return-no-content
   std::string_view accept = "application/json;odata=minimalmetadata";
   std::string what{};  // for messages: "insert into table 'T'"
+  // Sent to the account's secondary location (ServiceClient::secondary_url), signed as for the
+  // primary: Azure's rule, the account name is always the primary's.
+  bool secondary = false;
 };
 
 // What sending a Call came to.
@@ -104,6 +107,11 @@ class ServiceClient {
   Result<Outcome> Send(const Call& call);
 
   const Endpoint& endpoint() const { return endpoint_; }
+  // The secondary location of a read-access geo-redundant account, as Azure's SDKs name it:
+  // "-secondary" after the account in the host ("acct-secondary.table.core.windows.net") or, for
+  // a path-style endpoint, in the path ("/acct-secondary"). Empty when the host does not start
+  // with the account name (a custom domain), which leaves no secondary to name.
+  const std::string& secondary_url() const { return secondary_url_; }
   const RemoteOptions& options() const { return options_; }
   // A secret for sealing continuation tokens: derived from the credential, so tokens outlive
   // the process but not a change of key.
@@ -134,6 +142,7 @@ class ServiceClient {
   Endpoint endpoint_;
   RemoteOptions options_;
   std::string base_url_;  // Url()
+  std::string secondary_url_;
   std::unique_ptr<HttpClient> http_;
   std::unique_ptr<protocol::HmacSha256> signer_;  // null when signing by SAS
   std::string token_secret_;

@@ -351,6 +351,13 @@ partkv_status_t* partkv_store_service_properties(const partkv_store_t* store, ch
                                                  size_t* length);
 partkv_status_t* partkv_store_set_service_properties(partkv_store_t* store, const char* document,
                                                      size_t length);
+/* Replication statistics (Azure's Get Table Service Stats): *status is "live", "bootstrap" or
+ * "unavailable" (owned: partkv_free), *last_sync_ticks the instant before which every
+ * acknowledged write is readable there, to the second (0 when the service names none). A local
+ * store answers "live" and the current second; a remote one asks the account's secondary
+ * location (Store::ServiceStats). */
+partkv_status_t* partkv_store_service_stats(const partkv_store_t* store, char** status,
+                                            size_t* length, int64_t* last_sync_ticks);
 /* Flushes memtables; waits for quiet (PARTKV_BUSY when `timeout_ms` passed first); waits until
  * writes are taken again after the storage engine stopped them (a full disk). */
 partkv_status_t* partkv_store_flush(partkv_store_t* store);
