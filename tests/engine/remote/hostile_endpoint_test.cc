@@ -176,6 +176,7 @@ TEST_F(HostileEndpointTest, EchoedSignatureNeverReachesAMessage) {
   check(store->ListTables().status(), "ListTables");
   check(store->ServiceProperties().status(), "ServiceProperties");
   check(store->SetServiceProperties("<StorageServiceProperties/>"), "SetServiceProperties");
+  check(store->ServiceStats().status(), "ServiceStats");
   auto table = store->OpenTable("Hostile");  // a table lookup is answered
   ASSERT_OK(table);
   Entity e("p", "r");
