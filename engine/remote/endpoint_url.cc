@@ -122,8 +122,7 @@ std::string RedactServiceText(std::string_view text, const std::vector<std::stri
     }
   }
   // Then every secret by its form.
-  static constexpr std::string_view kSettings[] = {"sig=", "accountkey=",
-                                                   "sharedaccesssignature="};
+  static constexpr std::string_view kSettings[] = {"sig=", "accountkey=", "sharedaccesssignature="};
   std::string out;
   const std::string_view t = known;
   size_t i = 0;
@@ -142,7 +141,8 @@ std::string RedactServiceText(std::string_view text, const std::vector<std::stri
       }
     }
     if (done) continue;
-    for (std::string_view scheme : {std::string_view("SharedKeyLite "), std::string_view("SharedKey ")}) {
+    for (std::string_view scheme :
+         {std::string_view("SharedKeyLite "), std::string_view("SharedKey ")}) {
       if (word_start && StartsWithIgnoreCase(t.substr(i), scheme)) {
         size_t colon = t.find(':', i + scheme.size());
         size_t end = SecretEnd(t, i + scheme.size());

@@ -485,7 +485,8 @@ struct HttpClient::Impl {
                  std::to_string(options.max_response_memory) + " bytes)";
       } else {
         reason = "the body exceeds max_response_bytes (" +
-                 std::to_string(options.max_response_bytes) + " bytes), the most one response may hold";
+                 std::to_string(options.max_response_bytes) +
+                 " bytes), the most one response may hold";
       }
     } else if (c.resend_refused) {
       f.kind = TransportFailure::Kind::kDropped;

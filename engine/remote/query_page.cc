@@ -51,9 +51,9 @@ class Scanner {
 
  private:
   Status Fail(std::string_view problem) const {
-    return Status::Corruption(std::string(what_) + ": the service's answer is malformed: " +
-                              std::string(problem) + " (at byte " + std::to_string(at_) + " of " +
-                              std::to_string(text_.size()) + ")");
+    return Status::Corruption(
+        std::string(what_) + ": the service's answer is malformed: " + std::string(problem) +
+        " (at byte " + std::to_string(at_) + " of " + std::to_string(text_.size()) + ")");
   }
 
   bool Eat(char c) {

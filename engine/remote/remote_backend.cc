@@ -3,11 +3,11 @@
 #include "engine/remote/remote_backend.h"
 
 #include <algorithm>
-#include <unordered_set>
 #include <atomic>
 #include <cmath>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <unordered_set>
 
 #include "engine/batch_rules.h"
 #include "engine/etag.h"
@@ -575,8 +575,8 @@ Result<std::vector<WriteResult>> RemoteTable::SendBatch(const std::vector<BatchO
     int index = response.failed_index && *response.failed_index < ops.size()
                     ? static_cast<int>(*response.failed_index)
                     : -1;
-    Status s =
-        client_->StatusOf(as_http, call.what, index >= 0 ? std::optional<size_t>(index) : std::nullopt);
+    Status s = client_->StatusOf(as_http, call.what,
+                                 index >= 0 ? std::optional<size_t>(index) : std::nullopt);
     if (out.maybe_applied && LostWriteSymptom(index >= 0 ? ops[index].type : OpType::kInsert, s)) {
       // Our own earlier attempt may have committed the whole batch: it did when every
       // operation's row holds what it wrote.

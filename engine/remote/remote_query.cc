@@ -179,7 +179,9 @@ int CompareUtf16(std::string_view a, std::string_view b) {
 // Whether `key` is on the right side of `bound`, in byte order or in UTF-16 order: a server
 // that compares either way is right.
 bool Within(std::string_view key, const Bound& bound, bool lower) {
-  for (int c : {key.compare(bound.key) < 0 ? -1 : key == bound.key ? 0 : 1,
+  for (int c : {key.compare(bound.key) < 0 ? -1
+                : key == bound.key         ? 0
+                                           : 1,
                 CompareUtf16(key, bound.key)}) {
     if (lower ? (c > 0 || (c == 0 && bound.inclusive)) : (c < 0 || (c == 0 && bound.inclusive))) {
       return true;
@@ -230,8 +232,7 @@ Status PageCheck::Row(const Entity& e, const std::string& what, const ServiceCli
   }
   if (last_row_key != nullptr) {
     if (*last_row_key && !Within(e.row_key(), Bound{**last_row_key, false}, true)) {
-      return Status::Corruption(what + ": the service answered with the row " +
-                                KeysOf(e, client) +
+      return Status::Corruption(what + ": the service answered with the row " + KeysOf(e, client) +
                                 " after a later or the same RowKey: its rows are not in order");
     }
     *last_row_key = e.row_key();
@@ -464,10 +465,10 @@ class RemoteTable::ShardRead {
                                   [](const ShardCursor& s) { return !s.empty() || s.more; });
     if (!more || page->entities.empty()) return;
     const Entity& last = page->entities.back();
-    page->continuation = engine::EncodeToken(
-        table_.client_->token_secret(),
-        engine::TokenContents{kFlagShards, plan_.fingerprint,
-                              PackKeys(last.row_key(), last.partition_key())});
+    page->continuation =
+        engine::EncodeToken(table_.client_->token_secret(),
+                            engine::TokenContents{kFlagShards, plan_.fingerprint,
+                                                  PackKeys(last.row_key(), last.partition_key())});
     std::vector<size_t> order(n_);
     size_t held = 0;
     for (size_t i = 0; i < n_; ++i) {

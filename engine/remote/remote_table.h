@@ -64,8 +64,8 @@ struct ShardCursor {
   bool more = true;                          // the service may hold more rows of this shard
   std::pair<std::string, std::string> next;  // the service's continuation after the buffer
   bool has_next = false;
-  std::string filter;    // the $filter of the request `next` came from
-  uint32_t fetch = 0;    // rows to ask for next time
+  std::string filter;  // the $filter of the request `next` came from
+  uint32_t fetch = 0;  // rows to ask for next time
   // The RowKey of the last row fetched: the service returns a shard's rows in RowKey order.
   std::optional<std::string> last_row;
   bool empty() const { return head >= buffer.entities.size(); }

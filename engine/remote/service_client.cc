@@ -52,8 +52,7 @@ std::string PercentDecode(std::string_view text) {
   };
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 &&
-        hex(text[i + 2]) >= 0) {
+    if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 && hex(text[i + 2]) >= 0) {
       out.push_back(static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2])));
       i += 2;
     } else {
@@ -231,8 +230,8 @@ std::string SecondaryUrlOf(const Endpoint& e) {
     secondary.base_path += "-secondary";
   } else if (!e.account.empty() && e.host.size() > e.account.size() &&
              StartsWithIgnoreCase(e.host, e.account) && e.host[e.account.size()] == '.') {
-    secondary.host = e.host.substr(0, e.account.size()) + "-secondary" +
-                     e.host.substr(e.account.size());
+    secondary.host =
+        e.host.substr(0, e.account.size()) + "-secondary" + e.host.substr(e.account.size());
   } else {
     return "";
   }

@@ -21,7 +21,6 @@
 #include <thread>
 #include <vector>
 
-
 namespace partkv::testing {
 namespace {
 
@@ -47,8 +46,8 @@ std::string PercentDecode(std::string_view text) {
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '%' && i + 2 < text.size()) {
-      out.push_back(static_cast<char>(std::strtol(std::string(text.substr(i + 1, 2)).c_str(),
-                                                  nullptr, 16)));
+      out.push_back(
+          static_cast<char>(std::strtol(std::string(text.substr(i + 1, 2)).c_str(), nullptr, 16)));
       i += 2;
     } else {
       out.push_back(text[i]);
@@ -98,7 +97,8 @@ class HostileEndpoint::Impl {
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     address.sin_port = 0;
-    if (listener_ < 0 || bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+    if (listener_ < 0 ||
+        bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
         listen(listener_, 64) != 0) {
       std::perror("HostileEndpoint: cannot listen on 127.0.0.1");
       std::abort();
@@ -186,13 +186,15 @@ class HostileEndpoint::Impl {
     std::string_view target = request->target;
     size_t q = target.find('?');
     std::string_view path = target.substr(0, q);
-    if (path.substr(0, kAccountPath.size()) == kAccountPath) path.remove_prefix(kAccountPath.size());
+    if (path.substr(0, kAccountPath.size()) == kAccountPath)
+      path.remove_prefix(kAccountPath.size());
     request->path = PercentDecode(path);
     request->query = q == std::string_view::npos ? "" : std::string(target.substr(q + 1));
     size_t content_length = 0;
     for (size_t at = line_end; at != std::string::npos && at < head.size();) {
       size_t next = head.find("\r\n", at + 2);
-      std::string h = head.substr(at + 2, next == std::string::npos ? std::string::npos : next - at - 2);
+      std::string h =
+          head.substr(at + 2, next == std::string::npos ? std::string::npos : next - at - 2);
       size_t colon = h.find(':');
       if (colon != std::string::npos) {
         std::string name = h.substr(0, colon);
@@ -258,8 +260,9 @@ class HostileEndpoint::Impl {
     const std::string& path = r.path;
     if (path == "/Tables" && r.method == "GET") {
       return Respond(fd, 200, "OK",
-                     "{\"odata.metadata\":\"" + Url() + "/$metadata#Tables\",\"value\":["
-                     "{\"TableName\":\"Hostile\"}]}");
+                     "{\"odata.metadata\":\"" + Url() +
+                         "/$metadata#Tables\",\"value\":["
+                         "{\"TableName\":\"Hostile\"}]}");
     }
     if (path == "/Tables" && r.method == "POST") return Respond(fd, 204, "No Content", "");
     if (path.rfind("/Tables('", 0) == 0) {
@@ -267,8 +270,10 @@ class HostileEndpoint::Impl {
       if (behaviour_ == Behaviour::kOtherKeys) name = "OtherTable";
       if (r.method == "DELETE") return Respond(fd, 204, "No Content", "");
       return Respond(fd, 200, "OK",
-                     "{\"odata.metadata\":\"" + Url() + "/$metadata#Tables/@Element\","
-                     "\"TableName\":" + JsonQuoted(name) + "}");
+                     "{\"odata.metadata\":\"" + Url() +
+                         "/$metadata#Tables/@Element\","
+                         "\"TableName\":" +
+                         JsonQuoted(name) + "}");
     }
     const size_t paren = path.find('(');
     if (paren == std::string::npos || r.method != "GET") {
@@ -281,7 +286,9 @@ class HostileEndpoint::Impl {
     return PointRead(fd, table);
   }
 
-  std::string Url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/devstoreaccount1"; }
+  std::string Url() const {
+    return "http://127.0.0.1:" + std::to_string(port_) + "/devstoreaccount1";
+  }
 
   static std::string Row(std::string_view pk, std::string_view rk) {
     return "{\"odata.etag\":\"W/\\\"datetime'2026-12-06T00%3A00%3A00.0000000Z'\\\"\","
@@ -350,9 +357,9 @@ class HostileEndpoint::Impl {
                        Continuation(kContinuationA, kSameRow));
       }
       case Behaviour::kContinuationCycle:
-        return Respond(fd, 200, "OK", Page(table, ""),
-                       Continuation(sent == kContinuationA ? kContinuationB : kContinuationA,
-                                    kSameRow));
+        return Respond(
+            fd, 200, "OK", Page(table, ""),
+            Continuation(sent == kContinuationA ? kContinuationB : kContinuationA, kSameRow));
       case Behaviour::kEndlessChunkedBody:
         return Endless(fd, table, /*chunked=*/true);
       case Behaviour::kCloseDelimitedBody:
@@ -377,7 +384,8 @@ class HostileEndpoint::Impl {
 
   // A page that never ends: rows of 1 KiB, up to kMaxResponseBytes, in chunks or until close.
   bool Endless(int fd, const std::string& table, bool chunked) {
-    std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json;odata=minimalmetadata\r\n";
+    std::string head =
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json;odata=minimalmetadata\r\n";
     head += chunked ? "Transfer-Encoding: chunked\r\n\r\n" : "Connection: close\r\n\r\n";
     if (!Send(fd, head)) return false;
     std::string rows;
@@ -396,7 +404,8 @@ class HostileEndpoint::Impl {
       return Send(fd, chunk);
     };
     if (!emit(start)) return false;
-    for (uint64_t sent = start.size(); sent < kMaxResponseBytes && !stopping_; sent += rows.size()) {
+    for (uint64_t sent = start.size(); sent < kMaxResponseBytes && !stopping_;
+         sent += rows.size()) {
       if (!emit(rows)) return false;
     }
     return false;  // the connection is closed after it, ended or not
@@ -436,8 +445,7 @@ std::optional<HostileEndpoint::Behaviour> HostileEndpoint::Parse(std::string_vie
   return std::nullopt;
 }
 
-HostileEndpoint::HostileEndpoint(Behaviour behaviour)
-    : impl_(std::make_unique<Impl>(behaviour)) {}
+HostileEndpoint::HostileEndpoint(Behaviour behaviour) : impl_(std::make_unique<Impl>(behaviour)) {}
 
 HostileEndpoint::~HostileEndpoint() = default;
 

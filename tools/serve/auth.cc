@@ -126,7 +126,8 @@ AuthResult Authenticate(const HttpRequest& request, const Accounts& accounts,
                 : protocol::SharedKeyStringToSign(request.verb, request.Header("Content-MD5"),
                                                   request.Header("Content-Type"), date, resource);
   };
-  std::string to_sign = string_to_sign(secondary ? PrimaryPath(request.raw_path) : request.raw_path);
+  std::string to_sign =
+      string_to_sign(secondary ? PrimaryPath(request.raw_path) : request.raw_path);
   bool signed_right = protocol::SignaturesEqual(signature, account->signer().Sign(to_sign));
   if (!signed_right && secondary) {
     signed_right = protocol::SignaturesEqual(

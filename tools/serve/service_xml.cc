@@ -1,7 +1,8 @@
 // The Table service's XML operations (service.h): Get/Set Table Service Properties, Get Table
-// Service Stats and Get/Set Table ACL. Requests and replies are Azure's XML documents (service_properties.h, table_acl.h);
-// every error is Azure's XML error body. A SAS may read or set the service properties (an
-// account SAS with resource type s), but no SAS may touch a table's ACL (Azure: Shared Key only).
+// Service Stats and Get/Set Table ACL. Requests and replies are Azure's XML documents
+// (service_properties.h, table_acl.h); every error is Azure's XML error body. A SAS may read or set
+// the service properties (an account SAS with resource type s), but no SAS may touch a table's ACL
+// (Azure: Shared Key only).
 
 #include "engine/protocol/shared_key.h"
 #include "tools/serve/service.h"
@@ -60,7 +61,8 @@ HttpReply Service::XmlOperation(const HttpRequest& request, const Resource& reso
       return XmlErrorReply(MakeError(400, "InvalidQueryParameterValue",
                                      "service statistics are answered at the secondary location "
                                      "only: /" +
-                                         resource.account + "-secondary/?restype=service&comp=stats"));
+                                         resource.account +
+                                         "-secondary/?restype=service&comp=stats"));
     }
     return GetServiceStats(auth);
   }

@@ -42,7 +42,7 @@ struct Resource {
   Kind kind = Kind::kServiceRoot;
   std::string account;     // without the "-secondary" suffix
   bool secondary = false;  // "/{account}-secondary/...": the read-only secondary location
-  std::string table;                   // kTable, kEntities, kEntity
+  std::string table;       // kTable, kEntities, kEntity
   std::string partition_key, row_key;  // kEntity
 };
 

@@ -54,7 +54,8 @@ TEST_F(CliHostileTest, ExportOnACycleOfContinuationsFailsAndPrintsNoRowTwice) {
   HostileEndpoint endpoint(Behaviour::kContinuationCycle);
   RunResult r = Run(endpoint, {"export", "Hostile"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_THAT(r.err, AllOf(HasSubstr("Corruption"), HasSubstr("continuation token it was given before")));
+  EXPECT_THAT(r.err,
+              AllOf(HasSubstr("Corruption"), HasSubstr("continuation token it was given before")));
   EXPECT_LE(endpoint.requests(), 5u);
   EXPECT_LT(seconds_, 10);
 }

@@ -4,6 +4,8 @@
 // process's peak memory. Each test runs in a process of its own (gtest_discover_tests), so the
 // peak is the test's.
 
+#include "tests/testing/hostile_endpoint.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,7 +15,6 @@
 #include <string>
 
 #include "partkv/partkv.h"
-#include "tests/testing/hostile_endpoint.h"
 #include "tests/testing/status_matchers.h"
 
 namespace partkv {
@@ -74,9 +75,9 @@ TEST_F(HostileEndpointTest, ContinuationHandedBackIsCorruptionNotALoop) {
   ASSERT_TRUE(first->has_more());
   q.continuation = first->continuation;
   auto second = table.QueryEntities(q);
-  EXPECT_THAT(second, StatusIs(Status::Code::kCorruption,
-                               AllOf(HasSubstr("very continuation it was sent"),
-                                     HasSubstr(endpoint_->url()))));
+  EXPECT_THAT(second,
+              StatusIs(Status::Code::kCorruption, AllOf(HasSubstr("very continuation it was sent"),
+                                                        HasSubstr(endpoint_->url()))));
   EXPECT_LE(endpoint_->requests(), 3u);
   EXPECT_LT(SecondsSince(start), 5);
 }
@@ -137,8 +138,8 @@ TEST_F(HostileEndpointTest, CloseDelimitedBodyStopsAtTheMemoryBudget) {
   Store store = Open(Behaviour::kCloseDelimitedBody, options);
   Table table = OpenTable(store);
   auto page = table.QueryEntities(Query{});
-  EXPECT_THAT(page, StatusIs(Status::Code::kIOError,
-                             HasSubstr("max_response_memory (67108864 bytes)")));
+  EXPECT_THAT(page,
+              StatusIs(Status::Code::kIOError, HasSubstr("max_response_memory (67108864 bytes)")));
   EXPECT_LT(PeakRssMib(), 250);
 }
 
@@ -213,8 +214,8 @@ TEST_F(HostileEndpointTest, RowsOfAnotherPartitionOrTableAreCorruption) {
   Table table = OpenTable(store);
   Query q;
   q.partition_key = "p";
-  EXPECT_THAT(table.QueryEntities(q), StatusIs(Status::Code::kCorruption,
-                                               HasSubstr("rows of table 'OtherTable'")));
+  EXPECT_THAT(table.QueryEntities(q),
+              StatusIs(Status::Code::kCorruption, HasSubstr("rows of table 'OtherTable'")));
 }
 
 TEST_F(HostileEndpointTest, QueryRowOutsideTheAskedPartitionIsCorruption) {
@@ -262,9 +263,9 @@ TEST_F(HostileEndpointTest, RetryAfterMsOfDoubleRangeIsClampedToAnHour) {
 TEST_F(HostileEndpointTest, MalformedPageIsCorruptionNotTheEnd) {
   Store store = Open(Behaviour::kMalformedPage);
   Table table = OpenTable(store);
-  EXPECT_THAT(table.QueryEntities(Query{}),
-              StatusIs(Status::Code::kCorruption,
-                       HasSubstr("an element of \"value\" is not an object")));
+  EXPECT_THAT(
+      table.QueryEntities(Query{}),
+      StatusIs(Status::Code::kCorruption, HasSubstr("an element of \"value\" is not an object")));
 }
 
 // 7. A continuation too long for a token is refused at the first page.
