@@ -95,6 +95,7 @@ class StoreBackend {
 
   virtual Result<std::string> ServiceProperties() const = 0;
   virtual Status SetServiceProperties(std::string_view document) = 0;
+  virtual Result<ServiceStatistics> ServiceStats() const = 0;
 
   virtual Status Flush() = 0;
   virtual Status AwaitBackgroundWork(std::chrono::milliseconds timeout) = 0;

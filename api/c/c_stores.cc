@@ -206,6 +206,18 @@ partkv_status_t* partkv_store_service_properties(const partkv_store_t* store, ch
   return nullptr;
 }
 
+partkv_status_t* partkv_store_service_stats(const partkv_store_t* store, char** status,
+                                            size_t* length, int64_t* last_sync_ticks) {
+  if (store == nullptr) return NullArgument("store");
+  if (status == nullptr) return NullArgument("status");
+  if (last_sync_ticks == nullptr) return NullArgument("last_sync_ticks");
+  Result<ServiceStatistics> stats = store->store.ServiceStats();
+  if (!stats.ok()) return Wrap(stats.status());
+  *status = Copy(stats->geo_replication_status, length);
+  *last_sync_ticks = stats->last_sync_time ? stats->last_sync_time->ticks : 0;
+  return nullptr;
+}
+
 partkv_status_t* partkv_store_set_service_properties(partkv_store_t* store, const char* document,
                                                      size_t length) {
   if (store == nullptr) return NullArgument("store");

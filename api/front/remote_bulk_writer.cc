@@ -45,6 +45,8 @@ Status AsRowError(const Status& error, const std::string& row) {
       return Status::Corruption(text);
     case Status::Code::kBusy:
       return Status::Busy(text);
+    case Status::Code::kPermissionDenied:
+      return Status::PermissionDenied(text);
     case Status::Code::kOk:
     case Status::Code::kIOError:
       break;

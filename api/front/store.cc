@@ -68,6 +68,7 @@ Result<Table> Store::OpenTable(std::string_view name, const OpenTableOptions& op
 const StoreCapabilities& Store::capabilities() const { return backend_->capabilities(); }
 
 Result<std::string> Store::ServiceProperties() const { return backend_->ServiceProperties(); }
+Result<ServiceStatistics> Store::ServiceStats() const { return backend_->ServiceStats(); }
 Status Store::SetServiceProperties(std::string_view document) {
   return backend_->SetServiceProperties(document);
 }

@@ -50,6 +50,7 @@ class LocalStore final : public StoreBackend {
   const StoreCapabilities& capabilities() const override;
   Result<std::string> ServiceProperties() const override;
   Status SetServiceProperties(std::string_view document) override;
+  Result<ServiceStatistics> ServiceStats() const override;
   Status Flush() override;
   Status AwaitBackgroundWork(std::chrono::milliseconds timeout) override;
   Status AwaitWritable(std::chrono::milliseconds timeout) override;

@@ -93,6 +93,85 @@ std::string RedactUrlSecrets(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// A character that ends a secret's value in free text: what no base64 signature, key or SAS
+// value holds unencoded.
+bool EndsSecret(char c) {
+  return IsSpaceOrControl(c) || c == '&' || c == '"' || c == '\'' || c == '<' || c == '>' ||
+         c == ';' || c == ',' || c == '#' || c == ')' || c == ']' || c == '}';
+}
+
+// The position after the value that starts at `i`.
+size_t SecretEnd(std::string_view text, size_t i) {
+  while (i < text.size() && !EndsSecret(text[i])) ++i;
+  return i;
+}
+
+}  // namespace
+
+std::string RedactServiceText(std::string_view text, const std::vector<std::string>& secrets,
+                              size_t max_bytes) {
+  // First the caller's own secrets, by value, wherever they are.
+  std::string known(text);
+  for (const std::string& secret : secrets) {
+    if (secret.size() < 8) continue;  // too short to be a secret of ours; would blank words
+    for (size_t at = known.find(secret); at != std::string::npos;
+         at = known.find(secret, at + kRedacted.size())) {
+      known.replace(at, secret.size(), kRedacted);
+    }
+  }
+  // Then every secret by its form.
+  static constexpr std::string_view kSettings[] = {"sig=", "accountkey=", "sharedaccesssignature="};
+  std::string out;
+  const std::string_view t = known;
+  size_t i = 0;
+  while (i < t.size()) {
+    const bool word_start = i == 0 || !IsAlnum(t[i - 1]);
+    bool done = false;
+    for (std::string_view setting : kSettings) {
+      if (word_start && StartsWithIgnoreCase(t.substr(i), setting)) {
+        out.append(t.substr(i, setting.size()));
+        i += setting.size();
+        size_t end = SecretEnd(t, i);
+        if (end > i) out.append(kRedacted);
+        i = end;
+        done = true;
+        break;
+      }
+    }
+    if (done) continue;
+    for (std::string_view scheme :
+         {std::string_view("SharedKeyLite "), std::string_view("SharedKey ")}) {
+      if (word_start && StartsWithIgnoreCase(t.substr(i), scheme)) {
+        size_t colon = t.find(':', i + scheme.size());
+        size_t end = SecretEnd(t, i + scheme.size());
+        if (colon != std::string_view::npos && colon < end) {
+          out.append(t.substr(i, colon + 1 - i));
+          out.append(kRedacted);
+          i = SecretEnd(t, colon + 1);
+          done = true;
+        }
+        break;
+      }
+    }
+    if (done) continue;
+    out.push_back(t[i++]);
+  }
+  // URLs' user information, and `sig` as a query parameter (done above too).
+  out = RedactUrlSecrets(out);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  if (out.size() > max_bytes) {
+    size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    out.resize(cut);
+    out += "\u2026";
+  }
+  return out;
+}
+
 // --- URLs ---------------------------------------------------------------------------------------
 
 Result<ParsedUrl> ParseUrl(std::string_view text, std::string_view what) {

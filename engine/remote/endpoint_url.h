@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/remote/connection_string.h"
 #include "partkv/result.h"
@@ -39,6 +40,16 @@ bool IsAccountName(std::string_view s);
 // `text` with the user information of every "scheme://user@host" and the value of every `sig`
 // query parameter replaced by kRedacted; the rest as it is.
 std::string RedactUrlSecrets(std::string_view text);
+
+// Text that came from a server (an error message, a header, a property name), fit for a message
+// of ours: every `sig=` value (wherever it starts, up to a character no signature holds), the
+// signature of every "SharedKey account:signature" and "SharedKeyLite account:signature", the
+// value of every AccountKey= and SharedAccessSignature= setting, the user information of every
+// URL, and every occurrence of each of `secrets` (the caller's own key and SAS, in the forms it
+// sends them) replaced by kRedacted; control characters become '?', and the result is cut at
+// `max_bytes` (with "…").
+std::string RedactServiceText(std::string_view text, const std::vector<std::string>& secrets,
+                              size_t max_bytes = 512);
 
 // An absolute http or https URL, split.
 struct ParsedUrl {

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -38,6 +39,38 @@ namespace {
 // A body whose Content-Length is announced is reserved up to this much at once; beyond, it grows
 // as it arrives, so a lying header cannot make us reserve max_response_bytes.
 constexpr size_t kMaxReserve = 16u << 20;
+
+// The memory budget of the responses in flight (HttpOptions::max_response_memory), shared by
+// every connection of a client: a count of bytes charged, atomically.
+class ResponseBudget {
+ public:
+  explicit ResponseBudget(size_t limit) : limit_(limit) {}
+
+  // Charges as much as is left, up to `most`, and at least `least`; returns the bytes charged,
+  // or 0 (nothing charged) when less than `least` is left.
+  size_t Charge(size_t least, size_t most) {
+    size_t used = used_.load(std::memory_order_relaxed);
+    size_t take = 0;
+    do {
+      take = std::min(most, limit_ - used);
+      if (take < least) return 0;
+    } while (!used_.compare_exchange_weak(used, used + take, std::memory_order_relaxed));
+    size_t peak = peak_.load(std::memory_order_relaxed);
+    while (used + take > peak &&
+           !peak_.compare_exchange_weak(peak, used + take, std::memory_order_relaxed)) {
+    }
+    return take;
+  }
+  void Release(size_t bytes) { used_.fetch_sub(bytes, std::memory_order_relaxed); }
+  size_t used() const { return used_.load(std::memory_order_relaxed); }
+  size_t peak() const { return peak_.load(std::memory_order_relaxed); }
+  size_t limit() const { return limit_; }
+
+ private:
+  const size_t limit_;
+  std::atomic<size_t> used_{0};
+  std::atomic<size_t> peak_{0};
+};
 
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
@@ -153,9 +186,14 @@ struct Connection {
 
   // Set for each request.
   HttpResponse* response = nullptr;
+  ResponseBudget* budget = nullptr;
   size_t max_body = 0;
+  size_t charged = 0;       // the body buffer's capacity, charged to `budget`
+  size_t header_bytes = 0;  // header lines received
+  size_t max_header_bytes = 0;
   bool head = false;
   bool too_large = false;
+  const char* too_large_what = "";  // which limit
   int attempts = 0;             // times the request started to go out (the pre-request callback)
   bool resend_refused = false;  // libcurl's own resend was stopped
   int block_status = 0;         // the status line of the header block being read
@@ -184,9 +222,43 @@ struct Connection {
   }
 };
 
+// Grows c's body buffer to hold `need` bytes, charging the growth to the budget: by doubling, as
+// std::string would, or by what the budget has left when that is less (never by less: growing by
+// a sliver at a time would copy the whole body for each piece that arrives). The new buffer is
+// made fresh and the old one copied in, so its capacity is exactly what was charged. False (and
+// c->too_large, naming the limit) when the budget cannot hold `need`, or `need` is over max_body.
+bool Grow(Connection* c, size_t need) {
+  const size_t want = std::max(need, std::min(2 * c->charged, c->max_body));
+  const size_t took = c->budget->Charge(need - c->charged, want - c->charged);
+  if (took == 0) {
+    c->too_large = true;
+    c->too_large_what = "max_response_memory";
+    return false;
+  }
+  if (need > c->max_body) {
+    c->budget->Release(took);
+    c->too_large = true;
+    c->too_large_what = "max_response_bytes";
+    return false;
+  }
+  std::string& body = c->response->body;
+  std::string grown;
+  grown.reserve(c->charged + took);
+  grown.append(body);
+  body.swap(grown);
+  c->charged += took;
+  return true;
+}
+
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   auto* c = static_cast<Connection*>(user);
   const size_t length = size * count;
+  c->header_bytes += length;
+  if (c->header_bytes > c->max_header_bytes) {
+    c->too_large = true;
+    c->too_large_what = "max_header_bytes";
+    return 0;  // anything but `length` aborts the transfer
+  }
   std::string_view line(data, length);
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
   HttpHeaders& headers = c->response->headers;
@@ -221,9 +293,11 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
     if (ec == std::errc() && end == value.data() + value.size()) {
       if (announced > c->max_body) {
         c->too_large = true;
-        return 0;  // anything but `length` aborts the transfer
+        c->too_large_what = "max_response_bytes";
+        return 0;
       }
-      c->response->body.reserve(std::min<uint64_t>(announced, kMaxReserve));
+      const size_t reserve = static_cast<size_t>(std::min<uint64_t>(announced, kMaxReserve));
+      if (reserve > c->charged && !Grow(c, reserve)) return 0;
     }
   }
   return length;
@@ -233,10 +307,9 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
   auto* c = static_cast<Connection*>(user);
   const size_t length = size * count;
   std::string& body = c->response->body;
-  if (length > c->max_body - body.size()) {
-    c->too_large = true;
-    return 0;
-  }
+  // Within what is charged (never above max_body), or grown: the budget is checked first, then
+  // one response's limit.
+  if (body.size() + length > c->charged && !Grow(c, body.size() + length)) return 0;
   body.append(data, length);
   return length;
 }
@@ -267,7 +340,10 @@ std::string HttpResponse::Header(std::string_view name) const {
 }
 
 struct HttpClient::Impl {
+  explicit Impl(const HttpOptions& o) : options(o), budget(o.max_response_memory) {}
+
   HttpOptions options;
+  ResponseBudget budget;
 
   port::Mutex mu;
   port::CondVar freed{&mu};  // signalled when a connection goes back to `idle`
@@ -378,9 +454,14 @@ struct HttpClient::Impl {
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, c.LinkLines());
 
     c.error[0] = '\0';
+    c.budget = &budget;
     c.max_body = options.max_response_bytes;
+    c.charged = 0;
+    c.header_bytes = 0;
+    c.max_header_bytes = options.max_header_bytes;
     c.head = method == "HEAD";
     c.too_large = false;
+    c.too_large_what = "";
     c.attempts = 0;
     c.resend_refused = false;
     c.block_status = 0;
@@ -395,8 +476,18 @@ struct HttpClient::Impl {
     std::string reason = c.error[0] != '\0' ? c.error : curl_easy_strerror(code);
     if (c.too_large) {
       f.kind = TransportFailure::Kind::kTooLarge;
-      reason = "the body exceeds max_response_bytes (" +
-               std::to_string(options.max_response_bytes) + " bytes)";
+      const std::string_view what = c.too_large_what;
+      if (what == "max_header_bytes") {
+        reason = "the header lines exceed max_header_bytes (" +
+                 std::to_string(options.max_header_bytes) + " bytes)";
+      } else if (what == "max_response_memory") {
+        reason = "the responses in flight together would hold more than max_response_memory (" +
+                 std::to_string(options.max_response_memory) + " bytes)";
+      } else {
+        reason = "the body exceeds max_response_bytes (" +
+                 std::to_string(options.max_response_bytes) +
+                 " bytes), the most one response may hold";
+      }
     } else if (c.resend_refused) {
       f.kind = TransportFailure::Kind::kDropped;
       reason = "a kept-alive connection closed before any response; not sent again";
@@ -416,12 +507,20 @@ HttpClient::~HttpClient() = default;
 
 const HttpOptions& HttpClient::options() const { return impl_->options; }
 
+size_t HttpClient::response_memory() const { return impl_->budget.used(); }
+
+size_t HttpClient::peak_response_memory() const { return impl_->budget.peak(); }
+
 Result<std::unique_ptr<HttpClient>> HttpClient::Create(const HttpOptions& options) {
   if (options.connect_timeout.count() <= 0 || options.request_timeout.count() <= 0) {
     return Status::InvalidArgument("HttpOptions: the timeouts must be positive");
   }
   if (options.max_connections == 0) {
     return Status::InvalidArgument("HttpOptions: max_connections must be at least 1");
+  }
+  if (options.max_response_bytes == 0 || options.max_response_memory == 0 ||
+      options.max_header_bytes == 0) {
+    return Status::InvalidArgument("HttpOptions: the response limits must be positive");
   }
   if (!options.ca_file.empty()) {
     std::error_code ec;
@@ -442,8 +541,7 @@ Result<std::unique_ptr<HttpClient>> HttpClient::Create(const HttpOptions& option
     return Status::IOError(std::string("HTTP client: curl_global_init failed (") +
                            curl_easy_strerror(global) + ")");
   }
-  auto impl = std::make_unique<Impl>();
-  impl->options = options;
+  auto impl = std::make_unique<Impl>(options);
   return std::unique_ptr<HttpClient>(new HttpClient(std::move(impl)));
 }
 
@@ -474,6 +572,9 @@ Result<HttpResponse> HttpClient::Perform(const HttpRequest& request, TransportFa
   impl.Prepare(*c, request);
   CURLcode code = curl_easy_perform(c->easy);
   c->response = nullptr;
+  // The body leaves the budget with the response: the budget bounds what is being received.
+  impl.budget.Release(c->charged);
+  c->charged = 0;
   if (code != CURLE_OK) {
     Status s = impl.Failure(*c, request, code, failure);
     c->Close();  // its connection may be broken: the next request opens another

@@ -36,6 +36,15 @@ struct HttpOptions {
   size_t max_connections = 16;
   // A response body larger than this fails (IOError naming the limit) instead of being held.
   size_t max_response_bytes = 256u << 20;
+  // The memory of every response being received at once, together: the capacity of their body
+  // buffers, charged as the buffers grow, whatever the framing (Content-Length, chunked, or
+  // until the connection closes). A response whose buffer would take the total past it fails
+  // like one over max_response_bytes. A buffer grows by doubling, within what is left, and while
+  // it grows its old copy lives for the copy: so the memory of the responses in flight stays
+  // under 1.5 times this.
+  size_t max_response_memory = 256u << 20;
+  // The header lines of one response, in bytes; more fails the response (kTooLarge).
+  size_t max_header_bytes = 256u << 10;
 };
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
@@ -64,7 +73,8 @@ struct TransportFailure {
     kTimeout,    // connect_timeout or request_timeout passed
     kDropped,    // the connection closed or reset before a complete response
     kTruncated,  // the response ended before the length it announced
-    kTooLarge,   // the response body exceeded max_response_bytes
+    kTooLarge,   // the response exceeded max_response_bytes, max_response_memory or
+                 // max_header_bytes
     kOther,
   };
   Kind kind = Kind::kNone;
@@ -88,6 +98,10 @@ class HttpClient {
   Result<HttpResponse> Perform(const HttpRequest& request, TransportFailure* failure = nullptr);
 
   const HttpOptions& options() const;
+  // The bytes of body buffers charged to max_response_memory now (the requests in flight).
+  size_t response_memory() const;
+  // The most that was ever charged at once: never more than max_response_memory.
+  size_t peak_response_memory() const;
 
  private:
   struct Impl;

@@ -7,12 +7,14 @@
 #include <cmath>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <unordered_set>
 
 #include "engine/batch_rules.h"
 #include "engine/etag.h"
 #include "engine/key_schemes.h"
 #include "engine/profile_spec.h"
 #include "engine/protocol/multipart.h"
+#include "engine/protocol/shared_key.h"
 #include "engine/remote/remote_table.h"
 #include "partkv/json.h"
 
@@ -155,7 +157,7 @@ Status RemoteStore::CreateTable(std::string_view name, const TableOptions& optio
             .what = "create table '" + std::string(name) + "'"};
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
   if (out.response.status < 300) return Status::OK();
-  Status s = StatusOf(out.response, call.what);
+  Status s = client_->StatusOf(out.response, call.what);
   // A lost response of our own create: the table exists now, as asked.
   if (s.IsAlreadyExists() && out.maybe_applied) return Status::OK();
   return s;
@@ -168,7 +170,7 @@ Status RemoteStore::DropTable(std::string_view name) {
             .what = "drop table '" + std::string(name) + "'"};
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
   if (out.response.status < 300) return Status::OK();
-  Status s = StatusOf(out.response, call.what);
+  Status s = client_->StatusOf(out.response, call.what);
   if (s.IsNotFound() && out.maybe_applied) return Status::OK();
   return s;
 }
@@ -176,11 +178,12 @@ Status RemoteStore::DropTable(std::string_view name) {
 Result<std::vector<TableInfo>> RemoteStore::ListTables() const {
   std::vector<TableInfo> tables;
   std::string next;
+  std::unordered_set<std::string> seen;  // every NextTableName followed: none may come twice
   do {
     Call call{.method = "GET", .path = "/Tables", .what = "list tables"};
     if (!next.empty()) call.query = "NextTableName=" + EncodeComponent(next);
     PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
-    if (out.response.status >= 300) return StatusOf(out.response, call.what);
+    if (out.response.status >= 300) return client_->StatusOf(out.response, call.what);
     auto json = nlohmann::json::parse(out.response.body, nullptr, false);
     if (!json.is_object() || !json.contains("value") || !json["value"].is_array()) {
       return Status::Corruption("list tables: the service's answer is not a table list");
@@ -194,6 +197,16 @@ Result<std::vector<TableInfo>> RemoteStore::ListTables() const {
       tables.push_back(std::move(info));
     }
     next = out.response.Header("x-ms-continuation-NextTableName");
+    if (next.size() > kMaxServiceContinuationBytes) {
+      return Status::Corruption("list tables: the service's continuation is " +
+                                std::to_string(next.size()) + " bytes");
+    }
+    if (!next.empty() && !seen.insert(next).second) {
+      return Status::Corruption("list tables: the endpoint " + client_->endpoint().Url() +
+                                " answered with a continuation it gave before (NextTableName '" +
+                                client_->ServiceText(next, 128) +
+                                "'): following it would never end");
+    }
   } while (!next.empty());
   std::sort(tables.begin(), tables.end(),
             [](const TableInfo& a, const TableInfo& b) { return a.name < b.name; });
@@ -221,11 +234,16 @@ Result<std::shared_ptr<engine::TableBackend>> RemoteStore::OpenTable(
       }
     }
   }
-  if (out.response.status >= 300) return StatusOf(out.response, call.what);
+  if (out.response.status >= 300) return client_->StatusOf(out.response, call.what);
   std::string stored(name);
   auto json = nlohmann::json::parse(out.response.body, nullptr, false);
   if (json.is_object() && json.contains("TableName") && json["TableName"].is_string()) {
     stored = json["TableName"].get<std::string>();
+    // The table asked about, in the case the service keeps; never another one.
+    if (!SameTableName(stored, name)) {
+      return Status::Corruption(call.what + ": the service answered about table '" +
+                                client_->ServiceText(stored, 128) + "'");
+    }
   }
   return std::shared_ptr<engine::TableBackend>(
       std::make_shared<RemoteTable>(client_, std::move(stored), options));
@@ -238,8 +256,62 @@ Result<std::string> RemoteStore::ServiceProperties() const {
             .accept = "application/xml",
             .what = "get service properties"};
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
-  if (out.response.status >= 300) return StatusOf(out.response, call.what);
+  if (out.response.status >= 300) return client_->StatusOf(out.response, call.what);
   return std::move(out.response.body);
+}
+
+namespace {
+
+// The text of the first <name>…</name> element in `xml`, or nullopt.
+std::optional<std::string_view> ElementText(std::string_view xml, std::string_view name) {
+  const std::string open = "<" + std::string(name) + ">";
+  const std::string close = "</" + std::string(name) + ">";
+  size_t begin = xml.find(open);
+  if (begin == std::string_view::npos) return std::nullopt;
+  begin += open.size();
+  size_t end = xml.find(close, begin);
+  if (end == std::string_view::npos) return std::nullopt;
+  return xml.substr(begin, end - begin);
+}
+
+}  // namespace
+
+Result<ServiceStatistics> RemoteStore::ServiceStats() const {
+  if (client_->secondary_url().empty()) {
+    return Status::InvalidArgument(
+        "the endpoint " + client_->endpoint().Url() +
+        " has no secondary location to ask for service statistics: its host does not start with "
+        "the account name");
+  }
+  Call call{.method = "GET",
+            .path = "/",
+            .query = "restype=service&comp=stats",
+            .accept = "application/xml",
+            .what = "get service statistics",
+            .secondary = true};
+  PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
+  if (out.response.status >= 300) return client_->StatusOf(out.response, call.what);
+  const std::string& body = out.response.body;
+  auto bad = [&](std::string_view what) {
+    return Status::Corruption("the endpoint's service statistics " + std::string(what) + ": '" +
+                              client_->ServiceText(body, 200) + "'");
+  };
+  auto geo = ElementText(body, "GeoReplication");
+  if (body.find("<StorageServiceStats") == std::string::npos || !geo) {
+    return bad("are not a StorageServiceStats document with GeoReplication");
+  }
+  auto status = ElementText(*geo, "Status");
+  if (!status || (*status != "live" && *status != "bootstrap" && *status != "unavailable")) {
+    return bad("have no Status of live, bootstrap or unavailable");
+  }
+  ServiceStatistics stats{.geo_replication_status = std::string(*status)};
+  if (auto last_sync = ElementText(*geo, "LastSyncTime"); last_sync && !last_sync->empty()) {
+    auto when = protocol::ParseHttpDate(*last_sync);
+    if (!when.ok()) return bad("have a LastSyncTime that is not an RFC 1123 date");
+    stats.last_sync_time = DateTime::FromUnixMicros(
+        std::chrono::duration_cast<std::chrono::microseconds>(when->time_since_epoch()).count());
+  }
+  return stats;
 }
 
 Status RemoteStore::SetServiceProperties(std::string_view document) {
@@ -251,7 +323,7 @@ Status RemoteStore::SetServiceProperties(std::string_view document) {
             .accept = "application/xml",
             .what = "set service properties"};
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
-  if (out.response.status >= 300) return StatusOf(out.response, call.what);
+  if (out.response.status >= 300) return client_->StatusOf(out.response, call.what);
   return Status::OK();
 }
 
@@ -351,7 +423,7 @@ Result<WriteResult> RemoteTable::Send(OpType type, const Entity& entity, const I
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
   Record(entity.partition_key(), out, true, 1, call.body.size());
   if (out.response.status < 300) return ResultOf(out.response);
-  Status s = StatusOf(out.response, call.what);
+  Status s = client_->StatusOf(out.response, call.what);
   if (out.maybe_applied && LostWriteSymptom(type, s)) {
     WriteResult stored;
     Result<bool> holds = HoldsWrite(type, entity, &stored);
@@ -399,11 +471,18 @@ Result<Entity> RemoteTable::Get(std::string_view pk, std::string_view rk) const 
       .what = "get (" + ODataString(pk) + ", " + ODataString(rk) + ") in table '" + name_ + "'"};
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
   Record(pk, out, false, 1, out.response.body.size());
-  if (out.response.status >= 300) return StatusOf(out.response, call.what);
+  if (out.response.status >= 300) return client_->StatusOf(out.response, call.what);
   auto entity = EntityFromJson(out.response.body, JsonReadOptions{.read_system = true});
   if (!entity.ok()) {
     return Status::Corruption(call.what + ": the service's entity does not read: " +
-                              std::string(entity.status().message()));
+                              client_->ServiceText(entity.status().message()));
+  }
+  // The answer must be the entity asked for: a server that answers with another one is wrong,
+  // whatever it holds.
+  if (entity->partition_key() != pk || entity->row_key() != rk) {
+    return Status::Corruption(call.what + ": the service answered with the entity (PartitionKey '" +
+                              client_->ServiceText(entity->partition_key(), 128) + "', RowKey '" +
+                              client_->ServiceText(entity->row_key(), 128) + "')");
   }
   if (entity->etag().empty()) entity->set_etag(out.response.Header("ETag"));
   return entity;
@@ -484,7 +563,7 @@ Result<std::vector<WriteResult>> RemoteTable::SendBatch(const std::vector<BatchO
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
   if (out.response.status >= 300) {
     Record(pk, out, true, 0, 0);
-    return StatusOf(out.response, call.what);
+    return client_->StatusOf(out.response, call.what);
   }
   PARTKV_ASSIGN_OR_RETURN(
       protocol::BatchResponse response,
@@ -496,8 +575,8 @@ Result<std::vector<WriteResult>> RemoteTable::SendBatch(const std::vector<BatchO
     int index = response.failed_index && *response.failed_index < ops.size()
                     ? static_cast<int>(*response.failed_index)
                     : -1;
-    Status s =
-        StatusOf(as_http, call.what, index >= 0 ? std::optional<size_t>(index) : std::nullopt);
+    Status s = client_->StatusOf(as_http, call.what,
+                                 index >= 0 ? std::optional<size_t>(index) : std::nullopt);
     if (out.maybe_applied && LostWriteSymptom(index >= 0 ? ops[index].type : OpType::kInsert, s)) {
       // Our own earlier attempt may have committed the whole batch: it did when every
       // operation's row holds what it wrote.

@@ -62,6 +62,7 @@ class RemoteStore final : public engine::StoreBackend {
   const StoreCapabilities& capabilities() const override;
   Result<std::string> ServiceProperties() const override;
   Status SetServiceProperties(std::string_view document) override;
+  Result<ServiceStatistics> ServiceStats() const override;
   Status Flush() override { return Status::OK(); }
   Status AwaitBackgroundWork(std::chrono::milliseconds) override { return Status::OK(); }
   Status AwaitWritable(std::chrono::milliseconds) override { return Status::OK(); }

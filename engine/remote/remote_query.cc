@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "engine/filter_expr.h"
+#include "engine/remote/query_page.h"
 #include "engine/remote/remote_table.h"
 #include "engine/token.h"
 #include "partkv/json.h"
@@ -138,7 +139,125 @@ std::string EntitiesQuery(const RemotePlan& plan, uint32_t top) {
   return query;
 }
 
+// -1, 0 or 1 as `a` sorts before, with or after `b` in UTF-16 code units, the order of .NET's
+// ordinal comparison (Azure's). It differs from UTF-8's byte order only where a character above
+// U+FFFF meets one of U+E000..U+FFFF. Bytes that are not UTF-8 compare as they are.
+int CompareUtf16(std::string_view a, std::string_view b) {
+  auto next_unit = [](std::string_view s, size_t* i, uint32_t* pending) -> uint32_t {
+    if (*pending != 0) {
+      uint32_t u = *pending;
+      *pending = 0;
+      return u;
+    }
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    const unsigned char c = p[*i];
+    size_t n = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    if (*i + n > s.size()) n = 1;
+    uint32_t cp = n == 1   ? c
+                  : n == 2 ? ((c & 0x1Fu) << 6) | (p[*i + 1] & 0x3Fu)
+                  : n == 3 ? ((c & 0x0Fu) << 12) | ((p[*i + 1] & 0x3Fu) << 6) | (p[*i + 2] & 0x3Fu)
+                           : ((c & 0x07u) << 18) | ((p[*i + 1] & 0x3Fu) << 12) |
+                                 ((p[*i + 2] & 0x3Fu) << 6) | (p[*i + 3] & 0x3Fu);
+    *i += n;
+    if (cp < 0x10000) return cp;
+    cp -= 0x10000;
+    *pending = 0xDC00 + (cp & 0x3FF);
+    return 0xD800 + (cp >> 10);
+  };
+  size_t i = 0, j = 0;
+  uint32_t pa = 0, pb = 0;
+  while ((i < a.size() || pa != 0) && (j < b.size() || pb != 0)) {
+    const uint32_t x = next_unit(a, &i, &pa);
+    const uint32_t y = next_unit(b, &j, &pb);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  const bool a_left = i < a.size() || pa != 0;
+  const bool b_left = j < b.size() || pb != 0;
+  return a_left == b_left ? 0 : a_left ? 1 : -1;
+}
+
+// Whether `key` is on the right side of `bound`, in byte order or in UTF-16 order: a server
+// that compares either way is right.
+bool Within(std::string_view key, const Bound& bound, bool lower) {
+  for (int c : {key.compare(bound.key) < 0 ? -1
+                : key == bound.key         ? 0
+                                           : 1,
+                CompareUtf16(key, bound.key)}) {
+    if (lower ? (c > 0 || (c == 0 && bound.inclusive)) : (c < 0 || (c == 0 && bound.inclusive))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The keys of an entity, redacted, for a message.
+std::string KeysOf(const Entity& e, const ServiceClient& client) {
+  return "(PartitionKey '" + client.ServiceText(e.partition_key(), 128) + "', RowKey '" +
+         client.ServiceText(e.row_key(), 128) + "')";
+}
+
 }  // namespace
+
+bool SameTableName(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+Status PageCheck::Row(const Entity& e, const std::string& what, const ServiceClient& client) const {
+  auto wrong = [&](std::string_view asked) {
+    return Status::Corruption(what + ": the service answered with the row " + KeysOf(e, client) +
+                              ", which the query did not ask for (" + std::string(asked) + ")");
+  };
+  if (partition_key && e.partition_key() != *partition_key) {
+    return wrong("PartitionKey '" + client.ServiceText(*partition_key, 128) + "'");
+  }
+  if (query != nullptr) {
+    const Query& q = *query;
+    if (q.partition_key && e.partition_key() != *q.partition_key) {
+      return wrong("PartitionKey '" + client.ServiceText(*q.partition_key, 128) + "'");
+    }
+    if ((q.partition_lower && !Within(e.partition_key(), *q.partition_lower, true)) ||
+        (q.partition_upper && !Within(e.partition_key(), *q.partition_upper, false))) {
+      return wrong("a PartitionKey range");
+    }
+    if ((q.row_lower && !Within(e.row_key(), *q.row_lower, true)) ||
+        (q.row_upper && !Within(e.row_key(), *q.row_upper, false))) {
+      return wrong("a RowKey range");
+    }
+    if (q.row_prefix && !e.row_key().starts_with(*q.row_prefix)) {
+      return wrong("RowKeys that start with '" + client.ServiceText(*q.row_prefix, 128) + "'");
+    }
+  }
+  if (last_row_key != nullptr) {
+    if (*last_row_key && !Within(e.row_key(), Bound{**last_row_key, false}, true)) {
+      return Status::Corruption(what + ": the service answered with the row " + KeysOf(e, client) +
+                                " after a later or the same RowKey: its rows are not in order");
+    }
+    *last_row_key = e.row_key();
+  }
+  return Status::OK();
+}
+
+Status PageCheck::Continuation(const std::pair<std::string, std::string>& next,
+                               const std::string& what, const ServiceClient& client) const {
+  const size_t bytes = next.first.size() + next.second.size();
+  if (bytes > kMaxServiceContinuationBytes) {
+    return Status::Corruption(what + ": the service's continuation is " + std::to_string(bytes) +
+                              " bytes, more than the " +
+                              std::to_string(kMaxServiceContinuationBytes) +
+                              " a continuation token carries");
+  }
+  if (sent && *sent == next) {
+    return Status::Corruption(
+        what + ": the endpoint " + client.endpoint().Url() +
+        " answered with the very continuation it was sent (NextPartitionKey '" +
+        client.ServiceText(next.first, 128) + "', NextRowKey '" +
+        client.ServiceText(next.second, 128) + "'): following it would never end");
+  }
+  return Status::OK();
+}
 
 std::string ODataString(std::string_view text) {
   std::string out = "'";
@@ -150,66 +269,36 @@ std::string ODataString(std::string_view text) {
   return out;
 }
 
-Result<std::vector<std::string_view>> SplitValueArray(std::string_view body) {
-  // Find the top-level "value" member's array: the first '[' after "value": outside strings.
-  size_t key = body.find("\"value\"");
-  if (key == std::string_view::npos) {
-    return Status::Corruption("the service's query answer has no \"value\" array");
-  }
-  size_t i = body.find('[', key);
-  if (i == std::string_view::npos) {
-    return Status::Corruption("the service's query answer has no \"value\" array");
-  }
-  std::vector<std::string_view> objects;
-  ++i;
-  int depth = 0;
-  size_t start = 0;
-  bool in_string = false;
-  for (; i < body.size(); ++i) {
-    char c = body[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '{') {
-      if (depth++ == 0) start = i;
-    } else if (c == '}') {
-      if (--depth == 0) objects.push_back(body.substr(start, i + 1 - start));
-      if (depth < 0) break;
-    } else if (c == ']' && depth == 0) {
-      return objects;
-    }
-  }
-  return Status::Corruption("the service's query answer ends inside its \"value\" array");
-}
-
-Status RemoteTable::FetchPage(Call call, Page* page, std::pair<std::string, std::string>* next,
-                              bool* has_next) const {
+Status RemoteTable::FetchPage(Call call, const PageCheck& check, Page* page,
+                              std::pair<std::string, std::string>* next, bool* has_next) const {
   PARTKV_ASSIGN_OR_RETURN(Outcome out, client_->Send(call));
   if (out.response.status >= 300) {
     Record("", out, false, 0, 0);
-    return StatusOf(out.response, call.what);
+    return client_->StatusOf(out.response, call.what);
   }
-  PARTKV_ASSIGN_OR_RETURN(std::vector<std::string_view> objects,
-                          SplitValueArray(out.response.body));
-  for (std::string_view text : objects) {
+  PARTKV_ASSIGN_OR_RETURN(QueryPageBody body, ReadQueryPageBody(out.response.body, call.what));
+  if (body.metadata) {
+    std::string_view table = MetadataTable(*body.metadata);
+    if (!table.empty() && !SameTableName(table, name_)) {
+      return Status::Corruption(call.what + ": the service answered with rows of table '" +
+                                client_->ServiceText(table, 128) + "'");
+    }
+  }
+  const size_t first = page->entities.size();
+  for (std::string_view text : body.objects) {
     auto entity = EntityFromJson(text, JsonReadOptions{.read_system = true});
     if (!entity.ok()) {
       return Status::Corruption(call.what + ": an entity of the service's answer does not read: " +
-                                std::string(entity.status().message()));
+                                client_->ServiceText(entity.status().message()));
     }
+    PARTKV_RETURN_IF_ERROR(check.Row(*entity, call.what, *client_));
     page->entities.push_back(std::move(*entity));
   }
-  Record("", out, false, objects.size(), out.response.body.size());
+  Record("", out, false, page->entities.size() - first, out.response.body.size());
   next->first = out.response.Header("x-ms-continuation-NextPartitionKey");
   next->second = out.response.Header("x-ms-continuation-NextRowKey");
   *has_next = !next->first.empty() || !next->second.empty();
+  if (*has_next) PARTKV_RETURN_IF_ERROR(check.Continuation(*next, call.what, *client_));
   return Status::OK();
 }
 
@@ -219,6 +308,8 @@ Status RemoteTable::QueryEntities(const Query& query, Page* page) const {
             .path = path_ + "()",
             .query = EntitiesQuery(plan, query.page_size),
             .what = "query table '" + name_ + "'"};
+  PageCheck check;
+  check.query = &query;
   if (!query.continuation.empty()) {
     PARTKV_ASSIGN_OR_RETURN(
         engine::TokenContents token,
@@ -229,12 +320,13 @@ Status RemoteTable::QueryEntities(const Query& query, Page* page) const {
     PARTKV_ASSIGN_OR_RETURN(auto keys, UnpackKeys(token.resume_key));
     call.query += "&NextPartitionKey=" + EncodeComponent(keys.first);
     if (!keys.second.empty()) call.query += "&NextRowKey=" + EncodeComponent(keys.second);
+    check.sent = std::move(keys);
   }
   page->entities.clear();
   page->continuation.clear();
   std::pair<std::string, std::string> next;
   bool has_next = false;
-  PARTKV_RETURN_IF_ERROR(FetchPage(std::move(call), page, &next, &has_next));
+  PARTKV_RETURN_IF_ERROR(FetchPage(std::move(call), check, page, &next, &has_next));
   page->examined = page->entities.size();
   if (has_next) {
     page->continuation = engine::EncodeToken(
@@ -278,6 +370,215 @@ void RemoteTable::KeepResume(std::string token, std::vector<ShardCursor> shards)
   }
 }
 
+// One QueryShards call: the shards' cursors (fresh, or those the page before kept), topped up
+// from the service and merged by (RowKey, PartitionKey) into one page.
+class RemoteTable::ShardRead {
+ public:
+  // `after` is the (RowKey, PartitionKey) of the last row of the page before, from its token.
+  ShardRead(const RemoteTable& table, const std::vector<std::string>& shard_keys,
+            const Query& query, RemotePlan plan,
+            std::optional<std::pair<std::string, std::string>> after)
+      : table_(table),
+        query_(query),
+        plan_(std::move(plan)),
+        after_(std::move(after)),
+        n_(shard_keys.size()),
+        share_(static_cast<uint32_t>(std::clamp<size_t>(
+            2 * ((query.page_size + n_ - 1) / std::max<size_t>(n_, 1)), 16, query.page_size))) {
+    // The cursors the previous page left, when this process made it and nothing was written
+    // through this handle since: the shards' rows after the token's row, already fetched.
+    if (!query.continuation.empty()) {
+      if (auto kept = table_.TakeResume(query.continuation); kept && kept->size() == n_) {
+        shards_ = std::move(*kept);
+      }
+    }
+    if (shards_.empty()) {
+      shards_.resize(n_);
+      for (size_t i = 0; i < n_; ++i) {
+        shards_[i].pk = shard_keys[i];
+        shards_[i].fetch = share_;
+      }
+    }
+  }
+
+  // Fills every shard without rows in hand and more to come: all of them for a new read, none
+  // or few when resuming.
+  Status FillEmpty() {
+    std::vector<size_t> to_fill;
+    for (size_t i = 0; i < n_; ++i) {
+      if (shards_[i].empty() && shards_[i].more) to_fill.push_back(i);
+    }
+    return TopUpAll(to_fill);
+  }
+
+  // Merges the shards' heads into *page through a min-heap by (RowKey, PartitionKey): a row costs
+  // log N comparisons. A shard that ran dry with more to come is topped up only when the page
+  // needs another row, and with it every shard in the heap that holds a quarter of its last
+  // request or less: the shards of a key run dry at about the same pace, so their requests go
+  // out together.
+  Status Merge(Page* page) {
+    page->entities.clear();
+    page->continuation.clear();
+    auto later = [this](size_t a, size_t b) { return Later(a, b); };
+    std::vector<size_t> heap;
+    heap.reserve(n_);
+    for (size_t i = 0; i < n_; ++i) {
+      if (!shards_[i].empty()) heap.push_back(i);
+    }
+    std::make_heap(heap.begin(), heap.end(), later);
+    std::optional<size_t> dry;
+    while (page->entities.size() < query_.page_size) {
+      if (dry) {
+        std::vector<size_t> which{*dry};
+        for (size_t i : heap) {
+          const ShardCursor& s = shards_[i];
+          if (s.more && 16 * (s.buffer.entities.size() - s.head) <= s.fetch) which.push_back(i);
+        }
+        PARTKV_RETURN_IF_ERROR(TopUpAll(which));
+        if (!shards_[*dry].empty()) {
+          heap.push_back(*dry);
+          std::push_heap(heap.begin(), heap.end(), later);
+        }
+        dry.reset();
+      }
+      if (heap.empty()) break;
+      std::pop_heap(heap.begin(), heap.end(), later);
+      const size_t best_index = heap.back();
+      ShardCursor& best = shards_[best_index];
+      page->entities.push_back(std::move(best.buffer.entities[best.head++]));
+      if (best.empty()) {
+        heap.pop_back();
+        if (best.more) dry = best_index;
+      } else {
+        std::push_heap(heap.begin(), heap.end(), later);
+      }
+    }
+    page->examined = page->entities.size();
+    return Status::OK();
+  }
+
+  // When rows remain, seals *page's token after its last row and keeps the cursors for the next
+  // page, holding at most kResumeRows(n) rows: the shards that hold the most give theirs back
+  // first and will ask the service again for the rows after the token's.
+  void KeepForNextPage(Page* page) {
+    const bool more = std::any_of(shards_.begin(), shards_.end(),
+                                  [](const ShardCursor& s) { return !s.empty() || s.more; });
+    if (!more || page->entities.empty()) return;
+    const Entity& last = page->entities.back();
+    page->continuation =
+        engine::EncodeToken(table_.client_->token_secret(),
+                            engine::TokenContents{kFlagShards, plan_.fingerprint,
+                                                  PackKeys(last.row_key(), last.partition_key())});
+    std::vector<size_t> order(n_);
+    size_t held = 0;
+    for (size_t i = 0; i < n_; ++i) {
+      ShardCursor& s = shards_[i];
+      // Drop the rows already returned, so an entry holds only what is still to come.
+      s.buffer.entities.erase(s.buffer.entities.begin(),
+                              s.buffer.entities.begin() + static_cast<ptrdiff_t>(s.head));
+      s.head = 0;
+      held += s.buffer.entities.size();
+      order[i] = i;
+    }
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return shards_[a].buffer.entities.size() > shards_[b].buffer.entities.size();
+    });
+    for (size_t i = 0; held > kResumeRows(n_) && i < n_; ++i) {
+      ShardCursor& s = shards_[order[i]];
+      held -= s.buffer.entities.size();
+      s.buffer.entities.clear();
+      s.more = true;
+      s.has_next = false;
+      s.fetch = share_;
+      s.last_row.reset();  // its rows after the token's come again
+    }
+    table_.KeepResume(page->continuation, std::move(shards_));
+  }
+
+ private:
+  // Whether shard a's head sorts after shard b's, by (RowKey, PartitionKey).
+  bool Later(size_t a, size_t b) const {
+    const Entity& x = shards_[a].buffer.entities[shards_[a].head];
+    const Entity& y = shards_[b].buffer.entities[shards_[b].head];
+    int c = x.row_key().compare(y.row_key());
+    return c != 0 ? c > 0 : x.partition_key() > y.partition_key();
+  }
+
+  // The request for a shard's next rows. A continuation goes with the very filter that produced
+  // it (a server may bind the one to the other, as `partkv serve` does); a shard's first request
+  // of a read sets it.
+  Call ShardCall(ShardCursor& s) const {
+    if (!s.has_next) {
+      s.filter = "PartitionKey eq " + ODataString(s.pk);
+      if (after_) {
+        // Rows after (RowKey, PartitionKey) = `after`: in a shard whose key sorts after the
+        // last row's, its RowKey itself is still to come.
+        AddClause(&s.filter, std::string("RowKey ") + (s.pk > after_->second ? "ge " : "gt ") +
+                                 ODataString(after_->first));
+      }
+      if (!plan_.filter.empty()) AddClause(&s.filter, "(" + plan_.filter + ")");
+    }
+    RemotePlan shard_plan{s.filter, plan_.select, 0};
+    Call call{.method = "GET",
+              .path = table_.path_ + "()",
+              .query = EntitiesQuery(shard_plan, s.fetch),
+              .what = "query shard " + ODataString(s.pk) + " of table '" + table_.name_ + "'"};
+    if (s.has_next) {
+      call.query += "&NextPartitionKey=" + EncodeComponent(s.next.first);
+      if (!s.next.second.empty()) call.query += "&NextRowKey=" + EncodeComponent(s.next.second);
+    }
+    return call;
+  }
+
+  // Tops a shard up: the rows it holds stay (its head does not change), the next rows of its
+  // query are appended, until it holds a row or the service has no more. Each request asks for
+  // four times the rows of the one before (up to a page): a shard that keeps running dry is one
+  // the merge takes many rows from. Bounded: kMaxEmptyPagesInARow pages without a row end it.
+  Status TopUp(ShardCursor& s) const {
+    s.buffer.entities.erase(s.buffer.entities.begin(),
+                            s.buffer.entities.begin() + static_cast<ptrdiff_t>(s.head));
+    s.head = 0;
+    for (int empty_pages = 0;;) {
+      PageCheck check;
+      check.query = &query_;
+      check.partition_key = s.pk;
+      if (s.has_next) check.sent = s.next;
+      check.last_row_key = &s.last_row;
+      const size_t before = s.buffer.entities.size();
+      PARTKV_RETURN_IF_ERROR(
+          table_.FetchPage(ShardCall(s), check, &s.buffer, &s.next, &s.has_next));
+      s.more = s.has_next;
+      s.fetch = std::min<uint32_t>(s.fetch * 4, Query::kMaxPageSize);
+      if (!s.more || !s.empty()) return Status::OK();
+      if (s.buffer.entities.size() == before && ++empty_pages >= kMaxEmptyPagesInARow) {
+        const ServiceClient& client = *table_.client_;
+        return Status::Corruption("query shard " + ODataString(client.ServiceText(s.pk, 128)) +
+                                  " of table '" + table_.name_ + "': the endpoint " +
+                                  client.endpoint().Url() + " answered " +
+                                  std::to_string(kMaxEmptyPagesInARow) +
+                                  " pages in a row without a row, each with a continuation");
+      }
+    }
+  }
+
+  // Tops up the shards `which`, fan_out at a time, on the store's workers.
+  Status TopUpAll(const std::vector<size_t>& which) {
+    std::vector<Status> status(which.size());
+    table_.client_->ParallelFor(which.size(),
+                                [&](size_t i) { status[i] = TopUp(shards_[which[i]]); });
+    for (auto& st : status) PARTKV_RETURN_IF_ERROR(st);
+    return Status::OK();
+  }
+
+  const RemoteTable& table_;
+  const Query& query_;
+  const RemotePlan plan_;
+  const std::optional<std::pair<std::string, std::string>> after_;  // (RowKey, PartitionKey)
+  const size_t n_;
+  const uint32_t share_;  // a shard's first request: twice its share of a page, 16 or more
+  std::vector<ShardCursor> shards_;
+};
+
 Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, const Query& query,
                                 Page* page) const {
   if (client_->endpoint().host.find(".cosmos.") != std::string::npos) {
@@ -299,164 +600,10 @@ Status RemoteTable::QueryShards(const std::vector<std::string>& shard_keys, cons
     }
     PARTKV_ASSIGN_OR_RETURN(after, UnpackKeys(token.resume_key));
   }
-  const uint32_t page_size = query.page_size;
-  const size_t n = shard_keys.size();
-  const uint32_t share = static_cast<uint32_t>(
-      std::clamp<size_t>(2 * ((page_size + n - 1) / std::max<size_t>(n, 1)), 16, page_size));
-  std::vector<ShardCursor> shards;
-  // The cursors the previous page left, when this process made it and nothing was written
-  // through this handle since: the shards' rows after the token's row, already fetched.
-  if (!query.continuation.empty()) {
-    if (auto kept = TakeResume(query.continuation); kept && kept->size() == n) {
-      shards = std::move(*kept);
-    }
-  }
-  const bool resumed = !shards.empty();
-  if (!resumed) {
-    shards.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      shards[i].pk = shard_keys[i];
-      shards[i].fetch = share;
-    }
-  }
-  auto shard_call = [&](ShardCursor& s) {
-    // A continuation goes with the very filter that produced it (a server may bind the one to
-    // the other, as `partkv serve` does); a shard's first request of a read sets it.
-    if (!s.has_next) {
-      s.filter = "PartitionKey eq " + ODataString(s.pk);
-      if (after) {
-        // Rows after (RowKey, PartitionKey) = `after`: in a shard whose key sorts after the
-        // last row's, its RowKey itself is still to come.
-        AddClause(&s.filter, std::string("RowKey ") + (s.pk > after->second ? "ge " : "gt ") +
-                                 ODataString(after->first));
-      }
-      if (!plan.filter.empty()) AddClause(&s.filter, "(" + plan.filter + ")");
-    }
-    RemotePlan shard_plan{s.filter, plan.select, 0};
-    Call call{.method = "GET",
-              .path = path_ + "()",
-              .query = EntitiesQuery(shard_plan, s.fetch),
-              .what = "query shard " + ODataString(s.pk) + " of table '" + name_ + "'"};
-    if (s.has_next) {
-      call.query += "&NextPartitionKey=" + EncodeComponent(s.next.first);
-      if (!s.next.second.empty()) call.query += "&NextRowKey=" + EncodeComponent(s.next.second);
-    }
-    return call;
-  };
-  // Tops a shard up: the rows it holds stay (its head does not change), the next rows of its
-  // query are appended, until it holds a row or the service has no more. Each request asks for
-  // four times the rows of the one before (up to a page): a shard that keeps running dry is one
-  // the merge takes many rows from.
-  auto top_up = [&](ShardCursor& s) -> Status {
-    s.buffer.entities.erase(s.buffer.entities.begin(),
-                            s.buffer.entities.begin() + static_cast<ptrdiff_t>(s.head));
-    s.head = 0;
-    do {
-      PARTKV_RETURN_IF_ERROR(FetchPage(shard_call(s), &s.buffer, &s.next, &s.has_next));
-      s.more = s.has_next;
-      s.fetch = std::min<uint32_t>(s.fetch * 4, Query::kMaxPageSize);
-    } while (s.more && s.empty());
-    return Status::OK();
-  };
-  // Tops up the shards `which`, fan_out at a time, on the store's workers.
-  auto top_up_all = [&](const std::vector<size_t>& which) -> Status {
-    std::vector<Status> status(which.size());
-    client_->ParallelFor(which.size(), [&](size_t i) { status[i] = top_up(shards[which[i]]); });
-    for (auto& st : status) PARTKV_RETURN_IF_ERROR(st);
-    return Status::OK();
-  };
-
-  // Every shard without rows in hand and more to come is filled: all of them for a new read,
-  // none or few when resuming.
-  {
-    std::vector<size_t> to_fill;
-    for (size_t i = 0; i < n; ++i) {
-      if (shards[i].empty() && shards[i].more) to_fill.push_back(i);
-    }
-    PARTKV_RETURN_IF_ERROR(top_up_all(to_fill));
-  }
-
-  page->entities.clear();
-  page->continuation.clear();
-  // The shards' heads in a min-heap by (RowKey, PartitionKey): a row costs log N comparisons.
-  auto later = [&](size_t a, size_t b) {
-    const Entity& x = shards[a].buffer.entities[shards[a].head];
-    const Entity& y = shards[b].buffer.entities[shards[b].head];
-    int c = x.row_key().compare(y.row_key());
-    return c != 0 ? c > 0 : x.partition_key() > y.partition_key();
-  };
-  std::vector<size_t> heap;
-  heap.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (!shards[i].empty()) heap.push_back(i);
-  }
-  std::make_heap(heap.begin(), heap.end(), later);
-  // A shard that ran dry with more to come is topped up only when the page needs another row,
-  // and with it every shard in the heap that holds a quarter of its last request or less: the
-  // shards of a key run dry at about the same pace, so their requests go out together.
-  std::optional<size_t> dry;
-  while (page->entities.size() < page_size) {
-    if (dry) {
-      std::vector<size_t> which{*dry};
-      for (size_t i : heap) {
-        const ShardCursor& s = shards[i];
-        if (s.more && 16 * (s.buffer.entities.size() - s.head) <= s.fetch) which.push_back(i);
-      }
-      PARTKV_RETURN_IF_ERROR(top_up_all(which));
-      if (!shards[*dry].empty()) {
-        heap.push_back(*dry);
-        std::push_heap(heap.begin(), heap.end(), later);
-      }
-      dry.reset();
-    }
-    if (heap.empty()) break;
-    std::pop_heap(heap.begin(), heap.end(), later);
-    const size_t best_index = heap.back();
-    ShardCursor& best = shards[best_index];
-    page->entities.push_back(std::move(best.buffer.entities[best.head++]));
-    if (best.empty()) {
-      heap.pop_back();
-      if (best.more) dry = best_index;
-    } else {
-      std::push_heap(heap.begin(), heap.end(), later);
-    }
-  }
-  page->examined = page->entities.size();
-  bool more = std::any_of(shards.begin(), shards.end(),
-                          [](const ShardCursor& s) { return !s.empty() || s.more; });
-  if (more && !page->entities.empty()) {
-    const Entity& last = page->entities.back();
-    page->continuation =
-        engine::EncodeToken(client_->token_secret(),
-                            engine::TokenContents{kFlagShards, plan.fingerprint,
-                                                  PackKeys(last.row_key(), last.partition_key())});
-    // Keep the cursors for the next page, holding at most kResumeRows(n) rows: the shards that
-    // hold the most give theirs back first and will ask the service again for the rows after
-    // the token's.
-    std::vector<size_t> order(n);
-    size_t held = 0;
-    for (size_t i = 0; i < n; ++i) {
-      ShardCursor& s = shards[i];
-      // Drop the rows already returned, so an entry holds only what is still to come.
-      s.buffer.entities.erase(s.buffer.entities.begin(),
-                              s.buffer.entities.begin() + static_cast<ptrdiff_t>(s.head));
-      s.head = 0;
-      held += s.buffer.entities.size();
-      order[i] = i;
-    }
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return shards[a].buffer.entities.size() > shards[b].buffer.entities.size();
-    });
-    for (size_t i = 0; held > kResumeRows(n) && i < n; ++i) {
-      ShardCursor& s = shards[order[i]];
-      held -= s.buffer.entities.size();
-      s.buffer.entities.clear();
-      s.more = true;
-      s.has_next = false;
-      s.fetch = share;
-    }
-    KeepResume(page->continuation, std::move(shards));
-  }
+  ShardRead read(*this, shard_keys, query, std::move(plan), std::move(after));
+  PARTKV_RETURN_IF_ERROR(read.FillEmpty());
+  PARTKV_RETURN_IF_ERROR(read.Merge(page));
+  read.KeepForNextPage(page);
   return Status::OK();
 }
 

@@ -24,6 +24,37 @@
 
 namespace partkv::remote {
 
+// The longest service continuation (NextPartitionKey and NextRowKey together, in bytes) a query
+// carries in its token. Azure's encode a key of at most 1 KiB each, in base64 with a short
+// prefix; a longer one is refused at the page that brings it, so the client never hands out a
+// token it could not read back (engine/token.h bounds tokens).
+inline constexpr size_t kMaxServiceContinuationBytes = 4096;
+
+// More pages than this in a row without a row, read for one call (a QueryShards top-up), are a
+// server that will not make progress: Azure's empty pages (a 5 s limit, a partition boundary)
+// do not come a thousand at a time.
+inline constexpr int kMaxEmptyPagesInARow = 1000;
+
+// What the rows and the continuation of one query page must be, checked as the page is read.
+struct PageCheck {
+  const Query* query = nullptr;              // the key conditions every row must meet
+  std::optional<std::string> partition_key;  // a shard's rows: this PartitionKey only
+  // The continuation the request sent, when it sent one: the answer must not hand it back.
+  std::optional<std::pair<std::string, std::string>> sent;
+  // A shard's last RowKey so far: each row's must come after it (and becomes it).
+  std::optional<std::string>* last_row_key = nullptr;
+
+  // Corruption, naming `what` and the keys that came back, for a row the request cannot have
+  // asked for.
+  Status Row(const Entity& entity, const std::string& what, const ServiceClient& client) const;
+  // Corruption for a continuation equal to the one sent, or too long for a token.
+  Status Continuation(const std::pair<std::string, std::string>& next, const std::string& what,
+                      const ServiceClient& client) const;
+};
+
+// Table names compare without case (Azure's rule).
+bool SameTableName(std::string_view a, std::string_view b);
+
 // Where one shard of a QueryShards read stands: the rows fetched and not yet returned, and the
 // service's continuation after them (remote_query.cc).
 struct ShardCursor {
@@ -35,6 +66,8 @@ struct ShardCursor {
   bool has_next = false;
   std::string filter;  // the $filter of the request `next` came from
   uint32_t fetch = 0;  // rows to ask for next time
+  // The RowKey of the last row fetched: the service returns a shard's rows in RowKey order.
+  std::optional<std::string> last_row;
   bool empty() const { return head >= buffer.entities.size(); }
 };
 
@@ -67,15 +100,18 @@ class RemoteTable final : public engine::TableBackend {
   std::string EntityPath(std::string_view partition_key, std::string_view row_key) const;
 
  private:
+  class ShardRead;  // one QueryShards call (remote_query.cc)
+
   // One write, sent (keys computed and the entity checked).
   Result<WriteResult> Send(OpType type, const Entity& entity, const IfMatch& if_match);
   // Whether the stored entity holds what `type` of `sent` wrote (the lost-write rule); fills
   // *stored with it. IOError when the entity cannot be read back (NotFound is an answer).
   Result<bool> HoldsWrite(OpType type, const Entity& sent, WriteResult* stored) const;
   Result<std::vector<WriteResult>> SendBatch(const std::vector<BatchOp>& ops);
-  // Reads the page of `call` into *page; the service's continuation into *next (pk, rk).
-  Status FetchPage(Call call, Page* page, std::pair<std::string, std::string>* next,
-                   bool* has_next) const;
+  // Reads the page of `call` into *page (appending), each row and the continuation checked by
+  // `check`; the service's continuation into *next (pk, rk).
+  Status FetchPage(Call call, const PageCheck& check, Page* page,
+                   std::pair<std::string, std::string>* next, bool* has_next) const;
   // The first found of `candidates`, read up to fan_out at once.
   Result<Entity> GetFirst(const std::vector<std::pair<std::string, std::string>>& candidates) const;
   void Record(std::string_view pk, const Outcome& outcome, bool write, uint64_t entities,
@@ -114,10 +150,6 @@ class RemoteTable final : public engine::TableBackend {
   engine::Limits limits_;
   std::unique_ptr<engine::TableStatsCollector> stats_;
 };
-
-// The entity JSON objects of a query response's "value" array, as views into `body`.
-// InvalidArgument when `body` is not such a document.
-Result<std::vector<std::string_view>> SplitValueArray(std::string_view body);
 
 // `text` as an OData string literal: quoted, its quotes doubled.
 std::string ODataString(std::string_view text);

@@ -5,6 +5,7 @@
 #include <openssl/sha.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <nlohmann/json.hpp>
@@ -41,6 +42,50 @@ std::string Sha256(std::string_view text) {
   return std::string(reinterpret_cast<const char*>(digest), sizeof digest);
 }
 
+// %XX escapes decoded; anything else kept.
+std::string PercentDecode(std::string_view text) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 && hex(text[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
+// The endpoint's credential in every form it travels or could be echoed in.
+std::vector<std::string> SecretsOf(const Endpoint& e) {
+  std::vector<std::string> secrets;
+  if (!e.key.empty()) secrets.push_back(Base64Encode(e.key));
+  if (!e.sas.empty()) {
+    secrets.push_back(e.sas);
+    secrets.push_back(PercentDecode(e.sas));
+    for (size_t at = 0; at < e.sas.size();) {
+      size_t end = e.sas.find('&', at);
+      if (end == std::string::npos) end = e.sas.size();
+      std::string_view param = std::string_view(e.sas).substr(at, end - at);
+      if (param.size() > 4 && StartsWithIgnoreCase(param, "sig=")) {
+        secrets.emplace_back(param.substr(4));
+        secrets.push_back(PercentDecode(param.substr(4)));
+      }
+      at = end + 1;
+    }
+  }
+  // The longest first, so that a secret inside another is blanked with it.
+  std::sort(secrets.begin(), secrets.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  return secrets;
+}
+
 }  // namespace
 
 std::string EncodeComponent(std::string_view text) {
@@ -61,7 +106,7 @@ std::string EncodeComponent(std::string_view text) {
   return out;
 }
 
-ServiceError ErrorOf(const HttpResponse& response) {
+ServiceError ErrorOf(const HttpResponse& response, const std::vector<std::string>& secrets) {
   ServiceError error;
   error.code = response.Header("x-ms-error-code");
   const std::string& body = response.body;
@@ -102,34 +147,49 @@ ServiceError ErrorOf(const HttpResponse& response) {
   }
   // Azure's messages end with "\nRequestId:…\nTime:…": the first line is the message.
   if (size_t nl = error.message.find('\n'); nl != std::string::npos) error.message.resize(nl);
+  // The server's words reach our messages only without a secret (a server may echo the request,
+  // its URL's signature included).
+  error.code = RedactServiceText(error.code, secrets, 64);
+  error.message = RedactServiceText(error.message, secrets);
   return error;
 }
 
 std::optional<std::chrono::milliseconds> RetryAfterOf(const HttpResponse& response) {
+  using std::chrono::milliseconds;
+  // x-ms-retry-after-ms: a non-negative decimal number of milliseconds (Cosmos DB sends a
+  // fraction at times). Read as a double only to be clamped: no arithmetic sees it unbounded.
   std::string ms = response.Header("x-ms-retry-after-ms");
   if (!ms.empty()) {
     char* end = nullptr;
     double v = std::strtod(ms.c_str(), &end);
-    if (end != ms.c_str() && v >= 0) return std::chrono::milliseconds(static_cast<int64_t>(v));
+    if (end != ms.c_str() && *end == '\0' && !std::isnan(v)) {
+      v = std::clamp(v, 0.0, static_cast<double>(kMaxRetryAfter.count()));
+      return milliseconds(static_cast<int64_t>(v));
+    }
   }
   std::string after = response.Header("Retry-After");
   if (after.empty()) return std::nullopt;
-  char* end = nullptr;
-  long seconds = std::strtol(after.c_str(), &end, 10);
-  if (end != after.c_str() && *end == '\0' && seconds >= 0) {
-    return std::chrono::milliseconds(seconds * 1000);
+  // Seconds: digits only; more than the bound (however many digits) is the bound.
+  if (std::all_of(after.begin(), after.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    constexpr uint64_t kMaxSeconds = kMaxRetryAfter.count() / 1000;
+    uint64_t seconds = 0;
+    for (char c : after) {
+      seconds = std::min<uint64_t>(seconds * 10 + static_cast<uint64_t>(c - '0'), kMaxSeconds);
+    }
+    return milliseconds(static_cast<int64_t>(seconds) * 1000);
   }
   if (auto when = protocol::ParseHttpDate(after); when.ok()) {
     auto now = std::chrono::system_clock::now();
-    auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(*when - now);
-    return std::max(wait, std::chrono::milliseconds(0));
+    if (*when <= now) return milliseconds(0);
+    if (*when - now >= kMaxRetryAfter) return kMaxRetryAfter;
+    return std::chrono::duration_cast<milliseconds>(*when - now);
   }
   return std::nullopt;
 }
 
 Status StatusOf(const HttpResponse& response, std::string_view what,
-                std::optional<size_t> batch_index) {
-  ServiceError error = ErrorOf(response);
+                std::optional<size_t> batch_index, const std::vector<std::string>& secrets) {
+  ServiceError error = ErrorOf(response, secrets);
   if (batch_index) {
     // Azure begins a batch operation's message with "<index>:"; the Status's failed_op() says it.
     const std::string prefix = std::to_string(*batch_index) + ":";
@@ -150,6 +210,9 @@ Status StatusOf(const HttpResponse& response, std::string_view what,
   if (code == "ResourceNotFound" || code == "TableNotFound" || status == 404) {
     return Status::NotFound(text);
   }
+  // The credential was refused or does not allow the call: fixing the key or the SAS is what
+  // helps, as with Azure's AuthenticationFailed and AuthorizationPermissionMismatch.
+  if (status == 401 || status == 403) return Status::PermissionDenied(text);
   if (status == 503 || status == 429) {
     return Status::Throttled(text, RetryAfterOf(response).value_or(std::chrono::seconds(1)));
   }
@@ -159,10 +222,29 @@ Status StatusOf(const HttpResponse& response, std::string_view what,
   return Status::IOError(text);
 }
 
+namespace {
+
+std::string SecondaryUrlOf(const Endpoint& e) {
+  Endpoint secondary = e;
+  if (!e.base_path.empty()) {
+    secondary.base_path += "-secondary";
+  } else if (!e.account.empty() && e.host.size() > e.account.size() &&
+             StartsWithIgnoreCase(e.host, e.account) && e.host[e.account.size()] == '.') {
+    secondary.host =
+        e.host.substr(0, e.account.size()) + "-secondary" + e.host.substr(e.account.size());
+  } else {
+    return "";
+  }
+  return secondary.Url();
+}
+
+}  // namespace
+
 ServiceClient::ServiceClient(Endpoint endpoint, const RemoteOptions& options)
     : endpoint_(std::move(endpoint)),
       options_(options),
       base_url_(endpoint_.Url()),
+      secondary_url_(SecondaryUrlOf(endpoint_)),
       workers_(options.fan_out > 0 ? options.fan_out - 1 : 0) {}
 
 ServiceClient::~ServiceClient() = default;
@@ -180,8 +262,12 @@ Result<std::shared_ptr<ServiceClient>> ServiceClient::Create(Endpoint endpoint,
   http.connect_timeout = options.connect_timeout;
   http.request_timeout = options.request_timeout;
   http.max_connections = options.max_connections;
+  http.max_response_memory = options.max_response_memory;
+  // One response may take the whole budget, no more: the budget is the one limit to name.
+  http.max_response_bytes = options.max_response_memory;
   PARTKV_ASSIGN_OR_RETURN(client->http_, HttpClient::Create(http));
   const Endpoint& e = client->endpoint_;
+  client->secrets_ = SecretsOf(e);
   if (!e.key.empty()) {
     PARTKV_ASSIGN_OR_RETURN(protocol::HmacSha256 signer, protocol::HmacSha256::Create(e.key));
     client->signer_ = std::make_unique<protocol::HmacSha256>(std::move(signer));
@@ -196,7 +282,7 @@ HttpRequest ServiceClient::Build(const Call& call) const {
   HttpRequest request;
   request.method = std::string(call.method);
   std::string path = endpoint_.base_path + call.path;
-  request.url = base_url_ + call.path;
+  request.url = (call.secondary ? secondary_url_ : base_url_) + call.path;
   std::string query = call.query;
   if (!endpoint_.sas.empty()) query += (query.empty() ? "" : "&") + endpoint_.sas;
   if (!query.empty()) request.url += "?" + query;

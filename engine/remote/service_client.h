@@ -14,8 +14,9 @@
 // Error mapping: EntityAlreadyExists/TableAlreadyExists → AlreadyExists;
 // UpdateConditionNotSatisfied → PreconditionFailed; ResourceNotFound/TableNotFound → NotFound;
 // 503/429 → Throttled with the server's retry-after; other 4xx → InvalidArgument (the request is
-// wrong: retrying will not help); 409 TableBeingDeleted → Busy; 5xx and transport failures →
-// IOError. Messages carry the service's code and message and never a key or a signature.
+// wrong: retrying will not help); 401/403 → PermissionDenied; 409 TableBeingDeleted → Busy; 5xx
+// and transport failures → IOError. Messages carry the service's code and message, redacted:
+// never a key or a signature, even when the server echoes the request.
 //
 // Thread-safe.
 
@@ -29,8 +30,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/remote/connection_string.h"
+#include "engine/remote/endpoint_url.h"
 #include "engine/remote/http_client.h"
 #include "engine/worker_pool.h"
 #include "partkv/options.h"
@@ -53,6 +56,9 @@ struct Call {
   bool return_no_content = false;  // Prefer: return-no-content
   std::string_view accept = "application/json;odata=minimalmetadata";
   std::string what{};  // for messages: "insert into table 'T'"
+  // Sent to the account's secondary location (ServiceClient::secondary_url), signed as for the
+  // primary: Azure's rule, the account name is always the primary's.
+  bool secondary = false;
 };
 
 // What sending a Call came to.
@@ -71,15 +77,23 @@ struct ServiceError {
   std::string code;
   std::string message;
 };
-ServiceError ErrorOf(const HttpResponse& response);
+// Both are passed through RedactServiceText (endpoint_url.h) with `secrets`.
+ServiceError ErrorOf(const HttpResponse& response, const std::vector<std::string>& secrets = {});
 
 // The partkv Status of an error response (status >= 300) of `what`; `batch_index` when it is
-// the answer of that operation of a batch.
+// the answer of that operation of a batch. The service's words in it are redacted with
+// `secrets` (ServiceClient::secrets()).
 Status StatusOf(const HttpResponse& response, std::string_view what,
-                std::optional<size_t> batch_index = std::nullopt);
+                std::optional<size_t> batch_index = std::nullopt,
+                const std::vector<std::string>& secrets = {});
+
+// The longest retry-after a server's answer is taken to ask for: a longer one (or one that does
+// not fit any integer) is this. Waits are bounded further by RetryOptions::max_total.
+inline constexpr std::chrono::milliseconds kMaxRetryAfter = std::chrono::hours(1);
 
 // The retry-after a response asks for: x-ms-retry-after-ms, else Retry-After (seconds or an
-// HTTP date); nullopt when it asks for none.
+// HTTP date), within [0, kMaxRetryAfter]; nullopt when it asks for none or says nothing a
+// number or a date can be read from.
 std::optional<std::chrono::milliseconds> RetryAfterOf(const HttpResponse& response);
 
 class ServiceClient {
@@ -93,10 +107,27 @@ class ServiceClient {
   Result<Outcome> Send(const Call& call);
 
   const Endpoint& endpoint() const { return endpoint_; }
+  // The secondary location of a read-access geo-redundant account, as Azure's SDKs name it:
+  // "-secondary" after the account in the host ("acct-secondary.table.core.windows.net") or, for
+  // a path-style endpoint, in the path ("/acct-secondary"). Empty when the host does not start
+  // with the account name (a custom domain), which leaves no secondary to name.
+  const std::string& secondary_url() const { return secondary_url_; }
   const RemoteOptions& options() const { return options_; }
   // A secret for sealing continuation tokens: derived from the credential, so tokens outlive
   // the process but not a change of key.
   const std::string& token_secret() const { return token_secret_; }
+  // The credential in the forms it travels (the SAS, its signature raw and percent-decoded; the
+  // key in base64): what RedactServiceText blanks by value in the server's words.
+  const std::vector<std::string>& secrets() const { return secrets_; }
+  // StatusOf with this client's secrets.
+  Status StatusOf(const HttpResponse& response, std::string_view what,
+                  std::optional<size_t> batch_index = std::nullopt) const {
+    return remote::StatusOf(response, what, batch_index, secrets_);
+  }
+  // Text that came from the server, fit for a message (RedactServiceText with secrets()).
+  std::string ServiceText(std::string_view text, size_t max_bytes = 512) const {
+    return RedactServiceText(text, secrets_, max_bytes);
+  }
 
   // Runs task(0) .. task(count - 1), up to options().fan_out at once, on the calling thread and
   // this client's standing workers (engine/worker_pool.h).
@@ -111,9 +142,11 @@ class ServiceClient {
   Endpoint endpoint_;
   RemoteOptions options_;
   std::string base_url_;  // Url()
+  std::string secondary_url_;
   std::unique_ptr<HttpClient> http_;
   std::unique_ptr<protocol::HmacSha256> signer_;  // null when signing by SAS
   std::string token_secret_;
+  std::vector<std::string> secrets_;
   engine::WorkerPool workers_;  // fan_out - 1 threads, started on first need
 };
 

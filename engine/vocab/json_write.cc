@@ -151,15 +151,25 @@ class ObjectWriter {
   std::string out_;
 };
 
+// The shortest round-trip digits of a finite Double ("12", "12.5", "1.23456789012346e+24").
+std::string ShortestDigits(double d) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), d);
+  return std::string(buf, ec == std::errc() ? end : buf);
+}
+
+// Whether digits would read as an integer literal: no '.' and no exponent.
+bool LooksIntegral(const std::string& digits) {
+  return digits.find_first_of(".e") == std::string::npos;
+}
+
 // The JSON text of a Double: shortest round-trip digits, always with '.' or an exponent so it
 // reads back as a Double; non-finite values as the strings Azure's SDKs use.
 std::string DoubleJson(double d) {
   if (std::isnan(d)) return "\"NaN\"";
   if (std::isinf(d)) return d > 0 ? "\"Infinity\"" : "\"-Infinity\"";
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), d);
-  std::string s(buf, ec == std::errc() ? end : buf);
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  std::string s = ShortestDigits(d);
+  if (LooksIntegral(s)) s += ".0";
   return s;
 }
 
@@ -221,8 +231,10 @@ bool JsonNeedsAnnotation(const Value& v, JsonMetadata metadata) {
     case Type::kInt32:
       return false;
     case Type::kDouble: {
+      // As Azure's OData writer: annotated when the shortest digits would read as an integer
+      // (12.0) or the value is a string (NaN, Infinity); 12.5 and 1.23456789012346e+24 are not.
       double d = v.as_double();
-      return !std::isfinite(d) || std::trunc(d) == d;
+      return !std::isfinite(d) || LooksIntegral(ShortestDigits(d));
     }
     case Type::kInt64:
     case Type::kDateTime:

@@ -67,6 +67,8 @@ std::string_view Status::CodeName(Code code) {
       return "IOError";
     case Code::kBusy:
       return "Busy";
+    case Code::kPermissionDenied:
+      return "PermissionDenied";
   }
   return "Unknown";
 }

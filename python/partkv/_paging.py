@@ -2,7 +2,7 @@
 
 import itertools
 
-from .exceptions import AzureError
+from .exceptions import AzureError, StoreCorruptionError
 
 __all__ = ["ItemPaged", "PageIterator"]
 
@@ -21,6 +21,10 @@ class PageIterator:
         self.continuation_token = continuation_token
         self._did_a_call_already = False
         self._current_page = None
+        # The hashes of the tokens followed: a server that hands one back a second time (a
+        # cycle of pages) would keep the iteration going for ever.
+        self._seen = set()
+        self._pages = 0
 
     def __iter__(self):
         """The iterator itself."""
@@ -37,6 +41,14 @@ class PageIterator:
                 error.continuation_token = self.continuation_token
             raise
         self._did_a_call_already = True
+        self._pages += 1
+        if token is not None:
+            key = hash(token)
+            if key in self._seen:
+                raise StoreCorruptionError(
+                    "page %d answered with a continuation token it was given before: following "
+                    "it would never end" % self._pages, continuation_token=self.continuation_token)
+            self._seen.add(key)
         self.continuation_token = token
         self._current_page = items
         return iter(items)

@@ -1,6 +1,6 @@
 """TableServiceClient: azure-data-tables' service client over a partkv store."""
 
-from ._lib import lib
+from ._lib import ffi, lib
 from . import _codec
 from ._codec import utf8
 from ._status import error_from
@@ -133,6 +133,22 @@ class TableServiceClient:
         query_filter = _codec.substitute_parameters(query_filter, parameters)
         self._store.ptr()
         return _table_pages(self._store, query_filter, results_per_page)
+
+    def get_service_stats(self, **kwargs):
+        """Replication statistics, as azure-data-tables returns them:
+        ``{"geo_replication": {"status": "live", "last_sync_time": datetime}}``.
+
+        A local store is one copy, so it answers "live" and the current second; a remote store
+        asks the account's secondary location, as the SDK does (Azure answers there only)."""
+        _no_other_kwargs(kwargs, "get_service_stats")
+        text = ffi.new("char **")
+        length = ffi.new("size_t *")
+        ticks = ffi.new("int64_t *")
+        status = lib.partkv_store_service_stats(self._store.ptr(), text, length, ticks)
+        if status:
+            raise error_from(status)
+        return {"geo_replication": {"status": _codec.owned_text(text[0], length),
+                                    "last_sync_time": _codec.ticks_to_datetime(ticks[0])}}
 
     def flush(self):
         """Flush the store's memtables to disk."""

@@ -13,11 +13,12 @@ THROTTLED = 5
 CORRUPTION = 6
 IO_ERROR = 7
 BUSY = 8
+PERMISSION_DENIED = 9
 
 _CODE_NAMES = {OK: "OK", NOT_FOUND: "NotFound", ALREADY_EXISTS: "AlreadyExists",
                PRECONDITION_FAILED: "PreconditionFailed", INVALID_ARGUMENT: "InvalidArgument",
                THROTTLED: "Throttled", CORRUPTION: "Corruption", IO_ERROR: "IOError",
-               BUSY: "Busy"}
+               BUSY: "Busy", PERMISSION_DENIED: "PermissionDenied"}
 
 _CLASSES = {
     NOT_FOUND: _e.ResourceNotFoundError,
@@ -28,10 +29,11 @@ _CLASSES = {
     CORRUPTION: _e.StoreCorruptionError,
     IO_ERROR: _e.StoreIOError,
     BUSY: _e.StoreBusyError,
+    PERMISSION_DENIED: _e.ClientAuthenticationError,
 }
 
 _STATUS = {NOT_FOUND: 404, ALREADY_EXISTS: 409, PRECONDITION_FAILED: 412, INVALID_ARGUMENT: 400,
-           THROTTLED: 503, CORRUPTION: 500, IO_ERROR: 500, BUSY: 503}
+           THROTTLED: 503, CORRUPTION: 500, IO_ERROR: 500, BUSY: 503, PERMISSION_DENIED: 403}
 
 # The Table service's error code for each partkv code, by what the call was about.
 _ERROR_CODES = {
@@ -43,6 +45,7 @@ _ERROR_CODES = {
     CORRUPTION: "InternalError",
     IO_ERROR: "InternalError",
     BUSY: "ServerBusy",
+    PERMISSION_DENIED: "AuthenticationFailed",
 }
 
 

@@ -23,6 +23,8 @@ Throttled                     ServerBusyError (retry_after)   503     ServerBusy
 Busy                          StoreBusyError                  503     ServerBusy
 Corruption                    StoreCorruptionError            500     InternalError
 IOError                       StoreIOError                    500     InternalError
+PermissionDenied              ClientAuthenticationError       403     AuthenticationFailed
+                              (a remote store refused the key or the SAS)
 ============================  ==============================  ======  ===========================
 
 A failed transaction (:meth:`partkv.TableClient.submit_transaction`) raises
@@ -40,6 +42,7 @@ from enum import Enum
 __all__ = [
     "AzureError",
     "HttpResponseError",
+    "ClientAuthenticationError",
     "ResourceExistsError",
     "ResourceNotFoundError",
     "ResourceModifiedError",
@@ -125,6 +128,8 @@ class TableErrorCode(str, Enum):
     X_METHOD_INCORRECT_COUNT = "XMethodIncorrectCount"
     X_METHOD_INCORRECT_VALUE = "XMethodIncorrectValue"
     X_METHOD_NOT_USING_POST = "XMethodNotUsingPost"
+    AUTHENTICATION_FAILED = "AuthenticationFailed"
+    AUTHORIZATION_FAILURE = "AuthorizationFailure"
 
 
 class AzureError(Exception):
@@ -143,7 +148,7 @@ class AzureError(Exception):
         super().__init__(self.message, *args)
 
 
-_REASONS = {400: "Bad Request", 404: "Not Found", 409: "Conflict", 412: "Precondition Failed",
+_REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict", 412: "Precondition Failed",
             413: "Request Entity Too Large", 500: "Internal Server Error",
             503: "Server Busy"}
 
@@ -227,6 +232,15 @@ class ServerBusyError(HttpResponseError):
         self.retry_after_ms = int(kwargs.pop("retry_after_ms", 0) or 0)
         self.retry_after = self.retry_after_ms / 1000.0
         super().__init__(message, response, **kwargs)
+
+
+class ClientAuthenticationError(HttpResponseError):
+    """A remote store refused the credential, or the call is beyond what it allows (401/403
+    AuthenticationFailed; azure.core.exceptions.ClientAuthenticationError): fix the account key
+    or the SAS, retrying will not help. The message never holds the key or the signature."""
+
+    _default_status = 403
+    _default_error_code = "AuthenticationFailed"
 
 
 class StoreBusyError(HttpResponseError):

@@ -5,6 +5,7 @@ The server binary is $PARTKV_CLI (CTest sets it), else the repository's build/to
 test is skipped when neither exists.
 """
 
+import datetime
 import os
 import pathlib
 import signal
@@ -80,3 +81,17 @@ def test_a_table_client_from_a_connection_string(connection_string):
         table.create_table()
         table.upsert_entity({"PartitionKey": "a", "RowKey": "b", "N": 1})
         assert [e["N"] for e in table.list_entities()] == [1]
+
+
+def test_service_stats_come_from_the_secondary_location(connection_string, tmp_path):
+    # partkv serve answers Get Table Service Stats at "/{account}-secondary", as Azure does, and
+    # the client asks there; a local store answers the same shape itself.
+    with partkv.TableServiceClient.from_connection_string(connection_string) as service:
+        remote = service.get_service_stats()
+    with partkv.TableServiceClient(str(tmp_path / "local")) as service:
+        local = service.get_service_stats()
+    for stats in (remote, local):
+        assert stats["geo_replication"]["status"] == "live"
+        when = stats["geo_replication"]["last_sync_time"]
+        assert when.microsecond == 0
+        assert abs((datetime.datetime.now(datetime.timezone.utc) - when).total_seconds()) < 600

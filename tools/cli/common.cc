@@ -263,6 +263,8 @@ Status Reworded(const Status& s, const std::string& message) {
       return Status::IOError(message);
     case Status::Code::kBusy:
       return Status::Busy(message);
+    case Status::Code::kPermissionDenied:
+      return Status::PermissionDenied(message);
   }
   return Status::IOError(message);
 }

@@ -20,6 +20,7 @@ inline constexpr int kExitNotFound = 3;
 inline constexpr int kExitAlreadyExists = 4;
 inline constexpr int kExitPreconditionFailed = 5;  // an ETag condition did not hold
 inline constexpr int kExitThrottled = 6;
+inline constexpr int kExitPermissionDenied = 7;  // the endpoint refused the key or the SAS
 
 inline int ExitCodeFor(Status::Code code) {
   switch (code) {
@@ -35,6 +36,8 @@ inline int ExitCodeFor(Status::Code code) {
       return kExitPreconditionFailed;
     case Status::Code::kThrottled:
       return kExitThrottled;
+    case Status::Code::kPermissionDenied:
+      return kExitPermissionDenied;
     case Status::Code::kCorruption:
     case Status::Code::kIOError:
     case Status::Code::kBusy:

@@ -17,6 +17,7 @@
 #include "partkv/keys.h"
 #include "tools/cli/cli.h"
 #include "tools/common/progress.h"
+#include "tools/common/token_trail.h"
 
 namespace partkv::cli {
 namespace {
@@ -91,10 +92,12 @@ Status PrintPages(const QueryArgs& args, const PageSource& source) {
     PrintLine(out);
     return Status::OK();
   }
+  tools::TokenTrail trail;
   while (true) {
     PARTKV_RETURN_IF_ERROR(source(q, &page));
     for (const Entity& e : page.entities) PrintLine(EntityToJson(e));
     if (!page.has_more()) return Status::OK();
+    PARTKV_RETURN_IF_ERROR(trail.Follow(page.continuation, "query table '" + args.table + "'"));
     q.continuation.swap(page.continuation);
   }
 }
@@ -128,12 +131,14 @@ Status RunExport(const Context& ctx, const QueryArgs& args) {
   Progress progress;
   uint64_t rows = 0;
   Page page;  // reused: its entities keep their storage from page to page
+  tools::TokenTrail trail;
   while (true) {
     PARTKV_RETURN_IF_ERROR(table.QueryEntities(q, &page));
     for (const Entity& e : page.entities) PrintLine(EntityToJson(e));
     rows += page.entities.size();
     if (progress.Due()) progress.Show("exporting: " + GroupDigits(rows) + " rows");
     if (!page.has_more()) break;
+    PARTKV_RETURN_IF_ERROR(trail.Follow(page.continuation, "export table '" + args.table + "'"));
     q.continuation.swap(page.continuation);
   }
   progress.Clear();

@@ -48,8 +48,25 @@ Result<Account> Account::Create(std::string name, std::string key) {
   return Account(std::move(name), std::move(signer));
 }
 
+namespace {
+
+// A secondary location's path with its account's "-secondary" suffix removed:
+// "/acct-secondary/Tables" -> "/acct/Tables".
+std::string PrimaryPath(std::string_view path) {
+  constexpr std::string_view kSecondary = "-secondary";
+  size_t end = path.find('/', 1);
+  if (end == std::string_view::npos) end = path.size();
+  std::string_view account = path.substr(0, end);
+  if (!account.ends_with(kSecondary)) return std::string(path);
+  return std::string(account.substr(0, account.size() - kSecondary.size())) +
+         std::string(path.substr(end));
+}
+
+}  // namespace
+
 AuthResult Authenticate(const HttpRequest& request, const Accounts& accounts,
-                        std::string_view account_name, const PolicyLookup& policies) {
+                        std::string_view account_name, const PolicyLookup& policies,
+                        bool secondary) {
   AuthResult result;
   const Account* account = accounts.Find(account_name);
   if (account == nullptr) {
@@ -102,14 +119,21 @@ AuthResult Authenticate(const HttpRequest& request, const Accounts& accounts,
     return result;
   }
   const std::string* comp = request.Param("comp");
-  std::string resource =
-      protocol::CanonicalizedResource(account->name(), request.raw_path,
-                                      comp ? std::optional<std::string_view>(*comp) : std::nullopt);
+  auto string_to_sign = [&](std::string_view path) {
+    std::string resource = protocol::CanonicalizedResource(
+        account->name(), path, comp ? std::optional<std::string_view>(*comp) : std::nullopt);
+    return lite ? protocol::SharedKeyLiteStringToSign(date, resource)
+                : protocol::SharedKeyStringToSign(request.verb, request.Header("Content-MD5"),
+                                                  request.Header("Content-Type"), date, resource);
+  };
   std::string to_sign =
-      lite ? protocol::SharedKeyLiteStringToSign(date, resource)
-           : protocol::SharedKeyStringToSign(request.verb, request.Header("Content-MD5"),
-                                             request.Header("Content-Type"), date, resource);
-  if (!protocol::SignaturesEqual(signature, account->signer().Sign(to_sign))) {
+      string_to_sign(secondary ? PrimaryPath(request.raw_path) : request.raw_path);
+  bool signed_right = protocol::SignaturesEqual(signature, account->signer().Sign(to_sign));
+  if (!signed_right && secondary) {
+    signed_right = protocol::SignaturesEqual(
+        signature, account->signer().Sign(string_to_sign(request.raw_path)));
+  }
+  if (!signed_right) {
     result.error = Refused("the " + scheme + " signature does not match; the server signed '" +
                            to_sign + "' (newlines as they are)");
     return result;

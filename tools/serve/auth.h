@@ -67,9 +67,12 @@ struct AuthResult {
 };
 
 // Authenticates `request` for `account`; `policies` finds the stored access policy a table SAS
-// names (sas.h).
+// names (sas.h). At the `secondary` location ("/{account}-secondary/..."), a Shared Key signature
+// is over the path without "-secondary" (Azure's rule: the account name is the primary's), or over
+// the path as sent (what some SDKs sign for a path-style URL).
 AuthResult Authenticate(const HttpRequest& request, const Accounts& accounts,
-                        std::string_view account, const PolicyLookup& policies);
+                        std::string_view account, const PolicyLookup& policies,
+                        bool secondary = false);
 
 }  // namespace partkv::serve
 

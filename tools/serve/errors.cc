@@ -254,6 +254,9 @@ AzureError ErrorFor(const Status& status, Subject subject) {
         return e;
       }
       return MakeError(503, "ServerBusy", detail);
+    case Status::Code::kPermissionDenied:
+      // The store behind serve is local and never says this; a 403 is what it would mean.
+      return MakeError(403, "AuthorizationFailure", detail);
     case Status::Code::kCorruption:
       return Internal(status, "the store found damaged data (the server's log has the details)");
     case Status::Code::kIOError:

@@ -174,7 +174,8 @@ std::optional<AzureError> AuthorizeSas(const SasScope& scope, SasOp op, std::str
     const bool get = op == SasOp::kGetServiceProperties;
     if (!scope.account_sas) {
       return MakeError(403, "AuthorizationFailure",
-                       "a table SAS cannot read or set the service properties");
+                       "a table SAS cannot read the service properties or statistics, or set "
+                       "the properties");
     }
     if (!Has(scope.resource_types, 's')) {
       return MakeError(

@@ -104,8 +104,14 @@ std::optional<HttpReply> Service::Admit(const HttpRequest& head, AuthResult* aut
   };
   auto resource = ParseResource(head.path);
   if (!resource.ok()) return refuse(MakeError(400, "InvalidUri", resource.status().message()));
-  *auth = Authenticate(head, accounts_, resource->account, policies_);
+  *auth = Authenticate(head, accounts_, resource->account, policies_, resource->secondary);
   if (auth->error) return refuse(*auth->error);
+  // The secondary location of a read-access geo-redundant account serves reads only.
+  if (resource->secondary && head.method != "GET" && head.method != "HEAD") {
+    return refuse(MakeError(403, "AuthorizationFailure",
+                            "the secondary location (" + resource->account +
+                                "-secondary) is read-only: send writes to the primary"));
+  }
   // Checked only after authentication, so that an unauthenticated client learns nothing of the
   // server beyond its refusal.
   if (std::string encoding = ContentEncoding(head); !encoding.empty()) {

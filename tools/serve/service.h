@@ -112,6 +112,7 @@ class Service {
   HttpReply XmlOperation(const HttpRequest& request, const Resource& resource,
                          const AuthResult& auth) const;
   HttpReply GetServiceProperties(const AuthResult& auth) const;
+  HttpReply GetServiceStats(const AuthResult& auth) const;
   HttpReply SetServiceProperties(const HttpRequest& request, const AuthResult& auth) const
       PARTKV_EXCLUDES(properties_mu_);
   HttpReply GetTableAcl(const Resource& resource, const AuthResult& auth) const;

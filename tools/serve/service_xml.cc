@@ -1,8 +1,10 @@
-// The Table service's XML operations (service.h): Get/Set Table Service Properties and Get/Set
-// Table ACL. Requests and replies are Azure's XML documents (service_properties.h, table_acl.h);
-// every error is Azure's XML error body. A SAS may read or set the service properties (an
-// account SAS with resource type s), but no SAS may touch a table's ACL (Azure: Shared Key only).
+// The Table service's XML operations (service.h): Get/Set Table Service Properties, Get Table
+// Service Stats and Get/Set Table ACL. Requests and replies are Azure's XML documents
+// (service_properties.h, table_acl.h); every error is Azure's XML error body. A SAS may read or set
+// the service properties (an account SAS with resource type s), but no SAS may touch a table's ACL
+// (Azure: Shared Key only).
 
+#include "engine/protocol/shared_key.h"
 #include "tools/serve/service.h"
 #include "tools/serve/service_properties.h"
 #include "tools/serve/table_acl.h"
@@ -51,10 +53,18 @@ HttpReply Service::XmlOperation(const HttpRequest& request, const Resource& reso
     if (m == "PUT") return SetTableAcl(request, resource, auth);
     return NotAllowed(request);
   }
-  if (comp != nullptr && *comp == "stats") {
-    return XmlErrorReply(MakeError(501, "NotImplemented",
-                                   "service statistics (geo-replication) are not implemented by "
-                                   "partkv serve"));
+  if (resource.kind == Resource::Kind::kServiceRoot && restype != nullptr &&
+      *restype == "service" && comp != nullptr && *comp == "stats") {
+    if (m != "GET") return NotAllowed(request);
+    // As Azure: only the secondary location of an account answers.
+    if (!resource.secondary) {
+      return XmlErrorReply(MakeError(400, "InvalidQueryParameterValue",
+                                     "service statistics are answered at the secondary location "
+                                     "only: /" +
+                                         resource.account +
+                                         "-secondary/?restype=service&comp=stats"));
+    }
+    return GetServiceStats(auth);
   }
   return XmlErrorReply(MakeError(400, "InvalidQueryParameterValue",
                                  "comp and restype name no operation on this resource"));
@@ -71,6 +81,28 @@ HttpReply Service::GetServiceProperties(const AuthResult& auth) const {
   // Stored documents are written by ServicePropertiesXml; none yet means the defaults.
   if (!stored->empty()) return XmlReply(200, std::move(*stored));
   return XmlReply(200, ServicePropertiesXml(ServiceProperties{}));
+}
+
+// Azure's StorageServiceStats document. The store is one copy, so its "secondary" is itself:
+// live, and current to the second (ServiceStatistics, docs/serve.md).
+HttpReply Service::GetServiceStats(const AuthResult& auth) const {
+  if (auth.sas) {
+    if (auto denied = AuthorizeSas(*auth.sas, SasOp::kGetServiceProperties, "")) {
+      return XmlErrorReply(*denied);
+    }
+  }
+  auto stats = store_.ServiceStats();
+  if (!stats.ok()) return XmlErrorReply(ErrorFor(stats.status(), Subject::kTableOperation));
+  std::string xml =
+      "<?xml version=\"1.0\" encoding=\"utf-8\"?><StorageServiceStats><GeoReplication><Status>" +
+      stats->geo_replication_status + "</Status>";
+  if (stats->last_sync_time) {
+    const auto when = std::chrono::system_clock::time_point(
+        std::chrono::microseconds(stats->last_sync_time->ToUnixMicros()));
+    xml += "<LastSyncTime>" + protocol::FormatHttpDate(when) + "</LastSyncTime>";
+  }
+  xml += "</GeoReplication></StorageServiceStats>";
+  return XmlReply(200, std::move(xml));
 }
 
 HttpReply Service::SetServiceProperties(const HttpRequest& request, const AuthResult& auth) const {

@@ -110,6 +110,11 @@ Result<Resource> ParseResource(std::string_view path) {
   size_t slash = path.find('/');
   r.account = std::string(path.substr(0, slash));
   if (r.account.empty()) return Status::InvalidArgument("the URI names no storage account");
+  constexpr std::string_view kSecondary = "-secondary";
+  if (r.account.size() > kSecondary.size() && r.account.ends_with(kSecondary)) {
+    r.account.resize(r.account.size() - kSecondary.size());
+    r.secondary = true;
+  }
   if (slash == std::string_view::npos) return r;
   std::string_view rest = path.substr(slash + 1);
   if (rest.empty()) return r;

@@ -40,8 +40,9 @@ struct Resource {
     kBatch,        // $batch
   };
   Kind kind = Kind::kServiceRoot;
-  std::string account;
-  std::string table;                   // kTable, kEntities, kEntity
+  std::string account;     // without the "-secondary" suffix
+  bool secondary = false;  // "/{account}-secondary/...": the read-only secondary location
+  std::string table;       // kTable, kEntities, kEntity
   std::string partition_key, row_key;  // kEntity
 };
 

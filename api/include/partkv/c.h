@@ -63,7 +63,8 @@ typedef enum partkv_code_t {
   PARTKV_THROTTLED = 5,           /* over a throughput budget: retry after the wait */
   PARTKV_CORRUPTION = 6,          /* stored bytes could not be decoded */
   PARTKV_IO_ERROR = 7,            /* the file system, the storage engine or the network failed */
-  PARTKV_BUSY = 8                 /* a resource is held elsewhere (the store is already open) */
+  PARTKV_BUSY = 8,                /* a resource is held elsewhere (the store is already open) */
+  PARTKV_PERMISSION_DENIED = 9    /* a remote service refused the credential (HTTP 401/403) */
 } partkv_code_t;
 
 typedef struct partkv_status_t partkv_status_t;
@@ -350,6 +351,13 @@ partkv_status_t* partkv_store_service_properties(const partkv_store_t* store, ch
                                                  size_t* length);
 partkv_status_t* partkv_store_set_service_properties(partkv_store_t* store, const char* document,
                                                      size_t length);
+/* Replication statistics (Azure's Get Table Service Stats): *status is "live", "bootstrap" or
+ * "unavailable" (owned: partkv_free), *last_sync_ticks the instant before which every
+ * acknowledged write is readable there, to the second (0 when the service names none). A local
+ * store answers "live" and the current second; a remote one asks the account's secondary
+ * location (Store::ServiceStats). */
+partkv_status_t* partkv_store_service_stats(const partkv_store_t* store, char** status,
+                                            size_t* length, int64_t* last_sync_ticks);
 /* Flushes memtables; waits for quiet (PARTKV_BUSY when `timeout_ms` passed first); waits until
  * writes are taken again after the storage engine stopped them (a full disk). */
 partkv_status_t* partkv_store_flush(partkv_store_t* store);

@@ -83,8 +83,9 @@ std::string EntityToJson(const Entity& entity, const JsonWriteOptions& options =
 
 // Whether EntityToJson writes a "Name@odata.type" annotation before `value` at this metadata
 // level: never for kNone; for kFull on every non-String; for kMinimal where the JSON form alone
-// would read back as another type (Int64, DateTime, Guid, Binary, and Doubles that are whole or
-// not finite). For writers of Azure's JSON that build the text themselves (partkv serve).
+// would read back as another type (Int64, DateTime, Guid, Binary, and Doubles whose shortest
+// digits read as an integer or that are not finite: 12.0 and NaN, not 12.5 or 1e+24, as Azure
+// answers). For writers of Azure's JSON that build the text themselves (partkv serve).
 bool JsonNeedsAnnotation(const Value& value, JsonMetadata metadata);
 
 }  // namespace partkv

@@ -48,6 +48,14 @@ struct RemoteOptions {
   // Requests one call may have in flight at once: Table::QueryShards' shards, GetByAttributes'
   // probes of a random-suffix key's shards.
   size_t fan_out = 8;
+  // The memory of the responses being received at once, together, in bytes: every request in
+  // flight charges the buffer its answer is read into as the bytes arrive, whatever the framing,
+  // and an answer that would take the total past this fails (IOError naming the limit; it is
+  // not retried). While a buffer grows its old copy lives for the copy, so the responses in
+  // flight never hold more than 1.5 times this. One answer holds at most 256 MiB in any case.
+  // A server that sends without end costs this much, not more (docs/remote.md "What the client
+  // checks").
+  size_t max_response_memory = 256u << 20;
   RetryOptions retry;
 };
 

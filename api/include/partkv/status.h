@@ -41,6 +41,8 @@ class [[nodiscard]] Status {
     kCorruption = 6,          // stored bytes could not be decoded
     kIOError = 7,             // the file system or the storage engine failed
     kBusy = 8,                // a resource is held elsewhere (e.g. the store already open)
+    kPermissionDenied = 9,    // a remote service refused the credential or the call it allows:
+                              // fix the key or the SAS; retrying will not help
   };
 
   // Creates an OK status.
@@ -64,6 +66,9 @@ class [[nodiscard]] Status {
   static Status Corruption(std::string_view msg) { return Status(Code::kCorruption, msg); }
   static Status IOError(std::string_view msg) { return Status(Code::kIOError, msg); }
   static Status Busy(std::string_view msg) { return Status(Code::kBusy, msg); }
+  static Status PermissionDenied(std::string_view msg) {
+    return Status(Code::kPermissionDenied, msg);
+  }
 
   bool ok() const { return state_ == nullptr; }
   bool IsNotFound() const { return code() == Code::kNotFound; }
@@ -74,6 +79,7 @@ class [[nodiscard]] Status {
   bool IsCorruption() const { return code() == Code::kCorruption; }
   bool IsIOError() const { return code() == Code::kIOError; }
   bool IsBusy() const { return code() == Code::kBusy; }
+  bool IsPermissionDenied() const { return code() == Code::kPermissionDenied; }
 
   Code code() const { return state_ ? state_->code : Code::kOk; }
   // The message without the code name; empty for OK. Valid while this Status lives.

@@ -96,6 +96,11 @@ class Store {
   Result<std::string> ServiceProperties() const;
   // Replaces the service properties document. InvalidArgument above 256 KiB.
   Status SetServiceProperties(std::string_view document);
+  // Replication statistics (Azure's Get Table Service Stats). A local store is one copy: every
+  // acknowledged write is readable at once, so it answers "live" with the current second. A
+  // remote store asks the service's secondary location, as Azure's SDKs do (Azure answers there
+  // only, for read-access geo-redundant accounts); docs/remote.md.
+  Result<ServiceStatistics> ServiceStats() const;
 
   // Flushes every memtable to disk (for benchmarks and tools; never needed for durability).
   Status Flush();

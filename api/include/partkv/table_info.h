@@ -1,5 +1,6 @@
 // The vocabulary of tables: what a write assigned (WriteResult), a table's catalog facts
-// (TableInfo) and its stored access policies (AccessPolicy). Plain values, shared by the front
+// (TableInfo), its stored access policies (AccessPolicy) and a store's replication statistics
+// (ServiceStatistics). Plain values, shared by the front
 // classes (partkv/store.h, partkv/table.h) and the engine beneath them.
 
 #ifndef PARTKV_TABLE_INFO_H_
@@ -53,6 +54,16 @@ struct AccessPolicy {
 
 // Azure's limit on the stored access policies of one table.
 inline constexpr size_t kMaxAccessPolicies = 5;
+
+// A store's replication statistics, as Azure's Get Table Service Stats answers them
+// (StorageServiceStats/GeoReplication): whether the copy read from is current, and the instant
+// before which every acknowledged write is readable there.
+struct ServiceStatistics {
+  // "live", "bootstrap" or "unavailable" (Azure's GeoReplication Status).
+  std::string geo_replication_status;
+  // To the second, as Azure gives it; absent when the service names none (while bootstrapping).
+  std::optional<DateTime> last_sync_time;
+};
 
 }  // namespace partkv
 #pragma GCC visibility pop

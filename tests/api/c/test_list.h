@@ -28,6 +28,7 @@ PK_TEST(Tables)
 PK_TEST(OpenTableWithSchemes)
 PK_TEST(Capabilities)
 PK_TEST(ServiceProperties)
+PK_TEST(ServiceStats)
 PK_TEST(FlushAndAwait)
 PK_TEST(TableInfo)
 /* test_table.c */

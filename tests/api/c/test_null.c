@@ -39,6 +39,12 @@ static void null_stores(void) {
   CHECK_CODE(partkv_store_service_properties(NULL, &text, &length), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK(text == NULL);
   CHECK_CODE(partkv_store_set_service_properties(NULL, "x", 1), PARTKV_INVALID_ARGUMENT, NULL);
+  {
+    int64_t ticks = 0;
+    CHECK_CODE(partkv_store_service_stats(NULL, &text, &length, &ticks), PARTKV_INVALID_ARGUMENT,
+               NULL);
+    CHECK(text == NULL);
+  }
   CHECK_CODE(partkv_store_flush(NULL), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_store_await_background_work(NULL, 0), PARTKV_INVALID_ARGUMENT, NULL);
   CHECK_CODE(partkv_store_await_writable(NULL, 0), PARTKV_INVALID_ARGUMENT, NULL);

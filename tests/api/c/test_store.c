@@ -515,6 +515,28 @@ void test_ServiceProperties(void) {
   partkv_store_close(store);
 }
 
+/* A local store is one copy: "live", and current to the second it was asked in. */
+void test_ServiceStats(void) {
+  partkv_store_t* store = pk_open_store("store", NULL);
+  char* status = NULL;
+  size_t length = 99;
+  int64_t last_sync = 0;
+  const int64_t before = PARTKV_UNIX_EPOCH_TICKS + (int64_t)time(NULL) * 10000000LL;
+  int64_t after;
+  REQUIRE(store != NULL);
+  REQUIRE_OK(partkv_store_service_stats(store, &status, &length, &last_sync));
+  after = PARTKV_UNIX_EPOCH_TICKS + (int64_t)time(NULL) * 10000000LL;
+  CHECK_TEXT(status, length, "live");
+  partkv_free(status);
+  CHECK(last_sync >= before && last_sync <= after);
+  CHECK_INT(last_sync % 10000000LL, 0); /* to the second, as Azure gives it */
+  status = NULL;
+  CHECK_CODE(partkv_store_service_stats(store, &status, &length, NULL), PARTKV_INVALID_ARGUMENT,
+             NULL);
+  CHECK(status == NULL);
+  partkv_store_close(store);
+}
+
 void test_FlushAndAwait(void) {
   partkv_store_t* store = pk_open_store("store", NULL);
   partkv_table_t* table;

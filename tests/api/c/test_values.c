@@ -34,7 +34,8 @@ void test_Status(void) {
   CHECK_STR(partkv_code_name(PARTKV_CORRUPTION), "Corruption");
   CHECK_STR(partkv_code_name(PARTKV_IO_ERROR), "IOError");
   CHECK_STR(partkv_code_name(PARTKV_BUSY), "Busy");
-  CHECK_STR(partkv_code_name((partkv_code_t)9), "Unknown");
+  CHECK_STR(partkv_code_name(PARTKV_PERMISSION_DENIED), "PermissionDenied");
+  CHECK_STR(partkv_code_name((partkv_code_t)10), "Unknown");
   CHECK_STR(partkv_code_name((partkv_code_t)-1), "Unknown");
   /* The numbers are the CLI's exit statuses and partkv::Status::Code's: never renumbered. */
   CHECK_INT(PARTKV_NOT_FOUND, 1);
@@ -45,6 +46,7 @@ void test_Status(void) {
   CHECK_INT(PARTKV_CORRUPTION, 6);
   CHECK_INT(PARTKV_IO_ERROR, 7);
   CHECK_INT(PARTKV_BUSY, 8);
+  CHECK_INT(PARTKV_PERMISSION_DENIED, 9);
 
   /* A real status: its code, message (borrowed, NUL-terminated), no retry-after, no op. */
   {

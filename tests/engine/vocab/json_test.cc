@@ -593,6 +593,26 @@ TEST(JsonNeedsAnnotationTest, MatchesTheWriter) {
   EXPECT_TRUE(JsonNeedsAnnotation(Value::Int32(1), JsonMetadata::kFull));
 }
 
+// A finite Double carries Edm.Double in minimal metadata only when its shortest digits would read
+// as an integer, as Azure answers: 1.23456789012346e+24 comes back unannotated (a recorded
+// response of the Azure SDK for JavaScript's tests), 12.0 annotated.
+TEST(JsonNeedsAnnotationTest, DoubleOnlyWhenItsDigitsReadAsAnInteger) {
+  const auto minimal = [](double d) {
+    return JsonNeedsAnnotation(Value::Double(d), JsonMetadata::kMinimal);
+  };
+  EXPECT_TRUE(minimal(12.0));
+  EXPECT_TRUE(minimal(-0.0));
+  EXPECT_TRUE(minimal(123456789.0));
+  EXPECT_TRUE(minimal(std::nan("")));
+  EXPECT_FALSE(minimal(12.5));
+  EXPECT_FALSE(minimal(1.23456789012346e+24));
+  EXPECT_FALSE(minimal(1e308));
+  EXPECT_FALSE(minimal(5e-324));
+  EXPECT_EQ(EntityToJson(WithProperty(Value::Double(1.23456789012346e+24)),
+                         {.metadata = JsonMetadata::kMinimal, .include_system = false}),
+            R"({"PartitionKey":"p","RowKey":"r","v":1.23456789012346e+24})");
+}
+
 // The writer escapes well-formed UTF-8 itself and leaves the rest to nlohmann: its output must be
 // nlohmann's for every string, the control characters, quotes, backslashes, DEL, every UTF-8
 // length and every kind of malformed sequence (overlong, surrogate, past U+10FFFF, truncated,

@@ -220,6 +220,7 @@ TEST_F(CliTableTest, EveryStatusCodeHasItsExitStatus) {
   EXPECT_EQ(cli::ExitCodeFor(C::kCorruption), 1);
   EXPECT_EQ(cli::ExitCodeFor(C::kIOError), 1);
   EXPECT_EQ(cli::ExitCodeFor(C::kBusy), 1);
+  EXPECT_EQ(cli::ExitCodeFor(C::kPermissionDenied), 7);
 }
 
 }  // namespace
