@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/backend.h"
+#include "engine/filter_expr.h"
 #include "engine/port/mutex.h"
 #include "engine/port/thread_annotations.h"
 #include "engine/remote/service_client.h"
@@ -37,7 +38,10 @@ inline constexpr int kMaxEmptyPagesInARow = 1000;
 
 // What the rows and the continuation of one query page must be, checked as the page is read.
 struct PageCheck {
-  const Query* query = nullptr;              // the key conditions every row must meet
+  const Query* query = nullptr;  // the key conditions every row must meet
+  // The PartitionKey and RowKey bounds of the query's $filter (its top-level conjunction), which
+  // every row must meet too.
+  const engine::KeyConditions* filter_keys = nullptr;
   std::optional<std::string> partition_key;  // a shard's rows: this PartitionKey only
   // The continuation the request sent, when it sent one: the answer must not hand it back.
   std::optional<std::pair<std::string, std::string>> sent;

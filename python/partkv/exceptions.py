@@ -128,8 +128,6 @@ class TableErrorCode(str, Enum):
     X_METHOD_INCORRECT_COUNT = "XMethodIncorrectCount"
     X_METHOD_INCORRECT_VALUE = "XMethodIncorrectValue"
     X_METHOD_NOT_USING_POST = "XMethodNotUsingPost"
-    AUTHENTICATION_FAILED = "AuthenticationFailed"
-    AUTHORIZATION_FAILURE = "AuthorizationFailure"
 
 
 class AzureError(Exception):

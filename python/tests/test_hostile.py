@@ -102,7 +102,11 @@ def test_an_echoed_signature_never_reaches_an_exception(hostile):
 
 def test_answers_for_other_keys_are_refused(hostile):
     _, conn = hostile("other-keys")
+    # Every table lookup is answered about "OtherTable": "Hostile" does not open, "OtherTable" does.
     with partkv.TableClient.from_connection_string(conn, "Hostile") as table:
+        with pytest.raises(partkv.StoreCorruptionError, match="answered about table 'OtherTable'"):
+            table.get_entity("p", "r")
+    with partkv.TableClient.from_connection_string(conn, "OtherTable") as table:
         with pytest.raises(partkv.StoreCorruptionError, match="otherpk"):
             table.get_entity("p", "r")
         with pytest.raises(partkv.StoreCorruptionError, match="did not ask for"):

@@ -29,6 +29,7 @@ PK_TEST(OpenTableWithSchemes)
 PK_TEST(Capabilities)
 PK_TEST(ServiceProperties)
 PK_TEST(ServiceStats)
+PK_TEST(PermissionDenied)
 PK_TEST(FlushAndAwait)
 PK_TEST(TableInfo)
 /* test_table.c */

@@ -3,11 +3,23 @@
  * properties, flush and the waits, table facts (partkv/c.h "Options", "Stores", "Table facts";
  * partkv/store.h, options.h, capabilities.h, table_info.h; docs/errors.md). */
 
+/* fdopen, posix_spawn: POSIX.1-2008 with XSI under -std=c99, before any include (harness.h). */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700
+#endif
+
+#include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
+
+extern char** environ;
 
 /* partkv_store_open of pk_dir()/name fails with `code` and a message containing `fragment`;
  * *store is left as it was. */
@@ -619,4 +631,58 @@ void test_TableInfo(void) {
   partkv_key_strategy_destroy(pk_scheme);
   partkv_key_strategy_destroy(rk_scheme);
   partkv_store_close(store);
+}
+
+/* A service's 401/403 is PARTKV_PERMISSION_DENIED, and its message keeps no secret: the
+ * misbehaving endpoint of tests/testing/hostile_endpoint.h (the program $PARTKV_HOSTILE_ENDPOINT,
+ * behaviour echo-403) answers 403 with the request's SAS signature in its message. Passes
+ * without checking when the program is not given (a build without the tests' endpoints). */
+void test_PermissionDenied(void) {
+  static const char kSas[] =
+      "?sv=2019-02-02&ss=t&srt=sco&sp=rwdlacu&se=2099-01-01T00:00:00Z&sig=CSecretSig0123456789%3D";
+  const char* program = getenv("PARTKV_HOSTILE_ENDPOINT");
+  char* args[3];
+  int to_child[2], from_child[2];
+  posix_spawn_file_actions_t actions;
+  pid_t pid;
+  FILE* out;
+  char line[512], location[1024];
+  partkv_store_t* store = NULL;
+  partkv_table_list_t* list = NULL;
+  partkv_status_t* s;
+  const char* message;
+  size_t length = 0;
+  if (program == NULL || program[0] == '\0') return;
+  REQUIRE(pipe(to_child) == 0 && pipe(from_child) == 0);
+  args[0] = (char*)program;
+  args[1] = (char*)"echo-403";
+  args[2] = NULL;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
+  posix_spawn_file_actions_addclose(&actions, to_child[1]);
+  posix_spawn_file_actions_addclose(&actions, from_child[0]);
+  REQUIRE(posix_spawn(&pid, program, &actions, NULL, args, environ) == 0);
+  posix_spawn_file_actions_destroy(&actions);
+  close(to_child[0]);
+  close(from_child[1]);
+  out = fdopen(from_child[0], "r");
+  REQUIRE(out != NULL && fgets(line, sizeof line, out) != NULL);
+  REQUIRE(strncmp(line, "listening on ", 13) == 0);
+  line[strcspn(line, "\n")] = '\0';
+  snprintf(location, sizeof location, "%s%s", line + 13, kSas);
+
+  REQUIRE_OK(partkv_store_open(location, strlen(location), NULL, &store));
+  s = partkv_store_list_tables(store, &list);
+  CHECK_INT(partkv_status_code(s), PARTKV_PERMISSION_DENIED);
+  message = partkv_status_message(s, &length);
+  CHECK(message != NULL && strstr(message, "AuthenticationFailed") != NULL);
+  CHECK(message != NULL && strstr(message, "CSecretSig") == NULL);
+  partkv_status_destroy(s);
+  partkv_table_list_destroy(list);
+  partkv_store_close(store);
+
+  close(to_child[1]); /* the endpoint stops when its standard input closes */
+  fclose(out);
+  waitpid(pid, NULL, 0);
 }

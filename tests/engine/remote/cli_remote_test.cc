@@ -424,7 +424,7 @@ TEST_F(CliRemoteRefusalTest, AWrongKeyIsRefusedByTheServerWithoutShowingIt) {
   ASSERT_OK(server);
   std::string location = (*server)->connection_string();
   location.replace(location.find(testing::kDevAccountKey), testing::kDevAccountKey.size(), kSecret);
-  ExpectOneLine(cli_.RunRaw({"--store", location, "table", "list"}), 2, "AuthenticationFailed");
+  ExpectOneLine(cli_.RunRaw({"--store", location, "table", "list"}), 7, "AuthenticationFailed");
 }
 
 }  // namespace

@@ -551,7 +551,7 @@ TEST_F(RemoteFaultsTest, RefusedSignatureIsNotEchoedInTheMessage) {
       "GMT\n/devstoreaccount1/T'.</AuthenticationErrorDetail></Error>";
   proxy_->AddRule(rule);
   auto e = table_->Get("p", "r");
-  EXPECT_THAT(e, StatusIs(Status::Code::kInvalidArgument));
+  EXPECT_THAT(e, StatusIs(Status::Code::kPermissionDenied));
   const std::string message(e.status().message());
   EXPECT_THAT(message, HasSubstr("AuthenticationFailed"));
   EXPECT_THAT(message, Not(HasSubstr("c2lnbmF0dXJlLWVjaG9lZA==")));
@@ -800,7 +800,7 @@ TEST_F(RemoteTokenTest, TokenFromStoreWithOtherAccountKeyIsRefused) {
   const std::string table_target = "/devstoreaccount1/Tables('" + name_ + "')";
   const int opened = Received("GET", table_target);
   auto refused = other->OpenTable(name_);
-  EXPECT_THAT(refused, StatusIs(Status::Code::kInvalidArgument));
+  EXPECT_THAT(refused, StatusIs(Status::Code::kPermissionDenied));
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("AuthenticationFailed"));
   EXPECT_THAT(std::string(refused.status().message()), Not(HasSubstr(other_key)));
   ExpectNoSecret(refused.status());
