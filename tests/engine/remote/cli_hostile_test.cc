@@ -16,6 +16,14 @@
 namespace partkv::testing {
 namespace {
 
+// Peak-memory bounds are checked in builds without a sanitizer
+// (tests/engine/remote/CMakeLists.txt).
+#ifdef PARTKV_SANITIZED
+constexpr bool kMemoryBoundsHold = false;
+#else
+constexpr bool kMemoryBoundsHold = true;
+#endif
+
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -75,7 +83,7 @@ TEST_F(CliHostileTest, EndlessBodyEndsAtTheMemoryBudget) {
   RunResult r = Run(endpoint, {"query", "Hostile"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_THAT(r.err, HasSubstr("max_response_memory"));
-  EXPECT_LT(r.max_rss_kib, 600 * 1024);
+  if (kMemoryBoundsHold) EXPECT_LT(r.max_rss_kib, 600 * 1024);
   EXPECT_LT(seconds_, 30);
 }
 
@@ -85,7 +93,7 @@ TEST_F(CliHostileTest, QueryShardsUnderEndlessBodiesStaysUnder600MiB) {
                                "random-suffix(device,8)", "--all"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_THAT(r.err, HasSubstr("max_response_memory"));
-  EXPECT_LT(r.max_rss_kib, 600 * 1024);
+  if (kMemoryBoundsHold) EXPECT_LT(r.max_rss_kib, 600 * 1024);
   EXPECT_LT(seconds_, 60);
 }
 
