@@ -192,6 +192,12 @@ bool Within(std::string_view key, const Bound& bound, bool lower) {
   return false;
 }
 
+// Whether `key` is within both bounds (an absent one is no bound), as Within reads them.
+bool InRange(std::string_view key, const std::optional<Bound>& lower,
+             const std::optional<Bound>& upper) {
+  return (!lower || Within(key, *lower, true)) && (!upper || Within(key, *upper, false));
+}
+
 // The keys of an entity, redacted, for a message.
 std::string KeysOf(const Entity& e, const ServiceClient& client) {
   return "(PartitionKey '" + client.ServiceText(e.partition_key(), 128) + "', RowKey '" +
@@ -220,14 +226,10 @@ Status PageCheck::Row(const Entity& e, const std::string& what, const ServiceCli
     if (q.partition_key && e.partition_key() != *q.partition_key) {
       return wrong("PartitionKey '" + client.ServiceText(*q.partition_key, 128) + "'");
     }
-    if ((q.partition_lower && !Within(e.partition_key(), *q.partition_lower, true)) ||
-        (q.partition_upper && !Within(e.partition_key(), *q.partition_upper, false))) {
+    if (!InRange(e.partition_key(), q.partition_lower, q.partition_upper)) {
       return wrong("a PartitionKey range");
     }
-    if ((q.row_lower && !Within(e.row_key(), *q.row_lower, true)) ||
-        (q.row_upper && !Within(e.row_key(), *q.row_upper, false))) {
-      return wrong("a RowKey range");
-    }
+    if (!InRange(e.row_key(), q.row_lower, q.row_upper)) return wrong("a RowKey range");
     if (q.row_prefix && !e.row_key().starts_with(*q.row_prefix)) {
       return wrong("RowKeys that start with '" + client.ServiceText(*q.row_prefix, 128) + "'");
     }
@@ -235,12 +237,10 @@ Status PageCheck::Row(const Entity& e, const std::string& what, const ServiceCli
   if (filter_keys != nullptr && !filter_keys->unsatisfiable) {
     const engine::KeyRange& pk = filter_keys->pk;
     const engine::KeyRange& rk = filter_keys->rk;
-    if ((pk.lower && !Within(e.partition_key(), *pk.lower, true)) ||
-        (pk.upper && !Within(e.partition_key(), *pk.upper, false))) {
+    if (!InRange(e.partition_key(), pk.lower, pk.upper)) {
       return wrong("the PartitionKey conditions of its filter");
     }
-    if ((rk.lower && !Within(e.row_key(), *rk.lower, true)) ||
-        (rk.upper && !Within(e.row_key(), *rk.upper, false))) {
+    if (!InRange(e.row_key(), rk.lower, rk.upper)) {
       return wrong("the RowKey conditions of its filter");
     }
   }

@@ -282,17 +282,21 @@ std::string NewRequestId() {
   return id;
 }
 
+std::string HttpDate(std::time_t when) {
+  std::tm tm{};
+  gmtime_r(&when, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  return buf;
+}
+
 std::string HttpDateNow() {
   // Every reply carries the date; it changes once a second.
   thread_local std::time_t cached_second = -1;
   thread_local std::string cached;
   std::time_t now = std::time(nullptr);
   if (now != cached_second) {
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buf[64];
-    std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-    cached = buf;
+    cached = HttpDate(now);
     cached_second = now;
   }
   return cached;

@@ -15,6 +15,7 @@
 #ifndef PARTKV_TOOLS_SERVE_ERRORS_H_
 #define PARTKV_TOOLS_SERVE_ERRORS_H_
 
+#include <ctime>
 #include <string>
 #include <string_view>
 
@@ -60,7 +61,9 @@ std::string ErrorBody(const AzureError& error, std::string_view request_id,
 
 // A random UUID (version 4), as Azure's request ids.
 std::string NewRequestId();
-// The current time in RFC 1123 form ("Sun, 06 Nov 1994 08:49:37 GMT"), for the Date header.
+// `when` in RFC 1123 form ("Sun, 06 Nov 1994 08:49:37 GMT").
+std::string HttpDate(std::time_t when);
+// The current time in that form, for the Date header.
 std::string HttpDateNow();
 
 }  // namespace partkv::serve

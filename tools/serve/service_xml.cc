@@ -4,7 +4,6 @@
 // the service properties (an account SAS with resource type s), but no SAS may touch a table's ACL
 // (Azure: Shared Key only).
 
-#include "engine/protocol/shared_key.h"
 #include "tools/serve/service.h"
 #include "tools/serve/service_properties.h"
 #include "tools/serve/table_acl.h"
@@ -97,9 +96,8 @@ HttpReply Service::GetServiceStats(const AuthResult& auth) const {
       "<?xml version=\"1.0\" encoding=\"utf-8\"?><StorageServiceStats><GeoReplication><Status>" +
       stats->geo_replication_status + "</Status>";
   if (stats->last_sync_time) {
-    const auto when = std::chrono::system_clock::time_point(
-        std::chrono::microseconds(stats->last_sync_time->ToUnixMicros()));
-    xml += "<LastSyncTime>" + protocol::FormatHttpDate(when) + "</LastSyncTime>";
+    const std::time_t when = stats->last_sync_time->ToUnixMicros() / 1000000;
+    xml += "<LastSyncTime>" + HttpDate(when) + "</LastSyncTime>";
   }
   xml += "</GeoReplication></StorageServiceStats>";
   return XmlReply(200, std::move(xml));

@@ -16,14 +16,6 @@
 namespace partkv::testing {
 namespace {
 
-// Peak-memory bounds are checked in builds without a sanitizer
-// (tests/engine/remote/CMakeLists.txt).
-#ifdef PARTKV_SANITIZED
-constexpr bool kMemoryBoundsHold = false;
-#else
-constexpr bool kMemoryBoundsHold = true;
-#endif
-
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;

@@ -20,14 +20,6 @@
 namespace partkv {
 namespace {
 
-// Peak-memory bounds are checked in builds without a sanitizer
-// (tests/engine/remote/CMakeLists.txt).
-#ifdef PARTKV_SANITIZED
-constexpr bool kMemoryBoundsHold = false;
-#else
-constexpr bool kMemoryBoundsHold = true;
-#endif
-
 using ::partkv::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -148,7 +140,7 @@ TEST_F(HostileEndpointTest, EndlessChunkedBodyStopsAtTheMemoryBudget) {
   const auto start = Clock::now();
   auto page = table.QueryEntities(Query{});
   EXPECT_THAT(page, StatusIs(Status::Code::kIOError, HasSubstr("max_response_memory")));
-  if (kMemoryBoundsHold) EXPECT_LT(PeakRssMib(), 600);
+  if (testing::kMemoryBoundsHold) EXPECT_LT(PeakRssMib(), 600);
   EXPECT_LT(endpoint_->bytes_sent(), testing::HostileEndpoint::kMaxResponseBytes);
   EXPECT_LT(SecondsSince(start), 30);
 }
@@ -161,7 +153,7 @@ TEST_F(HostileEndpointTest, CloseDelimitedBodyStopsAtTheMemoryBudget) {
   auto page = table.QueryEntities(Query{});
   EXPECT_THAT(page,
               StatusIs(Status::Code::kIOError, HasSubstr("max_response_memory (67108864 bytes)")));
-  if (kMemoryBoundsHold) EXPECT_LT(PeakRssMib(), 250);
+  if (testing::kMemoryBoundsHold) EXPECT_LT(PeakRssMib(), 250);
 }
 
 TEST_F(HostileEndpointTest, ShardsInFlightShareOneBudget) {
@@ -173,7 +165,7 @@ TEST_F(HostileEndpointTest, ShardsInFlightShareOneBudget) {
   Table table = OpenTable(store, schemes);
   auto page = table.QueryShards("d1", Query{});
   EXPECT_THAT(page, StatusIs(Status::Code::kIOError, HasSubstr("max_response_memory")));
-  if (kMemoryBoundsHold) EXPECT_LT(PeakRssMib(), 600);
+  if (testing::kMemoryBoundsHold) EXPECT_LT(PeakRssMib(), 600);
 }
 
 // 3. No secret in any message; 401/403 are PermissionDenied.
