@@ -37,6 +37,8 @@ struct Context {
   std::string store_dir = kDefaultStoreDir;
   // Set by the callback of the subcommand that was given; run by main().
   std::function<Status()> action;
+  // The exit status of an action that returned OK but has a verdict to give (copy --verify).
+  std::optional<int> exit_code;
 };
 
 void AddTableCommands(CLI::App& app, Context& ctx);
@@ -44,6 +46,7 @@ void AddEntityCommands(CLI::App& app, Context& ctx);
 void AddQueryCommands(CLI::App& app, Context& ctx);
 void AddImportCommand(CLI::App& app, Context& ctx);
 void AddStatsCommands(CLI::App& app, Context& ctx);
+void AddCopyCommand(CLI::App& app, Context& ctx);
 
 // Opens the store: a directory, or a remote store when --store / $PARTKV_STORE is a connection
 // string or an endpoint URL (Store::IsRemoteLocation; docs/remote.md). Only `table create`

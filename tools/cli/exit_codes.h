@@ -21,6 +21,7 @@ inline constexpr int kExitAlreadyExists = 4;
 inline constexpr int kExitPreconditionFailed = 5;  // an ETag condition did not hold
 inline constexpr int kExitThrottled = 6;
 inline constexpr int kExitPermissionDenied = 7;  // the endpoint refused the key or the SAS
+inline constexpr int kExitDiffers = 8;           // copy --verify: the two tables differ
 
 inline int ExitCodeFor(Status::Code code) {
   switch (code) {

@@ -87,13 +87,15 @@ int Run(int argc, char** argv) {
   app.require_subcommand(1, 1);
   app.footer(
       "Exit status: 0 ok, 1 other failure, 2 invalid argument or usage, 3 not found,\n"
-      "4 already exists, 5 precondition (ETag) failed, 6 throttled.\n"
+      "4 already exists, 5 precondition (ETag) failed, 6 throttled, 7 permission denied,\n"
+      "8 copy --verify found differences.\n"
       "`partkv COMMAND --help` describes a command; docs/cli.md has examples of every one.");
   partkv::cli::AddTableCommands(app, ctx);
   partkv::cli::AddEntityCommands(app, ctx);
   partkv::cli::AddQueryCommands(app, ctx);
   partkv::cli::AddImportCommand(app, ctx);
   partkv::cli::AddStatsCommands(app, ctx);
+  partkv::cli::AddCopyCommand(app, ctx);
   partkv::cli::AddServeCommand(app, ctx);
 
   if (std::string unknown = UnknownCommand(app, argc, argv); !unknown.empty()) {
@@ -112,6 +114,7 @@ int Run(int argc, char** argv) {
   if (!ctx.action) return Fail(Status::InvalidArgument("no command given (see `partkv --help`)"));
   Status s = ctx.action();
   if (s.ok()) s = partkv::cli::FinishOutput();
+  if (s.ok() && ctx.exit_code) return *ctx.exit_code;
   return s.ok() ? partkv::cli::kExitOk : Fail(s);
 }
 

@@ -11,6 +11,7 @@
 #include "partkv/capabilities.h"
 #include "partkv/census.h"
 #include "partkv/clock.h"
+#include "partkv/copy.h"
 #include "partkv/entity.h"
 #include "partkv/filter.h"
 #include "partkv/if_match.h"
