@@ -250,7 +250,7 @@ Result<SourceLayout> Source::PlanRemoteRanges(uint32_t units, uint64_t* probes) 
     // ranges from or the probes run out.
     while (leaves.size() < units && *probes < kMaxRangeProbes) {
       std::vector<RangeProber::Leaf> deeper;
-      bool split = false;
+      bool deepened = false;
       for (size_t i = 0; i < leaves.size(); ++i) {
         if (leaves[i].exact || *probes >= kMaxRangeProbes) {
           deeper.push_back(leaves[i]);
@@ -262,11 +262,11 @@ Result<SourceLayout> Source::PlanRemoteRanges(uint32_t units, uint64_t* probes) 
           deeper.push_back(leaves[i]);
           continue;
         }
-        split = split || children.size() > 1;
+        deepened = true;
         for (auto& child : children) deeper.push_back(std::move(child));
       }
       leaves = std::move(deeper);
-      if (!split) break;
+      if (!deepened) break;  // every leaf is a whole key
     }
   }
   // Cut the leaves into `units` runs of about equal numbers: each run is a range from its first
