@@ -18,7 +18,8 @@
 #               table then shows the SDK's and the import's figures alone
 #
 # The steps, each timed as a process, wall seconds from its start to its exit, with its peak RSS
-# (/usr/bin/time -f %M, else VmHWM read from /proc while it runs); rates are rows / wall seconds:
+# and CPU seconds (/usr/bin/time -f '%M %U %S'; without it, VmHWM read from /proc while it runs,
+# and no CPU); rates are rows / wall seconds. The servers' CPU is in no step's figure.
 #  1. gen_rows.mjs writes the rows as JSON Lines (Strings, Int32, Int64, Double, Boolean, DateTime
 #     with seven fractional digits, a padding String): untimed.
 #  2. Local. `partkv import` of the file into a fresh store A (the table created first), then
@@ -166,20 +167,22 @@ stop_serve() {
 }
 
 # measure ID ROWS CMD...: runs CMD (stdout to $tmp/ID.out, stderr to $tmp/ID.err) and appends
-# ID, ROWS, its wall microseconds and its peak RSS in KiB to $tmp/measure.tsv. Fails as CMD fails.
+# ID, ROWS, its wall microseconds, its peak RSS in KiB and its CPU seconds (user + system; empty
+# without /usr/bin/time) to $tmp/measure.tsv. Fails as CMD fails.
 time_bin=""
 if [[ -x /usr/bin/time ]] && /usr/bin/time -f %M -o /dev/null true 2>/dev/null; then
   time_bin=/usr/bin/time
 fi
 measure() {
-  local id=$1 n=$2 t0 t1 rss=0 pid v status=0
+  local id=$1 n=$2 t0 t1 rss=0 cpu="" pid v status=0
   shift 2
   progress "  $id"
   t0=$(date +%s%N)
   if [[ -n $time_bin ]]; then
-    "$time_bin" -f %M -o "$tmp/$id.rss" "$@" >"$tmp/$id.out" 2>"$tmp/$id.err" || status=$?
+    "$time_bin" -f '%M %U %S' -o "$tmp/$id.time" "$@" >"$tmp/$id.out" 2>"$tmp/$id.err" || status=$?
     t1=$(date +%s%N)
-    rss=$(tail -n 1 "$tmp/$id.rss")
+    read -r rss v cpu < <(tail -n 1 "$tmp/$id.time")
+    cpu=$(awk -v u="$v" -v s="$cpu" 'BEGIN { printf "%.2f", u + s }')
   else
     "$@" >"$tmp/$id.out" 2>"$tmp/$id.err" &
     pid=$!
@@ -192,7 +195,7 @@ measure() {
     t1=$(date +%s%N)
   fi
   (( status == 0 )) || return "$status"
-  printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$n" "$(( (t1 - t0) / 1000 ))" "$rss" "$tmp/$id.out" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$n" "$(( (t1 - t0) / 1000 ))" "$rss" "$cpu" "$tmp/$id.out" \
     >>"$tmp/measure.tsv"
 }
 
@@ -224,7 +227,7 @@ verify() {
   d=$(digest_of "$2" "$3")
   [[ $d == "$source_digest" ]] || die "$1: the destination's export differs from the source's ($d, not $source_digest)"
 }
-copy_flags=(--json)
+copy_flags=(--mode insert --json)
 [[ -n $parallel ]] && copy_flags+=(--parallel "$parallel")
 # The commands measure runs (programs, not functions: /usr/bin/time executes them).
 partkv_copy=("$partkv_bin" copy "${copy_flags[@]}")
