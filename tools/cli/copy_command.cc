@@ -335,7 +335,21 @@ Status RunCopy(Context& ctx, const CopyArgs& args) {
     }
   }
   if (args.json) {
-    nlohmann::json doc = {{"tables", report}};
+    // The totals over every table, then each table's report.
+    nlohmann::json doc = nlohmann::json::object();
+    for (const char* field : {"rows_read", "rows_written", "rows_skipped", "rows_failed",
+                              "rekey_collisions", "throttled", "retries"}) {
+      uint64_t sum = 0;
+      for (const auto& t : report) sum += t.value(field, uint64_t{0});
+      doc[field] = sum;
+    }
+    for (const char* field : {"seconds", "throttled_wait_seconds", "retry_wait_seconds"}) {
+      double sum = 0;
+      for (const auto& t : report) sum += t.value(field, 0.0);
+      doc[field] = sum;
+    }
+    doc["ok"] = first.ok();
+    doc["tables"] = report;
     PrintLine(doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
   if (!first.ok()) return first;
