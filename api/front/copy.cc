@@ -181,8 +181,9 @@ class CopyRun {
       ++units_done_;
       return Status::OK();
     }
-    PARTKV_ASSIGN_OR_RETURN(std::unique_ptr<copy::UnitReader> reader,
-                            source_.OpenUnit(layout_, unit, state.after));
+    PARTKV_ASSIGN_OR_RETURN(
+        std::unique_ptr<copy::UnitReader> reader,
+        source_.OpenUnit(layout_, unit, state.unordered ? std::nullopt : state.after));
     UnitRows rows;
     uint64_t counted = 0;
     BulkWriteOptions w;
@@ -194,7 +195,10 @@ class CopyRun {
       Acknowledged(unit, rows, r.rows_written, &counted);
     };
     PARTKV_ASSIGN_OR_RETURN(BulkWriter writer, BulkWriter::Create(to_, w));
-    size_t window = options_.resume ? ResumeWindow() : 0;
+    size_t window = !options_.resume ? 0 : state.unordered ? SIZE_MAX : ResumeWindow();
+    bool unordered = state.unordered;
+    std::string last_pk, last_rk;  // the previous entity's keys, to see the order
+    bool first = true;
     std::vector<Entity> chunk;
     Entity image;
     int64_t position = 0;
@@ -207,6 +211,16 @@ class CopyRun {
       bytes_seen = reader->bytes_read();
       for (const Entity& entity : chunk) {
         ++rows_read_;
+        if (!unordered) {
+          const int order = entity.partition_key().compare(last_pk);
+          if (!first && (order < 0 || (order == 0 && entity.row_key() <= last_rk))) {
+            unordered = true;  // from now on the checkpoint records no key for this unit
+            checkpoint_.Unordered(unit);
+          }
+          last_pk = entity.partition_key();
+          last_rk = entity.row_key();
+          first = false;
+        }
         s = mapper_.Map(entity, &image);
         if (!s.ok()) {
           port::MutexLock lock(&mu_);

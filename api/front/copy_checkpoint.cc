@@ -111,6 +111,7 @@ Result<std::unique_ptr<Checkpoint>> Checkpoint::Resume(const std::string& path,
     for (const auto& u : units) {
       UnitState state;
       state.done = u.value("done", false);
+      state.unordered = u.value("unordered", false);
       if (u.contains("after")) {
         state.after.emplace(u["after"].at(0).get<std::string>(),
                             u["after"].at(1).get<std::string>());
@@ -163,7 +164,14 @@ UnitState Checkpoint::unit(size_t index) const {
 
 void Checkpoint::Acknowledge(size_t unit, std::string partition_key, std::string row_key) {
   port::MutexLock lock(&mu_);
+  if (units_[unit].unordered) return;
   units_[unit].after.emplace(std::move(partition_key), std::move(row_key));
+}
+
+void Checkpoint::Unordered(size_t unit) {
+  port::MutexLock lock(&mu_);
+  units_[unit].unordered = true;
+  units_[unit].after.reset();
 }
 
 void Checkpoint::Done(size_t unit) {
@@ -184,6 +192,7 @@ std::string Checkpoint::Serialise() const {
   for (const UnitState& u : units_) {
     nlohmann::json unit = nlohmann::json::object();
     if (u.done) unit["done"] = true;
+    if (u.unordered) unit["unordered"] = true;
     if (u.after) unit["after"] = {u.after->first, u.after->second};
     j["units"].push_back(std::move(unit));
   }

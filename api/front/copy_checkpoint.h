@@ -37,6 +37,10 @@ struct UnitState {
   bool done = false;
   // The last source key acknowledged, when any was.
   std::optional<std::pair<std::string, std::string>> after;
+  // The source returned the unit's keys out of order (Cosmos DB for Table does not sort): no key
+  // says how far it got, so a resumed copy reads the unit again from its start and looks every
+  // entity up in the destination before sending it.
+  bool unordered = false;
 };
 
 // What identifies one copy: a checkpoint of another is refused.
@@ -70,6 +74,7 @@ class Checkpoint {
 
   void Acknowledge(size_t unit, std::string partition_key, std::string row_key);
   void Done(size_t unit);
+  void Unordered(size_t unit);
   // Writes the checkpoint (atomically; above). IOError naming the file when it cannot.
   Status Save();
   // Deletes the file once the copy has finished.

@@ -184,3 +184,11 @@ std::string CopyMapper::Describe() const {
 }
 
 }  // namespace partkv::copy
+
+namespace partkv {
+
+Status CheckCopyOptions(const CopyOptions& options) {
+  return copy::CopyMapper::Create(options).status();
+}
+
+}  // namespace partkv

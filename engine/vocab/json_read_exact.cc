@@ -371,6 +371,15 @@ Result<Value> ToDouble(std::string_view name, const Scalar& v) {
                   v);
 }
 
+bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
+    if (x != b[i]) return false;
+  }
+  return true;
+}
+
 // A value whose type comes from its annotation.
 Result<Value> ToType(std::string_view name, Type type, Scalar& v) {
   const bool is_string = v.kind == Scalar::Kind::kString;
@@ -379,10 +388,15 @@ Result<Value> ToType(std::string_view name, Type type, Scalar& v) {
       if (!is_string) return Mismatch(name, "Edm.String value must be a string", v);
       return Value::String(std::move(v.text));
     case Type::kBoolean:
-      if (v.kind != Scalar::Kind::kBool) {
-        return Mismatch(name, "Edm.Boolean value must be true or false", v);
+      if (v.kind == Scalar::Kind::kBool) return Value::Boolean(v.b);
+      // An annotated Boolean may come as a string: the Azure SDKs send one back so when they read
+      // it without type conversion, and the service takes "true" and "false" in any case.
+      if (is_string &&
+          (EqualsIgnoringCase(v.text, "true") || EqualsIgnoringCase(v.text, "false"))) {
+        return Value::Boolean(v.text.size() == 4);
       }
-      return Value::Boolean(v.b);
+      return Mismatch(
+          name, "Edm.Boolean value must be true or false (or the string \"true\" or \"false\")", v);
     case Type::kInt32:
       return ToInt32(name, v);
     case Type::kInt64:

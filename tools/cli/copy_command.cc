@@ -307,8 +307,24 @@ Status RunCopy(Context& ctx, const CopyArgs& args) {
     return Status::InvalidArgument("--resume continues a copy; --verify-only copies nothing");
   }
   PARTKV_ASSIGN_OR_RETURN(CopyOptions options, Options(args));
+  {
+    // Checked before any table is created (each table's checkpoint is named below).
+    CopyOptions checked = options;
+    checked.checkpoint = "checkpoint";
+    PARTKV_RETURN_IF_ERROR(CheckCopyOptions(checked));
+  }
   PARTKV_ASSIGN_OR_RETURN(Store from, OpenLocation(ctx, args.from, false));
-  PARTKV_ASSIGN_OR_RETURN(Store to, OpenLocation(ctx, args.to, !args.verify_only));
+  // One directory is one store, opened once (a store has one owner at a time): a copy within a
+  // store, re-keying a table into another, is a copy between two handles on it.
+  const bool same_store = !Store::IsRemoteLocation(args.from) &&
+                          !Store::IsRemoteLocation(args.to) &&
+                          Canonical(args.from) == Canonical(args.to);
+  std::optional<Store> other;
+  if (!same_store) {
+    PARTKV_ASSIGN_OR_RETURN(Store opened, OpenLocation(ctx, args.to, !args.verify_only));
+    other.emplace(std::move(opened));
+  }
+  Store& to = same_store ? from : *other;
   std::vector<std::string> tables = args.tables;
   if (args.all_tables) {
     PARTKV_ASSIGN_OR_RETURN(std::vector<TableInfo> infos, from.ListTables());

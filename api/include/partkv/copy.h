@@ -156,6 +156,12 @@ struct CopyReport {
   Status error;
 };
 
+// The checks CopyTable and VerifyCopy make of `options` before anything else: InvalidArgument
+// naming the option (a filter that does not parse, a bad property name, a random-suffix scheme,
+// keep-as names without re-keying or repeated, a stream count outside 1..kMaxStreams, resume
+// without a checkpoint). For a caller that prepares the destination before copying.
+Status CheckCopyOptions(const CopyOptions& options);
+
 // Copies `from` into `to` (above). Returns an error before anything is written for bad options
 // (InvalidArgument naming the option), a checkpoint that cannot be used (a missing one with
 // `resume`, an existing one without `resume`, one of another copy) or a source that cannot be

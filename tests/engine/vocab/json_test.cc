@@ -241,11 +241,22 @@ TEST(EntityFromJsonTest, AnnotatedTypesParseTheirTextForms) {
             "t=datetime'2013-08-22T01:12:06.2608595Z'}");
 }
 
+// What the Azure SDKs send back after reading without type conversion: the Boolean as a string.
+TEST(EntityFromJsonTest, AnnotatedBooleanMayBeAStringInAnyCase) {
+  EXPECT_EQ(Parse(R"({"a":"true","a@odata.type":"Edm.Boolean","b@odata.type":"Edm.Boolean",)"
+                  R"("b":"False","c":"TRUE","c@odata.type":"Edm.Boolean"})"),
+            "(,){a=true,b=false,c=true}");
+}
+
 TEST(EntityFromJsonTest, ValueNotMatchingItsAnnotationNamesProperty) {
   EXPECT_EQ(Error(R"({"s":5,"s@odata.type":"Edm.String"})"),
             "property 's': Edm.String value must be a string, got number 5");
-  EXPECT_EQ(Error(R"({"f":"true","f@odata.type":"Edm.Boolean"})"),
-            "property 'f': Edm.Boolean value must be true or false, got string \"true\"");
+  EXPECT_EQ(Error(R"({"f":"yes","f@odata.type":"Edm.Boolean"})"),
+            "property 'f': Edm.Boolean value must be true or false (or the string \"true\" or "
+            "\"false\"), got string \"yes\"");
+  EXPECT_EQ(Error(R"({"f":1,"f@odata.type":"Edm.Boolean"})"),
+            "property 'f': Edm.Boolean value must be true or false (or the string \"true\" or "
+            "\"false\"), got number 1");
   EXPECT_EQ(Error(R"({"t":"yesterday","t@odata.type":"Edm.DateTime"})"),
             "property 't': invalid DateTime 'yesterday': malformed date (expected "
             "YYYY-MM-DDTHH:MM:SS[.fffffff]Z)");
