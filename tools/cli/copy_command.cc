@@ -235,15 +235,31 @@ nlohmann::json OutcomeJson(const std::string& from_table, const std::string& to_
   return j;
 }
 
+// Source table `name`, read once: a remote table is opened without a request, and a table the
+// source lacks must be found before anything is created at the destination.
+Result<Table> OpenSource(const Store& from, const std::string& name) {
+  auto source = from.OpenTable(name);
+  if (source.ok()) {
+    Query probe;
+    probe.page_size = 1;
+    probe.select = {"PartitionKey"};
+    Page page;
+    Status readable = source->QueryEntities(probe, &page);
+    if (!readable.ok()) source = readable;
+  }
+  if (source.status().IsNotFound()) {
+    return Status::NotFound("no table '" + name + "' in the source store");
+  }
+  return source;
+}
+
 TableOutcome CopyOne(const CopyArgs& args, const Store& from, Store& to,
                      const std::string& from_table, const std::string& to_table,
                      const std::string& checkpoint, CopyOptions options) {
   TableOutcome outcome;
-  auto source = from.OpenTable(from_table);
+  auto source = OpenSource(from, from_table);
   if (!source.ok()) {
-    outcome.status = source.status().IsNotFound()
-                         ? Status::NotFound("no table '" + from_table + "' in the source store")
-                         : source.status();
+    outcome.status = source.status();
     return outcome;
   }
   auto destination = Destination(to, from, *source, to_table, options);
@@ -319,17 +335,18 @@ Status RunCopy(Context& ctx, const CopyArgs& args) {
   const bool same_store = !Store::IsRemoteLocation(args.from) &&
                           !Store::IsRemoteLocation(args.to) &&
                           Canonical(args.from) == Canonical(args.to);
+  std::vector<std::string> tables = args.tables;
+  if (args.all_tables) {
+    PARTKV_ASSIGN_OR_RETURN(std::vector<TableInfo> infos, from.ListTables());
+    for (const TableInfo& info : infos) tables.push_back(info.name);
+  }
+  for (const std::string& table : tables) PARTKV_RETURN_IF_ERROR(OpenSource(from, table).status());
   std::optional<Store> other;
   if (!same_store) {
     PARTKV_ASSIGN_OR_RETURN(Store opened, OpenLocation(ctx, args.to, !args.verify_only));
     other.emplace(std::move(opened));
   }
   Store& to = same_store ? from : *other;
-  std::vector<std::string> tables = args.tables;
-  if (args.all_tables) {
-    PARTKV_ASSIGN_OR_RETURN(std::vector<TableInfo> infos, from.ListTables());
-    for (const TableInfo& info : infos) tables.push_back(info.name);
-  }
   nlohmann::json report = nlohmann::json::array();
   Status first;
   bool differs = false;
