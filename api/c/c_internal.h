@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "partkv/c.h"
+#include "partkv/c_copy.h"
 #include "partkv/partkv.h"
 
 struct partkv_status_t {
@@ -68,6 +69,15 @@ struct partkv_bulk_writer_options_t {
 };
 struct partkv_bulk_writer_t {
   partkv::BulkWriter writer;
+};
+struct partkv_copy_options_t {
+  partkv::CopyOptions options;
+  // The operation partkv_copy_options_set_mode was given when it is none a copy does (the copy
+  // refuses it), else -1.
+  int refused_mode = -1;
+};
+struct partkv_verify_report_t {
+  partkv::VerifyReport report;
 };
 
 namespace partkv::c_api {

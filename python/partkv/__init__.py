@@ -16,8 +16,9 @@ made::
 
 Beyond the SDK: key strategies (``create_table(..., partition_key_scheme=...)``,
 :meth:`TableClient.compute_keys`, :meth:`TableClient.get_entity_by_attributes`,
-:meth:`TableClient.query_shards`), :meth:`TableClient.statistics`, :meth:`TableClient.census`
-and :meth:`TableClient.bulk_writer`.
+:meth:`TableClient.query_shards`), :meth:`TableClient.statistics`, :meth:`TableClient.census`,
+:meth:`TableClient.bulk_writer`, and :func:`copy_table` / :func:`verify_copy` (copying a table
+between any two stores, resumably, and comparing the two).
 
 The package binds libpartkv's C API (partkv/c.h) with cffi in ABI mode; see ``partkv._lib`` for
 how the library and the header are found (PARTKV_LIBRARY, PARTKV_C_HEADER).
@@ -26,6 +27,8 @@ how the library and the header are found (PARTKV_LIBRARY, PARTKV_C_HEADER).
 from ._lib import ffi as _ffi, lib as _lib, LIBRARY_PATH, HEADER_PATH
 from ._models import (
     BulkWriteReport,
+    CopyProgress,
+    CopyReport,
     EdmType,
     EntityProperty,
     HotPartition,
@@ -41,12 +44,14 @@ from ._models import (
     TablesEntityDatetime,
     TransactionOperation,
     UpdateMode,
+    VerifyReport,
 )
 from ._keys import KeyStrategy
 from ._paging import ItemPaged, PageIterator
 from ._client import TableClient
 from ._service import TableServiceClient
 from ._bulk import BulkWriter
+from ._copy import copy_table, verify_copy
 from . import exceptions
 from .exceptions import (
     AzureError,
@@ -116,6 +121,11 @@ __all__ = [
     "PartitionCensus",
     "LargestPartition",
     "BulkWriteReport",
+    "copy_table",
+    "verify_copy",
+    "CopyProgress",
+    "CopyReport",
+    "VerifyReport",
     "exceptions",
     "AzureError",
     "HttpResponseError",

@@ -1,8 +1,10 @@
 """Loads libpartkv's C API with cffi in ABI mode (no compiler needed).
 
 The declarations are read from the C header itself: the text between the lines containing
-"cdef: begin" and "cdef: end" in partkv/c.h, without its preprocessor lines. Where the library
-and the header are found, first match wins:
+"cdef: begin" and "cdef: end" in partkv/c.h, without its preprocessor lines, followed by the same
+section of each header of the C API's other parts that partkv/c.h includes
+(``#include "partkv/c_copy.h"``, read from c.h's directory). Where the library and the header are
+found, first match wins:
 
 1. the environment variables PARTKV_LIBRARY and PARTKV_C_HEADER (CTest sets both);
 2. ``partkv/_paths.py``, written when the package is installed by ``cmake --install`` with the
@@ -12,6 +14,7 @@ and the header are found, first match wins:
 
 import ctypes.util
 import os
+import re
 
 import cffi
 
@@ -26,25 +29,49 @@ _END = "cdef: end"
 _keep_loaded = []
 
 
-def read_cdef(header_path):
-    """Return the C declarations of `header_path` between the cdef markers, '#' lines dropped."""
+# A header of the C API's other parts, as partkv/c.h includes it.
+_PART = re.compile(r'^\s*#\s*include\s+"partkv/(c_[a-z0-9_]+\.h)"')
+
+
+def _section(header_path):
+    """The declarations of `header_path` between the cdef markers ('#' lines dropped), and the
+    headers of other parts it includes."""
     with open(header_path, encoding="utf-8") as f:
         text = f.read()
     lines = []
     inside = False
+    done = False
+    parts = []
     for line in text.splitlines():
+        match = _PART.match(line)
+        if match:
+            parts.append(match.group(1))
+        if done:
+            continue
         if not inside:
             if _BEGIN in line:
                 inside = True
             continue
         if _END in line:
-            break
+            done = True
+            continue
         if line.lstrip().startswith("#"):
             continue
         lines.append(line)
-    else:
+    if not done:
         raise ImportError(
             "partkv: %s has no '%s' ... '%s' section" % (header_path, _BEGIN, _END))
+    return lines, parts
+
+
+def read_cdef(header_path):
+    """Return the C declarations of `header_path` between the cdef markers, '#' lines dropped,
+    followed by those of the headers of other parts it includes (from its directory)."""
+    lines, parts = _section(header_path)
+    directory = os.path.dirname(os.path.abspath(header_path))
+    for part in parts:
+        part_lines, _ = _section(os.path.join(directory, part))
+        lines.extend(part_lines)
     return "\n".join(lines) + "\n"
 
 

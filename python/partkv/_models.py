@@ -3,7 +3,7 @@
 import dataclasses
 from datetime import date, datetime, timedelta, timezone
 from enum import Enum
-from typing import Any, List, NamedTuple, Optional, Union
+from typing import Any, List, NamedTuple, Optional, Tuple, Union
 
 __all__ = [
     "EdmType",
@@ -22,6 +22,9 @@ __all__ = [
     "LargestPartition",
     "TableCensus",
     "BulkWriteReport",
+    "CopyProgress",
+    "CopyReport",
+    "VerifyReport",
 ]
 
 _UTC = timezone.utc
@@ -359,3 +362,86 @@ class BulkWriteReport:
     def as_dict(self):
         """The report as a plain dict."""
         return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class CopyProgress:
+    """What a copy has done so far, as :func:`partkv.copy_table` passes it to ``on_progress``.
+
+    ``source_rows_estimate`` is the source's entities to copy when known: a local source without
+    a filter estimates it from its stored bytes (approximately); otherwise None.
+    """
+
+    rows_read: int
+    rows_written: int
+    source_rows_estimate: Optional[int]
+    units_done: int
+    units: int
+
+
+@dataclasses.dataclass(frozen=True)
+class CopyReport:
+    """What a copy did (:func:`partkv.copy_table`; partkv::CopyReport).
+
+    ``rows_read`` source entities the filter selected were read in this run, ``rows_written``
+    acknowledged by the destination; ``resent`` entities a resumed copy found in the destination
+    as the interrupted run sent them; ``units_skipped`` units the checkpoint recorded done;
+    ``rows_failed`` the entity that stopped the copy (0 or 1); ``rekey_collisions`` two source
+    entities re-keyed to one key (0 or 1); ``throttled`` group writes the destination answered
+    Throttled; ``service_throttled`` a remote store's requests answered 503 or 429 and retried;
+    ``probes`` queries spent finding a remote source's key ranges; ``units`` the source's units,
+    ``streams`` the threads used.
+    """
+
+    rows_read: int
+    rows_written: int
+    resent: int
+    units_skipped: int
+    rows_failed: int
+    rekey_collisions: int
+    throttled: int
+    throttled_wait_micros: int
+    service_throttled: int
+    retry_wait_micros: int
+    probes: int
+    units: int
+    streams: int
+    elapsed_micros: int
+
+    def as_dict(self):
+        """The report as a plain dict."""
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class VerifyReport:
+    """What :func:`partkv.verify_copy` found (partkv::VerifyReport).
+
+    ``missing`` source entities whose image is not in the destination, ``extra`` destination
+    entities that are no source entity's image, ``different`` images present with other
+    properties. The ``first_*`` lists hold up to ``max_listed`` (PartitionKey, RowKey) pairs of
+    each kind in the order found: missing images as destination keys (``first_missing``) and as
+    the source keys they come from (``first_missing_source``); extra and different entities as
+    destination keys.
+    """
+
+    source_rows: int
+    destination_rows: int
+    missing: int
+    extra: int
+    different: int
+    first_missing: List[Tuple[str, str]]
+    first_missing_source: List[Tuple[str, str]]
+    first_extra: List[Tuple[str, str]]
+    first_different: List[Tuple[str, str]]
+
+    @property
+    def clean(self):
+        """True when nothing is missing, extra or different."""
+        return self.missing == 0 and self.extra == 0 and self.different == 0
+
+    def as_dict(self):
+        """The report as a plain dict (with ``clean``)."""
+        d = dataclasses.asdict(self)
+        d["clean"] = self.clean
+        return d

@@ -51,6 +51,23 @@ def test_python_md_extras_run(tmp_path):
     assert len(lines) == 1 and re.fullmatch(r"2026-12-01\.\d+ 0001", lines[0]), done.stdout
 
 
+def test_python_md_copy_runs(tmp_path):
+    import partkv
+    with partkv.TableServiceClient(str(tmp_path / "readings-2025")) as service:
+        readings = service.create_table("Readings")
+        for i in range(40):
+            readings.create_entity({"PartitionKey": "d-%d" % (i % 4), "RowKey": "%04d" % i,
+                                    "deviceId": "d-%d" % (i % 4),
+                                    "day": "2025-06-%02d" % (20 + i % 10) if i < 15
+                                    else "2025-07-%02d" % (1 + i % 9), "t": i / 2})
+    done = run_python(blocks("python.md", "python")[2], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    last = done.stdout.replace("\r", "\n").splitlines()
+    assert last[-2].split()[0] == "25", done.stdout  # rows_written, elapsed
+    assert last[-1] == "True 0 []", done.stdout
+    assert not (tmp_path / "readings.copy").exists()  # a finished copy deletes its checkpoint
+
+
 def test_c_api_md_program_builds_and_runs(tmp_path):
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:

@@ -1,7 +1,9 @@
 /* partkv/c.h — the C API of libpartkv: the whole public API (partkv/partkv.h) for C programs and
  * for other languages' bindings (the Python package binds it with cffi: docs/python.md).
  *
- * C99, no C++ types; every symbol is named partkv_<object>_<verb>. docs/c-api.md is the guide,
+ * C99, no C++ types; every symbol is named partkv_<object>_<verb>. Some parts of the API are
+ * declared in headers of their own that this one includes at its end (partkv/c_copy.h: copying
+ * tables), so a program includes partkv/c.h alone. docs/c-api.md is the guide,
  * with a complete program; the C++ headers named at each section are the reference for what an
  * operation does (the C API adds no behaviour of its own).
  *
@@ -701,5 +703,8 @@ partkv_status_t* partkv_bulk_writer_error(const partkv_bulk_writer_t* writer);
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif
+
+/* The parts of the C API kept in headers of their own, declared after everything above. */
+#include "partkv/c_copy.h" /* copying a table, verifying a copy (partkv/copy.h) */
 
 #endif /* PARTKV_C_H_ */

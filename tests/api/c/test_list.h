@@ -53,6 +53,13 @@ PK_TEST(BulkWriterBadLine)
 PK_TEST(BulkWriterBadLineValidatingFirst)
 PK_TEST(BulkWriterConflict)
 PK_TEST(BulkWriterValidateFirst)
+/* test_copy.c */
+PK_TEST(CopyLocalToLocal)
+PK_TEST(CopyInsertConflict)
+PK_TEST(CopyResume)
+PK_TEST(CopyRekey)
+PK_TEST(VerifyCopy)
+PK_TEST(CopyNullArguments)
 /* test_null.c */
 PK_TEST(NullHandles)
 /* test_bytes.c */
