@@ -78,6 +78,13 @@ class UnitRows {
   std::deque<Pending> rows_ PARTKV_GUARDED_BY(mu_);
 };
 
+// The rows a unit's writer may hold sent and unacknowledged: a group locally; on a remote
+// destination the batches waiting and the one being filled.
+uint64_t WindowOf(const CopyOptions& options, bool remote_destination) {
+  if (!remote_destination) return options.max_group_rows + 1;
+  return (2 * options.max_batches_in_flight + 1) * kBatchRows;
+}
+
 class CopyRun {
  public:
   CopyRun(const Table& from, const Table& to, const CopyOptions& options, const CopyMapper& mapper,
@@ -134,8 +141,7 @@ class CopyRun {
   // could hold unacknowledged (a group locally; the batches waiting and the one being filled on
   // a remote destination).
   size_t ResumeWindow() const {
-    if (!remote_destination_) return options_.max_group_rows + 1;
-    return (2 * options_.max_batches_in_flight + 1) * kBatchRows;
+    return std::max<uint64_t>(checkpoint_.window(), WindowOf(options_, remote_destination_));
   }
 
   // Whether the destination holds `image` as the copy writes it.
@@ -374,8 +380,9 @@ Result<CopyReport> CopyTable(const Table& from, const Table& to, const CopyOptio
           layout,
           source.PlanRemoteRanges(options.streams == 1 ? 1 : options.streams * 4, &report.probes));
     }
-    PARTKV_ASSIGN_OR_RETURN(checkpoint,
-                            Checkpoint::Start(options.checkpoint, identity, std::move(layout)));
+    PARTKV_ASSIGN_OR_RETURN(
+        checkpoint, Checkpoint::Start(options.checkpoint, identity, std::move(layout),
+                                      WindowOf(options, FrontAccess::LocalOf(to) == nullptr)));
   }
   PARTKV_RETURN_IF_ERROR(checkpoint->Save());
   const PartitionStats from_before = from.Statistics(0).total;

@@ -90,19 +90,20 @@ Result<std::unique_ptr<Checkpoint>> Checkpoint::Resume(const std::string& path,
       const char* what;
       const std::string& expected;
     } fields[] = {
-        {"identity", "its stores", identity.identity},
-        {"from_table", "its source table", identity.from_table},
-        {"to_table", "its destination table", identity.to_table},
-        {"options", "its options", identity.options},
+        {"identity", "its stores are", identity.identity},
+        {"from_table", "its source table is", identity.from_table},
+        {"to_table", "its destination table is", identity.to_table},
+        {"options", "its options are", identity.options},
     };
     for (const auto& f : fields) {
       const std::string recorded = j.at(f.field).get<std::string>();
       if (recorded != f.expected) {
         return Status::InvalidArgument("checkpoint '" + path + "' is of another copy: " + f.what +
-                                       " are " + recorded + ", this copy's are " + f.expected);
+                                       " " + recorded + ", this copy's " + f.expected);
       }
     }
     PARTKV_ASSIGN_OR_RETURN(checkpoint->layout_, LayoutFrom(j.at("source"), path));
+    checkpoint->window_ = j.value("resume_window", uint64_t{0});
     const auto& units = j.at("units");
     if (!units.is_array() || units.size() != checkpoint->layout_.units()) {
       return NotACheckpoint(path, "its units do not match its source");
@@ -126,9 +127,10 @@ Result<std::unique_ptr<Checkpoint>> Checkpoint::Resume(const std::string& path,
 
 Result<std::unique_ptr<Checkpoint>> Checkpoint::Start(const std::string& path,
                                                       const CopyIdentity& identity,
-                                                      SourceLayout layout) {
+                                                      SourceLayout layout, uint64_t window) {
   auto checkpoint = std::unique_ptr<Checkpoint>(new Checkpoint());
   checkpoint->identity_ = identity;
+  checkpoint->window_ = window;
   checkpoint->layout_ = std::move(layout);
   port::MutexLock lock(&checkpoint->mu_);
   checkpoint->units_.resize(checkpoint->layout_.units());
@@ -188,6 +190,7 @@ std::string Checkpoint::Serialise() const {
   j["to_table"] = identity_.to_table;
   j["options"] = identity_.options;
   j["source"] = LayoutJson(layout_);
+  j["resume_window"] = window_;
   j["units"] = nlohmann::json::array();
   for (const UnitState& u : units_) {
     nlohmann::json unit = nlohmann::json::object();

@@ -65,9 +65,12 @@ class Checkpoint {
   // resume, or to delete before starting over). Nothing is written before the first Save().
   static Result<std::unique_ptr<Checkpoint>> Start(const std::string& path,
                                                    const CopyIdentity& identity,
-                                                   SourceLayout layout);
+                                                   SourceLayout layout, uint64_t window);
 
   const SourceLayout& layout() const { return layout_; }
+  // The most rows per unit the copy that wrote the checkpoint could have sent unacknowledged
+  // (its resume window; 0 when not recorded): a resumed copy looks up at least as many.
+  uint64_t window() const { return window_; }
   // A resumed checkpoint's layout must be the source's: InvalidArgument naming both otherwise.
   Status CheckLocalLayout(uint32_t partitions) const;
   UnitState unit(size_t index) const;
@@ -87,6 +90,7 @@ class Checkpoint {
   std::string path_;
   CopyIdentity identity_;
   SourceLayout layout_;
+  uint64_t window_ = 0;
   mutable port::Mutex mu_;
   std::vector<UnitState> units_ PARTKV_GUARDED_BY(mu_);
   bool active_ = false;                              // false: no checkpoint file is kept

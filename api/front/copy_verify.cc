@@ -92,6 +92,70 @@ Status ReadSource(const Source& source, const SourceLayout& layout, const CopyMa
   return error;
 }
 
+// A merge copy leaves the destination's other properties in place: each image is looked up by
+// its keys and compared as CopyMapper::Holds does (its properties there with their values);
+// a pass over the destination then finds the entities no image has the keys of.
+Result<VerifyReport> VerifyMerged(const Source& source, const SourceLayout& layout,
+                                  const CopyMapper& mapper, const Table& to, uint32_t streams,
+                                  size_t max_listed) {
+  VerifyReport report;
+  port::Mutex mu;
+  Status lookup;
+  std::vector<std::vector<uint64_t>> found(streams);
+  std::vector<Hasher> hashers(streams);
+  Status read = ReadSource(
+      source, layout, mapper, streams,
+      [&](size_t thread, const Entity& entity, const Entity& image) {
+        found[thread].push_back(hashers[thread].Of(image).key);
+        auto stored = to.Get(image.partition_key(), image.row_key());
+        const bool missing = stored.status().IsNotFound();
+        if (!missing && !stored.ok()) {
+          port::MutexLock lock(&mu);
+          lookup = stored.status();
+          return false;
+        }
+        port::MutexLock lock(&mu);
+        ++report.source_rows;
+        if (missing) {
+          ++report.missing;
+          if (report.first_missing.size() < max_listed) {
+            report.first_missing.push_back({image.partition_key(), image.row_key()});
+            report.first_missing_source.push_back({entity.partition_key(), entity.row_key()});
+          }
+        } else if (!mapper.Holds(*stored, image)) {
+          ++report.different;
+          if (report.first_different.size() < max_listed) {
+            report.first_different.push_back({image.partition_key(), image.row_key()});
+          }
+        }
+        return true;
+      });
+  PARTKV_RETURN_IF_ERROR(read);
+  {
+    port::MutexLock lock(&mu);
+    PARTKV_RETURN_IF_ERROR(lookup);
+  }
+  std::vector<uint64_t> keys;
+  for (auto& part : found) keys.insert(keys.end(), part.begin(), part.end());
+  std::sort(keys.begin(), keys.end());
+  Hasher hasher;
+  Query query;
+  Page page;
+  do {
+    PARTKV_RETURN_IF_ERROR(to.QueryEntities(query, &page));
+    query.continuation = page.continuation;
+    for (const Entity& entity : page.entities) {
+      ++report.destination_rows;
+      if (std::binary_search(keys.begin(), keys.end(), hasher.Of(entity).key)) continue;
+      ++report.extra;
+      if (report.first_extra.size() < max_listed) {
+        report.first_extra.push_back({entity.partition_key(), entity.row_key()});
+      }
+    }
+  } while (page.has_more());
+  return report;
+}
+
 }  // namespace
 
 Result<VerifyReport> VerifyCopy(const Table& from, const Table& to, const CopyOptions& options,
@@ -107,6 +171,9 @@ Result<VerifyReport> VerifyCopy(const Table& from, const Table& to, const CopyOp
         layout, source.PlanRemoteRanges(options.streams == 1 ? 1 : options.streams * 4, &probes));
   }
   const uint32_t streams = std::max<uint32_t>(1, options.streams);
+  if (options.mode == CopyMode::kMerge) {
+    return VerifyMerged(source, layout, mapper, to, streams, max_listed);
+  }
   std::vector<std::vector<Image>> found(streams);
   std::vector<Hasher> hashers(streams);
   PARTKV_RETURN_IF_ERROR(ReadSource(source, layout, mapper, streams,

@@ -432,9 +432,7 @@ TEST_F(CopyTest, MergeKeepsDestinationOnlyProperties) {
 // holds every property of its image, plus properties of its own the merge kept, is the merge's
 // result, not a difference; `partkv copy --mode merge --verify` would otherwise exit 8 after a
 // copy that did what it was asked.
-// DISABLED: VerifyCopy compares whole contents in every mode and counts such an entity as
-// different (1 here); CopyMapper::Holds already treats merge this way for a resumed copy.
-TEST_F(CopyTest, DISABLED_VerifyAfterAMergeCopyIsCleanBesideDestinationOnlyProperties) {
+TEST_F(CopyTest, VerifyAfterAMergeCopyIsCleanBesideDestinationOnlyProperties) {
   ASSERT_OK_AND_ASSIGN(Table from, Source("Items"));
   Fill(from, 10);
   ASSERT_OK_AND_ASSIGN(Table to, Destination("Items"));

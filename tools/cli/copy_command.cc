@@ -49,9 +49,15 @@ struct CopyArgs {
 // without its secrets.
 std::string Canonical(const std::string& location) {
   if (Store::IsRemoteLocation(location)) return Store::RedactLocation(location);
+  // The same whether the directory exists yet or not, with or without a trailing slash.
+  std::string trimmed = location;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
   std::error_code ec;
-  std::filesystem::path path = std::filesystem::weakly_canonical(location, ec);
-  return ec ? location : path.string();
+  std::filesystem::path path = std::filesystem::weakly_canonical(trimmed, ec);
+  if (ec) return trimmed;
+  std::string text = path.lexically_normal().string();
+  while (text.size() > 1 && text.back() == '/') text.pop_back();
+  return text;
 }
 
 Result<Store> OpenLocation(Context& ctx, const std::string& location, bool create) {
@@ -102,22 +108,37 @@ Result<CopyOptions> Options(const CopyArgs& args) {
 
 // The destination table, created when missing.
 Result<Table> Destination(Store& to, const Store& from, const Table& source,
-                          const std::string& name, const CopyOptions& options) {
+                          const std::string& name, const CopyOptions& options, bool create) {
   const bool remote = to.capabilities().backend == "remote";
+  if (!create) {
+    // --verify-only writes nothing: the table must be there.
+    Result<Table> table = to.OpenTable(name);
+    if (table.ok()) {
+      Query probe;
+      probe.page_size = 1;
+      Page page;
+      Status readable = table->QueryEntities(probe, &page);
+      if (!readable.ok()) table = readable;
+    }
+    if (table.status().IsNotFound()) {
+      return Status::NotFound("no table '" + name + "' in the destination store");
+    }
+    return table;
+  }
   if (!remote) {
     auto table = to.OpenTable(name);
     if (table.ok() || !table.status().IsNotFound()) return table;
   }
-  TableOptions create;
+  TableOptions table_options;
   if (!remote && from.capabilities().backend == "local") {
     const TableInfo info = source.info();
-    create.physical_partitions = info.physical_partitions;
-    create.partition_key_scheme = info.partition_key_strategy;
-    create.row_key_scheme = info.row_key_strategy;
+    table_options.physical_partitions = info.physical_partitions;
+    table_options.partition_key_scheme = info.partition_key_strategy;
+    table_options.row_key_scheme = info.row_key_strategy;
   }
-  if (options.partition_key) create.partition_key_scheme = options.partition_key;
-  if (options.row_key) create.row_key_scheme = options.row_key;
-  Status created = to.CreateTable(name, create);
+  if (options.partition_key) table_options.partition_key_scheme = options.partition_key;
+  if (options.row_key) table_options.row_key_scheme = options.row_key;
+  Status created = to.CreateTable(name, table_options);
   if (!created.ok() && !created.IsAlreadyExists()) {
     return created.WithContext("creating destination table '" + name + "'");
   }
@@ -262,7 +283,7 @@ TableOutcome CopyOne(const CopyArgs& args, const Store& from, Store& to,
     outcome.status = source.status();
     return outcome;
   }
-  auto destination = Destination(to, from, *source, to_table, options);
+  auto destination = Destination(to, from, *source, to_table, options, !args.verify_only);
   if (!destination.ok()) {
     outcome.status = destination.status();
     return outcome;

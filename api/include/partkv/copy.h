@@ -193,7 +193,10 @@ struct VerifyReport {
 // Reads both tables and compares the destination with what copying `from` with `options` gives:
 // each selected source entity, mapped through select, re-keying and the keep-as properties, is
 // looked for in `to` by its destination keys. Timestamps and ETags are not compared (a property
-// kept by keep_timestamp_as is). Memory: 24 bytes per source entity, whatever their size.
+// kept by keep_timestamp_as is). Memory: 24 bytes per source entity, whatever their size. After a
+// merge copy (mode kMerge) an image is found when its properties are there with their values,
+// beside any others the destination entity has: each image is then read from the destination by
+// its keys (a request each on a remote destination).
 // Errors as CopyTable's for bad options; IOError and the like when either side cannot be read.
 Result<VerifyReport> VerifyCopy(const Table& from, const Table& to, const CopyOptions& options,
                                 size_t max_listed = 10);

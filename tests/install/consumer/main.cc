@@ -10,6 +10,7 @@
 #include "partkv/batch.h"
 #include "partkv/census.h"
 #include "partkv/clock.h"
+#include "partkv/copy.h"
 #include "partkv/entity.h"
 #include "partkv/filter.h"
 #include "partkv/if_match.h"
@@ -120,6 +121,12 @@ int main(int argc, char** argv) {
   if (!retried.ok() || calls != 2) return Fail("retry", retried);
   if (partkv::CheckProfileName("dynamodb").ok() == false) return 1;
   if (partkv::DynamoDbWriteUnits(1025) != 2) return 1;
+
+  // copy.h
+  partkv::CopyOptions copy_options;
+  copy_options.partition_key = *partkv::KeyStrategy::Parse("random-suffix(n,4)");
+  if (partkv::CheckCopyOptions(copy_options).ok()) return 1;  // a random suffix is refused
+  if (!partkv::CheckCopyOptions(partkv::CopyOptions{}).ok()) return 1;
 
   auto back = table->Get("p", "r");
   if (!back.ok() || back->Get("n") == nullptr) return Fail("get", back.status());
