@@ -1,11 +1,16 @@
 // Key strategies: the canonical text form and its strict parser. The grammar is
 //
-//   strategy := ws name ws "(" arg ("," arg)* ")" ws
+//   strategy := ws (form | field) ws
+//   form     := name ws "(" arg ("," arg)* ")"
 //   arg      := ws (positional | named) ws        named args come after every positional one
 //   named    := ("sep" | "hash") ws "=" ws value
+//   field    := a property name alone, short for concat(field) with the default separator
 //
-// and every error message ends with the list of accepted forms, so a user who typed something
-// wrong on the command line sees what would have been right.
+// A text with no '(' is a bare field; one with a '(' is a form, so "randm-suffix(a,3)" is an
+// unknown form, never a field. A form's own name without arguments ("concat", "md5-bits") is
+// refused rather than read as a field: forgotten arguments are likelier than a property of that
+// name, which concat(concat) still reaches. Every error message ends with the list of accepted
+// forms, so a user who typed something wrong on the command line sees what would have been right.
 
 #include <string>
 #include <string_view>
@@ -20,7 +25,11 @@ namespace {
 constexpr std::string_view kAcceptedForms =
     "accepted forms: concat(FIELD,FIELD,...,sep=-) | random-suffix(FIELD,N) | "
     "hash-suffix(FIELD,SOURCE,N,hash=xxh3|md5|codepoint-product) | md5-bits(FIELD,K) | "
-    "asc-ticks(FIELD) | desc-ticks(FIELD)";
+    "asc-ticks(FIELD) | desc-ticks(FIELD) | FIELD alone, short for concat(FIELD)";
+
+// The names of the forms, which a bare text may not use as a field.
+constexpr std::string_view kFormNames[] = {"concat",   "random-suffix", "hash-suffix",
+                                           "md5-bits", "asc-ticks",     "desc-ticks"};
 
 struct Named {
   std::string_view key;
@@ -41,7 +50,8 @@ class Parser {
     std::string_view s = port::TrimAsciiWhitespace(text_);
     if (s.empty()) return Error("empty text");
     const size_t open = s.find('(');
-    if (open == std::string_view::npos || s.back() != ')') {
+    if (open == std::string_view::npos) return ParseBareField(s);
+    if (s.back() != ')') {
       return Error("expected NAME(ARGUMENTS)");
     }
     const std::string_view name = port::TrimAsciiWhitespace(s.substr(0, open));
@@ -71,6 +81,23 @@ class Parser {
   Status Error(const std::string& why) const {
     return Status::InvalidArgument("invalid key strategy '" + std::string(text_) + "': " + why +
                                    "; " + std::string(kAcceptedForms));
+  }
+
+  // A text without '(': a property name alone, as concat(name).
+  Result<KeyStrategy> ParseBareField(std::string_view name) const {
+    for (std::string_view form : kFormNames) {
+      if (name == form) {
+        return Error("expected NAME(ARGUMENTS): " + std::string(name) + " takes arguments" +
+                     (name == "concat" ? " (a property named concat is concat(concat))" : ""));
+      }
+    }
+    KeyStrategy strategy = KeyStrategy::Concat({std::string(name)});
+    Status valid = strategy.Validate();
+    if (!valid.ok()) {
+      return Error("expected NAME(ARGUMENTS) or a property name alone, but " +
+                   std::string(valid.message()));
+    }
+    return strategy;
   }
 
   Result<Args> SplitArgs(std::string_view inner) const {

@@ -230,11 +230,13 @@ void AddDataOptions(CLI::App& app, BenchFlags& flags) {
       ->type_name("FILE");
   app.add_option("--strategy", flags.strategies,
                  "a PartitionKey strategy to compare, in the text form of docs/keys.md, e.g. "
-                 "'hash-suffix(orderDate,orderId,50)' (repeatable; default: the built-in six)")
+                 "'hash-suffix(orderDate,orderId,50)', or an attribute name alone for "
+                 "concat(NAME) (repeatable; default: the built-in six)")
       ->type_name("SPEC");
   app.add_option("--row-key", flags.row_key,
                  "the RowKey scheme every strategy's table uses (docs/keys.md), e.g. "
-                 "'concat(orderId)' (default: the data's own RowKey; the built-in workload's "
+                 "'concat(customerId,orderId)', or an attribute name alone: orderId for "
+                 "concat(orderId) (default: the data's own RowKey; the built-in workload's "
                  "orderId)")
       ->type_name("SPEC");
   app.add_option("--read", flags.reads,

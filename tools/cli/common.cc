@@ -56,8 +56,9 @@ void AddSchemeOptions(CLI::App* cmd, SchemeArgs* args, bool short_names) {
     args->row_key_option = "--rk";
   }
   cmd->add_option(short_names ? "--pk,--pk-scheme" : "--pk-scheme", args->partition_key,
-                  "the table's PartitionKey scheme (docs/keys.md): required on a remote store, "
-                  "which keeps none; on a local one it must be the table's")
+                  "the table's PartitionKey scheme (docs/keys.md; a property name alone is "
+                  "concat(NAME)): required on a remote store, which keeps none; on a local one "
+                  "it must be the table's")
       ->type_name("STRATEGY");
   cmd->add_option(short_names ? "--rk,--rk-scheme" : "--rk-scheme", args->row_key,
                   "the table's RowKey scheme, likewise")

@@ -241,7 +241,8 @@ void AddStatsCommands(CLI::App& app, Context& ctx) {
                          "writes nothing");
   analyze_cmd
       ->add_option("--pk", analyze->strategy,
-                   "the strategy, e.g. 'hash-suffix(date,OrderId,200)' (docs/keys.md)")
+                   "the strategy, e.g. 'hash-suffix(date,OrderId,200)', or a property name "
+                   "alone for concat(NAME) (docs/keys.md)")
       ->required()
       ->type_name("STRATEGY");
   analyze_cmd->add_option("--partitions", analyze->partitions,

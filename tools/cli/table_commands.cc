@@ -110,9 +110,12 @@ void AddTableCommands(CLI::App& app, Context& ctx) {
                      "physical partitions (RocksDB column families), 1..1024; default 16");
   create
       ->add_option("--pk", create_args->pk_scheme,
-                   "PartitionKey scheme, e.g. 'hash-suffix(date,OrderId,200)' (docs/keys.md)")
+                   "PartitionKey scheme, e.g. 'hash-suffix(date,OrderId,200)', or a property "
+                   "name alone for concat(NAME) (docs/keys.md)")
       ->type_name("STRATEGY");
-  create->add_option("--rk", create_args->rk_scheme, "RowKey scheme, e.g. 'desc-ticks(time)'")
+  create
+      ->add_option("--rk", create_args->rk_scheme,
+                   "RowKey scheme, e.g. 'desc-ticks(time)' or orderId")
       ->type_name("STRATEGY");
   create
       ->add_option("--profile", create_args->profile,

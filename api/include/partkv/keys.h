@@ -13,6 +13,7 @@
 //   md5-bits(FIELD,K)                                    K first bits of MD5 -> 0110
 //   asc-ticks(FIELD)                                     DateTime ticks      -> 0636693696000000000
 //   desc-ticks(FIELD)                                    MaxValue - ticks    -> 2518685279999999999
+//   FIELD                                                the same as concat(FIELD)
 //
 // FIELD and SOURCE name properties (Azure property-name rules: [A-Za-z_][A-Za-z0-9_]*, at most
 // 255 characters); "PartitionKey" and "RowKey" name the entity's keys. A field's value becomes text
@@ -102,9 +103,12 @@ class KeyStrategy {
   static KeyStrategy DescendingTicks(std::string field);
 
   // Parses a text form (see the top of this file). Whitespace around the name and arguments is
-  // tolerated; `sep=` and `hash=` are optional named last arguments. Returns InvalidArgument,
-  // whose message says what was wrong and lists the accepted forms, for an unknown form, a wrong
-  // number of arguments, a bad field name, N or K out of range, or an unknown hash.
+  // tolerated; `sep=` and `hash=` are optional named last arguments. A text without '(' is a
+  // property name alone and parses as concat(NAME) with the default separator ("orderDate" ==
+  // "concat(orderDate)"), except a form's own name ("concat", "md5-bits", ...), which is refused
+  // as missing its arguments. Returns InvalidArgument, whose message says what was wrong and lists
+  // the accepted forms, for an unknown form, a wrong number of arguments, a bad field name, N or K
+  // out of range, or an unknown hash.
   static Result<KeyStrategy> Parse(std::string_view text);
   // The canonical text form, with every named argument spelled out:
   // "concat(deviceId,year,sep=-)", "hash-suffix(date,OrderId,200,hash=xxh3)".

@@ -467,6 +467,42 @@ TEST(TextFormTest, ParsedStrategiesComputeLikeTheirFactories) {
   EXPECT_EQ(KeyStrategy::Parse("md5-bits(id,12)")->bits(), 12u);
 }
 
+TEST(TextFormTest, ABarePropertyNameIsConcatOfThatName) {
+  Result<KeyStrategy> bare = KeyStrategy::Parse("orderDate");
+  ASSERT_OK(bare);
+  Result<KeyStrategy> concat = KeyStrategy::Parse("concat(orderDate)");
+  ASSERT_OK(concat);
+  EXPECT_EQ(*bare, *concat);
+  EXPECT_EQ(*bare, KeyStrategy::Concat({"orderDate"}));
+  EXPECT_EQ(bare->kind(), KeyStrategy::Kind::kConcat);
+  EXPECT_EQ(bare->fields(), (std::vector<std::string>{"orderDate"}));
+  EXPECT_EQ(bare->separator(), "-");
+  // The canonical form is the concat one, and it parses back to the same strategy.
+  EXPECT_EQ(bare->ToString(), "concat(orderDate,sep=-)");
+  EXPECT_EQ(*KeyStrategy::Parse(bare->ToString()), *bare);
+
+  Entity e;
+  e.Set("orderDate", Value::String("2018-08-09")).Set("orderId", Value::Int64(17));
+  EXPECT_EQ(Key(*bare, e), "2018-08-09");
+  EXPECT_EQ(Key(*bare, e), Key(*concat, e));
+  EXPECT_EQ(Key(*KeyStrategy::Parse("orderId"), e), "17");
+  EXPECT_EQ(Key(*bare, Entity()),
+            "ERROR: entity has no property 'orderDate' required by key strategy "
+            "concat(orderDate,sep=-)");
+
+  // Whitespace around the name is dropped, as around a form.
+  EXPECT_EQ(Canonical("  orderDate\t\n"), "concat(orderDate,sep=-)");
+  // Every property name is accepted: the entity's keys, a leading underscore, 255 characters,
+  // and names that only differ from a form's by case.
+  EXPECT_EQ(Canonical("RowKey"), "concat(RowKey,sep=-)");
+  EXPECT_EQ(Canonical("_when2"), "concat(_when2,sep=-)");
+  EXPECT_EQ(Canonical("Concat"), "concat(Concat,sep=-)");
+  const std::string longest(255, 'a');
+  EXPECT_EQ(Canonical(longest), "concat(" + longest + ",sep=-)");
+  // A property named like the concat form is reached by the form itself.
+  EXPECT_EQ(Canonical("concat(concat)"), "concat(concat,sep=-)");
+}
+
 TEST(TextFormTest, StrategiesThatDifferInAnyArgumentAreUnequal) {
   EXPECT_NE(KeyStrategy::HashSuffix("d", "v", 200),
             KeyStrategy::HashSuffix("d", "v", 200, SuffixHash::kMd5));
@@ -480,7 +516,22 @@ TEST(TextFormTest, StrategiesThatDifferInAnyArgumentAreUnequal) {
 TEST(TextFormTest, EachKindOfErrorSaysWhatWasWrongAndListsTheAcceptedForms) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"", "empty text"},
-      {"concat", "expected NAME(ARGUMENTS)"},
+      {"concat",
+       "expected NAME(ARGUMENTS): concat takes arguments (a property named concat is "
+       "concat(concat))"},
+      {" md5-bits ", "expected NAME(ARGUMENTS): md5-bits takes arguments"},
+      {"random-suffix", "expected NAME(ARGUMENTS): random-suffix takes arguments"},
+      {"order Date",
+       "expected NAME(ARGUMENTS) or a property name alone, but field 'order Date' is not a "
+       "property name ([A-Za-z_][A-Za-z0-9_]*, at most 255 characters)"},
+      {"2day", "field '2day' is not a property name"},
+      {"order-date", "field 'order-date' is not a property name"},
+      {"orderDate)", "field 'orderDate)' is not a property name"},
+      {"a,b", "field 'a,b' is not a property name"},
+      {"sep=_", "field 'sep=_' is not a property name"},
+      {std::string(256, 'a'), "is not a property name"},
+      {"randm-suffix(a,3)", "unknown form 'randm-suffix'"},
+      {"orderDate (x)", "unknown form 'orderDate'"},
       {"concat(a,b", "expected NAME(ARGUMENTS)"},
       {"sum(a,b)", "unknown form 'sum'"},
       {"Concat(a)", "unknown form 'Concat'"},
@@ -527,7 +578,8 @@ TEST(TextFormTest, EachKindOfErrorSaysWhatWasWrongAndListsTheAcceptedForms) {
                          "accepted forms: concat(FIELD,FIELD,...,sep=-) | "
                          "random-suffix(FIELD,N) | "
                          "hash-suffix(FIELD,SOURCE,N,hash=xxh3|md5|codepoint-product) | "
-                         "md5-bits(FIELD,K) | asc-ticks(FIELD) | desc-ticks(FIELD)"))
+                         "md5-bits(FIELD,K) | asc-ticks(FIELD) | desc-ticks(FIELD) | "
+                         "FIELD alone, short for concat(FIELD)"))
         << text;
   }
 }

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
+#include "tools/bench/strategies.h"
 
 namespace partkv::compare {
 namespace {
@@ -101,6 +102,44 @@ TEST_F(FlagsTest, UnwritableOutIsRefusedNamingTheFlag) {
 TEST_F(FlagsTest, UnknownFlagOrMissingValueIsRefused) {
   EXPECT_NE(Error({"--eventz", "5"}).find("--eventz"), std::string::npos);
   EXPECT_NE(Error({"--events"}).find("--events"), std::string::npos);
+}
+
+TEST_F(FlagsTest, AnAttributeNameAloneIsAStrategyAndARowKey) {
+  auto f = Parse({"--strategy", "orderDate", "--row-key", "orderId"});
+  ASSERT_OK(f);
+  EXPECT_EQ(f->strategies, std::vector<std::string>{"orderDate"});
+  EXPECT_EQ(f->row_key, "orderId");
+  // The strategy is concat(orderDate), labelled as typed.
+  auto spec = UserStrategy(" orderDate ", 0);
+  ASSERT_OK(spec);
+  EXPECT_EQ(spec->label, "orderDate");
+  EXPECT_EQ(spec->partition_key, *KeyStrategy::Parse("concat(orderDate)"));
+  EXPECT_EQ(spec->explanation, "one partition per orderDate");
+  // So in a workload file.
+  const std::string workload = dir_.Sub("workload.json");
+  std::ofstream(workload) << R"({"strategies": ["region"], "row_key": "orderId"})";
+  f = Parse({"--workload", workload});
+  ASSERT_OK(f);
+  EXPECT_EQ(f->strategies, std::vector<std::string>{"region"});
+  EXPECT_EQ(f->row_key, "orderId");
+  // A bare name and its concat form are one strategy.
+  EXPECT_EQ(Error({"--strategy", "orderDate", "--strategy", "concat(orderDate)"}),
+            "--strategy: 'concat(orderDate,sep=-)' is given twice");
+}
+
+TEST_F(FlagsTest, ABadStrategyOrRowKeyIsRefusedListingTheForms) {
+  std::string e = Error({"--strategy", "randm-suffix(a,3)"});
+  EXPECT_EQ(e.rfind("--strategy: invalid key strategy 'randm-suffix(a,3)': unknown form "
+                    "'randm-suffix'",
+                    0),
+            0u)
+      << e;
+  EXPECT_NE(e.find("FIELD alone, short for concat(FIELD)"), std::string::npos) << e;
+  e = Error({"--row-key", "order id"});
+  EXPECT_EQ(e.rfind("--row-key: invalid key strategy 'order id': ", 0), 0u) << e;
+  EXPECT_NE(e.find("'order id' is not a property name"), std::string::npos) << e;
+  e = Error({"--strategy", "md5-bits"});
+  EXPECT_NE(e.find("md5-bits takes arguments"), std::string::npos) << e;
 }
 
 TEST_F(FlagsTest, HelpListsEveryFlag) {

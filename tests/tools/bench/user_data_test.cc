@@ -207,6 +207,20 @@ TEST_F(UserDataTest, SuggestProposesKeysForTheReadsAndTheWriteRate) {
   EXPECT_NE(o.html.find("(suggested)"), std::string::npos);
 }
 
+TEST_F(UserDataTest, AnAttributeNameAloneIsConcatOfIt) {
+  Outcome o = Run(Orders(600), {"--strategy", "region", "--strategy", "concat(customerId)",
+                                "--row-key", "orderId", "--read", "by-region=region"});
+  ASSERT_EQ(o.run.exit_code, 0) << o.run.err;
+  ASSERT_EQ(o.csv.size(), 2u);
+  EXPECT_EQ(o.csv[0].at("strategy"), "region");  // labelled as typed
+  EXPECT_EQ(o.csv[0].at("entities_on_disk"), "600");
+  EXPECT_NE(o.html.find("one partition per region"), std::string::npos);
+  // An attribute no entity has: named with the flag, as for any strategy.
+  const std::string err = RunBad(Orders(10), {"--strategy", "custId", "--row-key", "orderId"});
+  EXPECT_NE(err.find("--strategy custId"), std::string::npos) << err;
+  EXPECT_NE(err.find("'custId'"), std::string::npos) << err;
+}
+
 TEST_F(UserDataTest, TheWorkloadFileTheReportPrintsRunsTheSameComparison) {
   Outcome first = Run(Orders(1500), {"--strategy", "concat(region)", "--strategy",
                                      "concat(customerId)", "--row-key", "concat(orderId)", "--read",

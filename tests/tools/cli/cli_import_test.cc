@@ -282,5 +282,29 @@ TEST_F(CliImportTest, SchemeKeysAreComputedOnImport) {
   EXPECT_EQ(all.OutLines().size(), 20u);
 }
 
+TEST_F(CliImportTest, ABarePropertyNameIsAScheme) {
+  ASSERT_EQ(cli_.Run({"table", "create", "Events", "--pk", "day", "--rk", "id"}).exit_code, 0);
+  std::string input;
+  for (int i = 0; i < 5; ++i) {
+    input += R"({"day":"2024-01-02","id":")" + std::to_string(i) + R"("})" + "\n";
+  }
+  // The schemes given to import, bare or as concat(...), are the table's.
+  RunResult r = cli_.Run({"import", "Events", "--pk", "day", "--rk", "id"}, input);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Count("Events"), 5u);
+  RunResult got = cli_.Run({"get", "Events", "2024-01-02", "3"});
+  ASSERT_EQ(got.exit_code, 0) << got.err;
+  EXPECT_EQ(json::parse(got.out)["id"], "3");
+  r = cli_.Run({"import", "Events", "--pk", "concat(day)", "--mode", "upsert"}, input);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Count("Events"), 5u);
+  // One that is not the table's is refused, bare as in full.
+  r = cli_.Run({"import", "Events", "--pk", "id"}, input);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("has PartitionKey scheme concat(day,sep=-), not concat(id,sep=-)"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace partkv::testing

@@ -151,6 +151,36 @@ TEST_F(CliTableTest, TableErrorsHaveTheirExitStatus) {
   EXPECT_NE(r.err.find("--pk"), std::string::npos) << r.err;
 }
 
+TEST_F(CliTableTest, APropertyNameAloneIsAKeyScheme) {
+  RunResult r = cli_.Run({"table", "create", "Orders", "--pk", "date", "--rk", " orderId "});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json created = json::parse(r.out);
+  EXPECT_EQ(created["partition_key_scheme"], "concat(date,sep=-)");
+  EXPECT_EQ(created["row_key_scheme"], "concat(orderId,sep=-)");
+
+  // The keys it computes are the property's own text.
+  r = cli_.Run({"insert", "Orders", R"({"date":"2024-05-06","orderId":"o-17","n":1})"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json inserted = json::parse(r.out);
+  EXPECT_EQ(inserted["PartitionKey"], "2024-05-06");
+  EXPECT_EQ(inserted["RowKey"], "o-17");
+
+  // A name that is not a property name, or a form's name without its arguments, is refused.
+  r = cli_.Run({"table", "create", "Keyed", "--pk", "order date"});
+  EXPECT_EQ(r.exit_code, 2);
+  ExpectOneErrorLine(r, "InvalidArgument");
+  EXPECT_NE(r.err.find("--pk"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'order date' is not a property name"), std::string::npos) << r.err;
+  r = cli_.Run({"table", "create", "Keyed", "--rk", "randm-suffix(a,3)"});
+  EXPECT_EQ(r.exit_code, 2);
+  ExpectOneErrorLine(r, "InvalidArgument");
+  EXPECT_NE(r.err.find("--rk"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown form 'randm-suffix'"), std::string::npos) << r.err;
+  r = cli_.Run({"table", "create", "Keyed", "--pk", "concat"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("concat takes arguments"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTableTest, ProfilesAndThrottlingAreStoredWithTheTable) {
   json t = json::parse(cli_.Run({"table", "create", "Plain"}).out);
   EXPECT_EQ(t["profile"], "azure-table");
