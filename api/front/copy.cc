@@ -241,6 +241,9 @@ class CopyRun {
             break;
           }
           if (*there) {
+            // Interrupted runs in a row each wrote up to a window past the last row found there:
+            // the window slides on from every row found.
+            window = std::max(window, ResumeWindow());
             ++resent_;
             rows.Push({entity.partition_key(), entity.row_key(), "", "", -1});
             continue;

@@ -175,14 +175,21 @@ class RangeProber {
         at = prefix + " ";
         continue;
       }
-      if (key->compare(0, prefix.size(), prefix) != 0 || key->size() <= prefix.size()) {
+      if (*key < at && !prefix.empty()) {
         return Status::IOError("the remote source answered a probe for PartitionKeys from " +
-                               KeyText(at, "") + " with the key " + KeyText(*key, "") +
-                               ", outside the range asked");
+                               KeyText(at, "") + " with the key " + KeyText(*key, ""));
       }
+      // A key past the prefix: Azure orders keys by UTF-16 code units, where the characters
+      // U+10000 and above (surrogate pairs) sort before U+E000..U+FFFF, so the upper bound of a
+      // prefix ending in U+D7FF lets them through.
+      if (key->compare(0, prefix.size(), prefix) != 0 || key->size() <= prefix.size()) break;
       const size_t length = std::min(CharLength(static_cast<unsigned char>((*key)[prefix.size()])),
                                      key->size() - prefix.size());
       const std::string c = key->substr(prefix.size(), length);
+      // Only characters below U+D800 make boundaries: below it UTF-16 order (Azure's, Azurite's)
+      // and code point order (partkv's) agree, so a range holds the same keys on every service.
+      // The keys from the first character above it on stay in the range before them.
+      if (DecodeChar(c) >= 0xD800) break;
       children.push_back({prefix + c, false});
       const std::string next = NextChar(c);
       if (next.empty()) break;
@@ -258,8 +265,8 @@ Result<SourceLayout> Source::PlanRemoteRanges(uint32_t units, uint64_t* probes) 
         }
         PARTKV_ASSIGN_OR_RETURN(std::vector<RangeProber::Leaf> children,
                                 prober.Children(leaves[i].prefix));
-        if (children.empty()) {  // the probes ran out before the first child
-          deeper.push_back(leaves[i]);
+        if (children.empty()) {  // nothing to split it by (or the probes ran out)
+          deeper.push_back({leaves[i].prefix, true});
           continue;
         }
         deepened = true;

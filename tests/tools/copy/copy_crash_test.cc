@@ -45,9 +45,9 @@ using testing::KillPlan;
 constexpr int kRows = 4000;
 constexpr int kPartitionKeys = 100;  // 40 rows each
 // A local source's units. Each holds fewer rows than a resumed copy looks up on a remote
-// destination ((2 * 4 + 1) * 100 = 900; SetUp checks it): past that, two interrupted runs in a
-// row can leave rows the third sends again (DISABLED_ToServerTwoInterruptedRunsInARowThenResume-
-// Cleanly, copy_faults_test.cc), which this test would meet by chance.
+// destination ((2 * 4 + 1) * 100 = 900; SetUp checks it), so that a kill can land anywhere in a
+// unit; interrupted runs in a row are covered by copy_faults_test.cc
+// (ToServerTwoInterruptedRunsInARowThenResumeCleanly).
 constexpr uint32_t kPhysicalPartitions = 16;
 constexpr uint64_t kBatchRows = 100;  // Azure's entity-group limit
 

@@ -283,16 +283,12 @@ TEST_F(CopyRoundTripTest, NegativeZeroIsKeptByServeAndLostByAzurite) {
 // A remote source read by several streams is cut into PartitionKey ranges by probing for the
 // keys' distinct leading characters, stepping from each character found to the next code point.
 // Azure and Azurite order keys by UTF-16 code units, where U+10000 (a surrogate pair, D800 DC00)
-// sorts before U+FFFF: the step after U+FFFF goes back. Keys: three rows under each of nine
+// sorts before U+FFFF: ranges cut at such characters would hold different keys on Azure than
+// on partkv serve, so only characters below U+D800 cut ranges. Keys: three rows under each of nine
 // PartitionKeys, one starting with U+FFFF, others with astral and U+FF34 characters.
 // Expected: the copy reads each row once (27 rows read and written, verify clean) with a few
 // dozen probes.
-// DISABLED: the prober finds "\uFFFFq" again from U+10000, and again, until kMaxRangeProbes (512
-// probes); the repeated, unordered leaves cut into overlapping ranges (12 units with
-// --parallel 3), so rows are read by two units and the insert copy stops: exit 4, "destination
-// table 'Uni' already has the entity ("😀x", "r0") (copying source entity ("😀x", "r0"); an insert
-// copy does not overwrite...)". partkv serve orders keys by code point and is not affected.
-TEST_F(CopyRoundTripTest, DISABLED_FromAzuriteAKeyHoldingUFFFFIsProbedOnceAndEveryRowReadOnce) {
+TEST_F(CopyRoundTripTest, FromAzuriteAKeyHoldingUFFFFIsProbedOnceAndEveryRowReadOnce) {
   const std::vector<std::string> keys = {"a", "b", "c", "😀x", "😀y", "Ｔx", "Ｔy", "𐀀z", "\uFFFFq"};
   std::vector<Entity> rows;
   for (size_t i = 0; i < keys.size(); ++i) {
