@@ -195,6 +195,9 @@ class CopyRun {
     BulkWriteOptions w;
     w.mode = WriteOp(options_.mode);
     w.max_group_rows = options_.max_group_rows;
+    // Half the bulk writer's default: a group costs about twice this while it is written, per
+    // stream, and a copy holds two stores' memory besides.
+    w.max_group_bytes = 4u << 20;
     w.max_batches_in_flight = options_.max_batches_in_flight;
     w.retry_throttled = options_.retry_throttled;
     w.on_group_written = [&](const BulkWrittenGroup&, const BulkWriteReport& r) {
