@@ -52,16 +52,8 @@ void partkv_bulk_writer_options_set_retry_throttled(partkv_bulk_writer_options_t
                                                     int64_t max_delay_ms,
                                                     int64_t max_total_wait_ms) {
   if (options == nullptr) return;
-  if (max_attempts <= 0) {
-    options->options.retry_throttled.reset();
-    return;
-  }
-  RetryPolicy policy;
-  policy.max_attempts = max_attempts;
-  policy.base_delay = std::chrono::milliseconds(base_delay_ms);
-  policy.max_delay = std::chrono::milliseconds(max_delay_ms);
-  policy.max_total_wait = std::chrono::milliseconds(max_total_wait_ms);
-  options->options.retry_throttled = policy;
+  options->options.retry_throttled =
+      MakeRetryPolicy(max_attempts, base_delay_ms, max_delay_ms, max_total_wait_ms);
 }
 
 partkv_status_t* partkv_bulk_writer_create(const partkv_table_t* table,

@@ -123,16 +123,8 @@ void partkv_copy_options_set_retry_throttled(partkv_copy_options_t* options, int
                                              int64_t base_delay_ms, int64_t max_delay_ms,
                                              int64_t max_total_wait_ms) {
   if (options == nullptr) return;
-  if (max_attempts <= 0) {
-    options->options.retry_throttled.reset();
-    return;
-  }
-  RetryPolicy policy;
-  policy.max_attempts = max_attempts;
-  policy.base_delay = std::chrono::milliseconds(base_delay_ms);
-  policy.max_delay = std::chrono::milliseconds(max_delay_ms);
-  policy.max_total_wait = std::chrono::milliseconds(max_total_wait_ms);
-  options->options.retry_throttled = policy;
+  options->options.retry_throttled =
+      MakeRetryPolicy(max_attempts, base_delay_ms, max_delay_ms, max_total_wait_ms);
 }
 
 void partkv_copy_options_set_checkpoint(partkv_copy_options_t* options, const char* path,

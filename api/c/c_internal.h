@@ -7,7 +7,9 @@
 #ifndef PARTKV_API_C_C_INTERNAL_H_
 #define PARTKV_API_C_C_INTERNAL_H_
 
+#include <chrono>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -119,6 +121,18 @@ inline const partkv_entity_t* WrapEntity(const Entity* entity) {
 }
 // NULL, "*" or empty: any; else the ETag.
 IfMatch MakeIfMatch(const char* if_match, size_t length);
+
+// The retry policy of the set_retry_throttled setters: none when max_attempts <= 0.
+inline std::optional<RetryPolicy> MakeRetryPolicy(int max_attempts, int64_t base_delay_ms,
+                                                  int64_t max_delay_ms, int64_t max_total_wait_ms) {
+  if (max_attempts <= 0) return std::nullopt;
+  RetryPolicy policy;
+  policy.max_attempts = max_attempts;
+  policy.base_delay = std::chrono::milliseconds(base_delay_ms);
+  policy.max_delay = std::chrono::milliseconds(max_delay_ms);
+  policy.max_total_wait = std::chrono::milliseconds(max_total_wait_ms);
+  return policy;
+}
 
 }  // namespace partkv::c_api
 
