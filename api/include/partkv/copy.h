@@ -38,9 +38,11 @@
 // after a unit's key that the interrupted copy may have sent — at most one group on a local
 // destination (BulkWriteOptions::max_group_rows), at most the batches in flight on a remote one —
 // are looked up in the destination first: one that is there with the content the copy would give
-// it is counted in CopyReport::resent and not sent again (so an Insert copy resumes cleanly);
-// every later entity is sent. A checkpoint written by a different copy (other stores, tables,
-// filter, select, mode, schemes or source layout) is refused, naming what differs.
+// it is counted in CopyReport::resent and not sent again (so an Insert copy resumes cleanly).
+// The window slides on from every entity found there (interrupted runs in a row each wrote up to
+// a window past the last one found) and is at least the window of the run that wrote the
+// checkpoint; every entity after it is sent. A checkpoint written by a different copy (other
+// stores, tables, filter, select, mode, schemes or source layout) is refused, naming what differs.
 //
 // Failures. Throttling and transient faults are retried by the stores themselves (a remote
 // store's RemoteOptions; a local table's emulated budgets with retry_throttled). A failure that
