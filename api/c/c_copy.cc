@@ -25,10 +25,10 @@ partkv_status_t* CheckMode(const partkv_copy_options_t* options) {
       "PARTKV_OP_INSERT_OR_MERGE)"));
 }
 
-const std::vector<CopyKey>* ListOf(const partkv_verify_report_t* report,
-                                   partkv_verify_list_t list) {
+// `list` is the int a C caller passed (EnumValue): passing the enum on by value would load it.
+const std::vector<CopyKey>* ListOf(const partkv_verify_report_t* report, int list) {
   if (report == nullptr) return nullptr;
-  switch (EnumValue(list)) {
+  switch (list) {
     case PARTKV_VERIFY_MISSING:
       return &report->report.first_missing;
     case PARTKV_VERIFY_MISSING_SOURCE:
@@ -224,7 +224,7 @@ int partkv_verify_report_clean(const partkv_verify_report_t* report) {
 
 size_t partkv_verify_report_listed(const partkv_verify_report_t* report,
                                    partkv_verify_list_t list) {
-  const std::vector<CopyKey>* keys = ListOf(report, list);
+  const std::vector<CopyKey>* keys = ListOf(report, EnumValue(list));
   return keys == nullptr ? 0 : keys->size();
 }
 
@@ -232,7 +232,7 @@ const char* partkv_verify_report_key(const partkv_verify_report_t* report,
                                      partkv_verify_list_t list, size_t index,
                                      size_t* partition_key_length, const char** row_key,
                                      size_t* row_key_length) {
-  const std::vector<CopyKey>* keys = ListOf(report, list);
+  const std::vector<CopyKey>* keys = ListOf(report, EnumValue(list));
   if (keys == nullptr || index >= keys->size()) return nullptr;
   const CopyKey& key = (*keys)[index];
   if (row_key != nullptr) *row_key = Lend(key.row_key, row_key_length);
