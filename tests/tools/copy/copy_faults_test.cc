@@ -349,9 +349,13 @@ TEST_F(CopyFaultsTest, ToServerTwoInterruptedRunsInARowThenResumeCleanly) {
   plan.condition = count(800);
   KilledRun run = testing::RunKillable(args, dir_.path(), checkpoint_, plan);
   ASSERT_TRUE(run.killed) << run.err << run.out;
+  // The stall holds the first batch the proxy receives, which is p000's unless another of the
+  // four sent at once overtook it on the way (a slow machine): then more than 800 rows are
+  // there, all the same past the checkpoint.
   auto there = testing::CountRows(direct_, name_);
   ASSERT_OK(there);
-  ASSERT_EQ(*there, 800u) << "run 1 wrote other than its first eight batches";
+  ASSERT_GE(*there, 800u);
+  ASSERT_LT(*there, 1600u) << "run 1 wrote more than its window";
   ASSERT_TRUE(std::filesystem::exists(checkpoint_));
 
   AddStall("POST", BatchTarget(), std::chrono::seconds(60));
@@ -360,11 +364,16 @@ TEST_F(CopyFaultsTest, ToServerTwoInterruptedRunsInARowThenResumeCleanly) {
   ASSERT_TRUE(run.killed) << run.err << run.out;
   there = testing::CountRows(direct_, name_);
   ASSERT_OK(there);
-  ASSERT_EQ(*there, 1600u) << "run 2 wrote other than the next eight batches";
+  ASSERT_GE(*there, 1600u);
+  ASSERT_LT(*there, 2000u) << "run 2 finished the copy";
 
   const nlohmann::json report =
       Finished(testing::RunKillable(resume, dir_.path(), checkpoint_, {}));
-  EXPECT_EQ(report.value("rows_written", 0u), 400u) << report.dump();
+  EXPECT_EQ(report.value("rows_written", 0u), 2000u - *there) << report.dump();
+  EXPECT_LE(report.value("rows_skipped", 0u), *there) << report.dump();
+  EXPECT_EQ(report.value("rows_read", 0u),
+            report.value("rows_written", 0u) + report.value("rows_skipped", 0u))
+      << report.dump();
   ExpectCopiedToServer(2000);
 }
 
