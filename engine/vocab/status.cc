@@ -69,6 +69,8 @@ std::string_view Status::CodeName(Code code) {
       return "Busy";
     case Code::kPermissionDenied:
       return "PermissionDenied";
+    case Code::kTrimmed:
+      return "Trimmed";
   }
   return "Unknown";
 }

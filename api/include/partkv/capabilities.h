@@ -50,6 +50,10 @@ struct StoreCapabilities {
   bool access_policies = false;
   // Store::ServiceProperties / SetServiceProperties ('service-properties').
   bool service_properties = false;
+  // TableOptions::change_feed, Table::ReadChanges, FeedState, AwaitChanges ('change-feed').
+  bool change_feed = false;
+  // TableOptions::ttl_seconds and the "ttl" property, Table::Sweep ('time-to-live').
+  bool time_to_live = false;
 };
 
 }  // namespace partkv

@@ -65,6 +65,9 @@ struct TableCensus {
   uint64_t bytes = 0;
   uint64_t logical_partitions = 0;
   uint64_t sst_bytes = 0;
+  // Entities whose time to live ran out (partkv/changes.h), still stored until the background
+  // reclaims them: counted here only, not in `entities`, `bytes` or `partitions`.
+  uint64_t expired_entities = 0;
   std::vector<PartitionCensus> partitions;  // one per physical partition, by index
   // At most CensusOptions::top, largest first (by CensusOptions::rank_by).
   std::vector<LogicalPartitionCensus> largest;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "partkv/changes.h"
 #include "partkv/clock.h"
 #include "partkv/keys.h"
 
@@ -93,6 +94,11 @@ struct StoreOptions {
   // for every RocksDB database in the process, until it exits (they can be lowered, not raised
   // again). Off by default for that reason; `partkv serve` turns it on.
   bool low_priority_compactions = false;
+  // How often the store's maintenance thread sweeps its tables (Table::Sweep): applies each
+  // change feed's retention and records the expiries of entities whose time to live ran out in
+  // tables that keep a feed. Zero = never in the background (Table::Sweep only). The thread starts
+  // with the first table that keeps a feed or a time to live, and costs nothing otherwise.
+  std::chrono::milliseconds maintenance_interval{60'000};
   // For a remote store only: its client's connections, timeouts and retries.
   RemoteOptions remote;
 };
@@ -113,6 +119,19 @@ struct TableOptions {
   std::string profile;
   // Throttling emulation for this table; unset = the store's setting. Stored in the catalog.
   std::optional<bool> throttling;
+  // The table's change feed (partkv/changes.h, docs/changes.md); off by default. Stored in the
+  // catalog; Store::SetTableOptions changes it.
+  ChangeFeedOptions change_feed;
+  // The entities' time to live in seconds (partkv/changes.h): kTtlOff (the default), kTtlNoDefault
+  // (-1: only entities with a "ttl" property expire) or N > 0. Stored in the catalog;
+  // Store::SetTableOptions changes it.
+  int64_t ttl_seconds = kTtlOff;
+};
+
+// What Store::SetTableOptions changes in an existing table; a field left unset is left as is.
+struct TableSettings {
+  std::optional<ChangeFeedOptions> change_feed;
+  std::optional<int64_t> ttl_seconds;
 };
 
 // Given when a table is opened (Store::OpenTable). A remote table has no partkv catalog, so its

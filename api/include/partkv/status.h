@@ -43,6 +43,8 @@ class [[nodiscard]] Status {
     kBusy = 8,                // a resource is held elsewhere (e.g. the store already open)
     kPermissionDenied = 9,    // a remote service refused the credential or the call it allows:
                               // fix the key or the SAS; retrying will not help
+    kTrimmed = 10,            // a change feed position that retention removed: the message names
+                              // the oldest position kept (Table::FeedState)
   };
 
   // Creates an OK status.
@@ -66,6 +68,7 @@ class [[nodiscard]] Status {
   static Status Corruption(std::string_view msg) { return Status(Code::kCorruption, msg); }
   static Status IOError(std::string_view msg) { return Status(Code::kIOError, msg); }
   static Status Busy(std::string_view msg) { return Status(Code::kBusy, msg); }
+  static Status Trimmed(std::string_view msg) { return Status(Code::kTrimmed, msg); }
   static Status PermissionDenied(std::string_view msg) {
     return Status(Code::kPermissionDenied, msg);
   }
@@ -80,6 +83,7 @@ class [[nodiscard]] Status {
   bool IsIOError() const { return code() == Code::kIOError; }
   bool IsBusy() const { return code() == Code::kBusy; }
   bool IsPermissionDenied() const { return code() == Code::kPermissionDenied; }
+  bool IsTrimmed() const { return code() == Code::kTrimmed; }
 
   Code code() const { return state_ ? state_->code : Code::kOk; }
   // The message without the code name; empty for OK. Valid while this Status lives.

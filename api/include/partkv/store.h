@@ -78,6 +78,15 @@ class Store {
   // not "tables") or partition count; AlreadyExists when a table of that name (compared
   // case-insensitively) exists.
   Status CreateTable(std::string_view name, const TableOptions& options = {});
+  // Changes what TableSettings sets of an existing table (its change feed, its time to live),
+  // durably; a field left unset stays as it is. A feed turned on starts at the next change; one
+  // turned on again after being off goes on from its last sequence number, with every older
+  // position Trimmed, since the changes made while it was off are not in it (a reader learns it
+  // missed them rather than missing them silently). A feed turned off records nothing more and
+  // cannot be read; its entries go when it is turned on again or the table is dropped. A new
+  // time to live applies at once to every entity, stored before or after. NotFound when there is
+  // no such table; InvalidArgument for a negative retention or a time to live below -1.
+  Status SetTableOptions(std::string_view name, const TableSettings& settings);
   // Drops a table and all its entities. NotFound when there is none.
   Status DropTable(std::string_view name);
   // Every table, sorted by name.

@@ -20,9 +20,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <chrono>
 #include <vector>
 
 #include "partkv/batch.h"
+#include "partkv/changes.h"
 #include "partkv/census.h"
 #include "partkv/entity.h"
 #include "partkv/if_match.h"
@@ -139,6 +141,27 @@ class Table {
   // u, d (or one given twice), or a start after the expiry; NotFound when the table has been
   // dropped. The policies are dropped with the table.
   Status SetAccessPolicies(const std::vector<AccessPolicy>& policies);
+
+  // One page of the table's change feed (partkv/changes.h, docs/changes.md), from
+  // query.continuation or query.start, in query.mode. Changes committed while the page is read
+  // may or may not be in it; none is ever skipped: a later page from the returned token has every
+  // change after the page's last. InvalidArgument for a page size outside 1..1000, a token that is
+  // malformed, forged or another table's, or when the table keeps no change feed (the message
+  // says how to turn it on); Trimmed when retention removed the token's position (the message
+  // names the oldest position kept; FeedState().first_token reads from there).
+  Result<ChangesPage> ReadChanges(const ChangesQuery& query) const;
+  // The change feed's options, extent and size. InvalidArgument when the table keeps none.
+  Result<ChangeFeedState> FeedState() const;
+  // Waits until the feed holds a change at or after the position of `continuation` (a token of
+  // ReadChanges) or `timeout` passes: true when it does. For readers that follow the feed (a
+  // `tail -f` of the table) without polling. Errors as ReadChanges.
+  Result<bool> AwaitChanges(std::string_view continuation, std::chrono::milliseconds timeout) const;
+  // Runs the table's maintenance now, as the store's maintenance thread does every
+  // StoreOptions::maintenance_interval: applies the feed's retention, and, when the table keeps a
+  // feed and a time to live, removes its expired entities with one "expire" entry each. (A table
+  // without a feed needs no sweep: its expired entities are invisible at once and left out of the
+  // files compactions write.) Writers are not blocked: the sweep locks a few rows at a time.
+  Result<SweepReport> Sweep();
 
  private:
   friend class FrontAccess;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "partkv/changes.h"
 #include "partkv/keys.h"
 #include "partkv/value.h"
 
@@ -39,6 +40,9 @@ struct TableInfo {
   // for none. Table::ComputeKeys applies them.
   std::optional<KeyStrategy> partition_key_strategy = std::nullopt;
   std::optional<KeyStrategy> row_key_strategy = std::nullopt;
+  // The change feed and time to live (TableOptions::change_feed, ttl_seconds).
+  ChangeFeedOptions change_feed = {};
+  int64_t ttl_seconds = kTtlOff;
 };
 
 // A stored access policy of a table (Azure's SignedIdentifier). A shared access signature that
