@@ -456,6 +456,31 @@ std::string_view EncodedRow::partition_key() {
   return escaped_pk_;
 }
 
+Status FindProperty(std::string_view value, std::string_view name, ValueHeader* header,
+                    std::optional<ValueView>* found) {
+  found->reset();
+  Reader r(value);
+  uint64_t count = 0;
+  PARTKV_RETURN_IF_ERROR(ReadHeader(&r, header));
+  if (!r.Varint(&count)) return Status::Corruption("stored value: truncated property count");
+  for (uint64_t i = 0; i < count; ++i) {
+    std::string_view n;
+    uint8_t tag;
+    if (!r.Bytes(&n) || !r.Byte(&tag)) return Status::Corruption("stored value: truncated property");
+    ValueView v;
+    if (const char* bad = ReadPayload(&r, tag, &v)) {
+      return Status::Corruption(std::string("stored value: ") + bad);
+    }
+    const int c = CompareKeys(n, name);
+    if (c == 0) {
+      *found = v;
+      return Status::OK();
+    }
+    if (c > 0) return Status::OK();  // names are sorted: `name` would have come before
+  }
+  return Status::OK();
+}
+
 std::optional<ValueView> EncodedRow::Find(std::string_view name) {
   if (undecided_) return std::nullopt;
   Reader r(properties_);

@@ -61,6 +61,12 @@ struct ValueView {
 // The view of a decoded value.
 ValueView ViewOf(const Value& value);
 
+// Reads `value`'s header into *header and its property `name` into *found (nullopt when the
+// value has none), in place, without decoding the other properties. Corruption when the value is
+// malformed up to where `name` is found.
+Status FindProperty(std::string_view value, std::string_view name, ValueHeader* header,
+                    std::optional<ValueView>* found);
+
 // A stored row (encoded key and value) read in place, for evaluating a query's filter before
 // decoding the row: a row the filter rejects is never decoded. Reading stops, and undecided()
 // becomes true, at anything it cannot read in place — a malformed value, or a PartitionKey with

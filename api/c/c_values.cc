@@ -79,7 +79,7 @@ void partkv_status_destroy(partkv_status_t* status) { delete status; }
 
 const char* partkv_code_name(partkv_code_t code) {
   const int value = EnumValue(code);
-  if (value < PARTKV_OK || value > PARTKV_PERMISSION_DENIED) return "Unknown";
+  if (value < PARTKV_OK || value > PARTKV_TRIMMED) return "Unknown";
   // CodeName's views are of string literals.
   return Status::CodeName(static_cast<Status::Code>(value)).data();
 }

@@ -47,6 +47,8 @@ Status AsRowError(const Status& error, const std::string& row) {
       return Status::Busy(text);
     case Status::Code::kPermissionDenied:
       return Status::PermissionDenied(text);
+    case Status::Code::kTrimmed:
+      return Status::Trimmed(text);
     case Status::Code::kOk:
     case Status::Code::kIOError:
       break;

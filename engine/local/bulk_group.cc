@@ -248,7 +248,7 @@ std::optional<size_t> GroupWriter::FirstConflict(const BulkGroup& g, Status* err
   for (size_t j = 0; j < order.size(); ++j) {
     const uint32_t i = order[j];
     if (bad && i > *bad) continue;
-    const bool exists = statuses_[j].ok();
+    const bool exists = Exists(j);
     const bool repeated = j > 0 && g.key(order[j - 1]) == g.key(i);
     if (!exists && !repeated) continue;
     bad = i;
@@ -261,7 +261,8 @@ std::optional<size_t> GroupWriter::FirstConflict(const BulkGroup& g, Status* err
 
 // The WriteBatch of the group's rows before `cut`, in key order. Row i's header carries tick
 // first_tick + i; a merge run's value carries its last row's.
-Status GroupWriter::Build(const BulkGroup& g, size_t cut, int64_t first_tick) {
+Status GroupWriter::Build(const BulkGroup& g, size_t cut, int64_t first_tick, int64_t now,
+                          FeedEntries* feed) {
   const SharedTable& data = table_.data();
   const std::vector<uint32_t>& order = g.order();
   const size_t n = order.size();
@@ -283,19 +284,38 @@ Status GroupWriter::Build(const BulkGroup& g, size_t cut, int64_t first_tick) {
     ValueHeader h;
     h.timestamp_ticks = first_tick + static_cast<int64_t>(order[end - 1]);
     h.etag_version = static_cast<uint64_t>(h.timestamp_ticks);
+    // An earlier row of the group with this key (InsertOrReplace) wrote the entity before this one.
+    const bool after_same_key = j > 0 && g.key(order[j - 1]) == g.key(i);
+    const bool exists = after_same_key || Exists(j);
     rocksdb::Status ws;
-    if (mode_ == OpType::kInsertOrMerge && (end - j > 1 || statuses_[j].ok())) {
+    std::string_view value_header, value_body;
+    if (mode_ == OpType::kInsertOrMerge && (end - j > 1 || exists)) {
       bodies.clear();
       for (size_t m = j; m < end; ++m) bodies.push_back(g.parsed(order[m]).body());
-      PARTKV_RETURN_IF_ERROR(MergedValue(bodies, values_[j], statuses_[j].ok(), h, &merged));
+      PARTKV_RETURN_IF_ERROR(MergedValue(bodies, values_[j], exists, h, &merged));
       ws = batch_.Put(cf, key, merged);
+      value_header = merged;
     } else {
       header.clear();
       AppendValueHeader(h, &header);
       const rocksdb::Slice value[2] = {header, g.parsed(i).body()};
       ws = batch_.Put(cf, rocksdb::SliceParts(&key, 1), rocksdb::SliceParts(value, 2));
+      value_header = header;
+      value_body = g.parsed(i).body();
     }
     if (!ws.ok()) return FromRocks(ws, "build a bulk group");
+    if (feed != nullptr) {
+      const SealedRow& row = g.parsed(i);
+      if (!after_same_key && statuses_[j].ok() && !exists) {
+        ValueHeader expired;
+        PARTKV_RETURN_IF_ERROR(DecodeValueHeader(values_[j].ToStringView(), &expired));
+        feed->Add(ChangeOp::kExpire, now, expired.etag_version, row.partition_key(), row.row_key());
+      }
+      ChangeOp op = ChangeOp::kInsert;
+      if (exists) op = mode_ == OpType::kInsertOrMerge ? ChangeOp::kMerge : ChangeOp::kReplace;
+      feed->Add(op, h.timestamp_ticks, h.etag_version, row.partition_key(), row.row_key(),
+                value_header, value_body);
+    }
     j = end;
   }
   return Status::OK();
@@ -364,7 +384,12 @@ GroupOutcome GroupWriter::Commit(BulkGroup& group) {
   out.first_tick = *tick;
 
   StoreState::RowLocks locks = store.LockRows(group.keys());
-  if (mode_ == OpType::kInsertOrReplace) {
+  SharedTable& data = table_.data();
+  const bool feed = data.feed().enabled();
+  const int64_t ttl = data.ttl_seconds();
+  const int64_t now = feed || ttl != kTtlOff ? store.NowTicks() : 0;
+  expiry_ = Expiry{ttl, now};
+  if (mode_ == OpType::kInsertOrReplace && !feed) {
     // An upsert does not depend on the current rows: nothing to read.
     statuses_.assign(n, rocksdb::Status::NotFound());
   } else {
@@ -375,8 +400,19 @@ GroupOutcome GroupWriter::Commit(BulkGroup& group) {
   if (mode_ == OpType::kInsert) out.bad_row = FirstConflict(group, &conflict);
   // A conflict writes the batches before the conflicting row's, nothing from it on.
   const size_t cut = out.bad_row ? group.batch_start(group.batch_of(*out.bad_row)) : n;
-  out.status = Build(group, cut, out.first_tick);
+  FeedEntries entries;
+  out.status = Build(group, cut, out.first_tick, now, feed ? &entries : nullptr);
+  std::optional<ChangeFeed::Reservation> reservation;
+  if (out.status.ok() && !entries.empty()) {
+    Result<ChangeFeed::Reservation> r = entries.Stage(data.feed(), &batch_);
+    if (r.ok()) {
+      reservation.emplace(std::move(*r));
+    } else {
+      out.status = r.status();
+    }
+  }
   if (out.status.ok()) out.status = store.Write(sync_, &batch_, "write a bulk group");
+  reservation.reset();
   locks.clear();
   values_.clear();  // unpins what the reads pinned
   if (!out.status.ok()) {

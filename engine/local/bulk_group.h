@@ -54,7 +54,9 @@
 #include <utility>
 #include <vector>
 
+#include "engine/local/change_feed.h"
 #include "engine/local/row_sealer.h"
+#include "engine/ttl.h"
 #include "engine/validation.h"
 #include "partkv/batch.h"
 #include "partkv/status.h"
@@ -235,7 +237,14 @@ class GroupWriter {
   Status ChargeRuns(const BulkGroup& g);
   Status ReadCurrent(const BulkGroup& g);
   std::optional<size_t> FirstConflict(const BulkGroup& g, Status* error) const;
-  Status Build(const BulkGroup& g, size_t cut, int64_t first_tick);
+  // Whether row order[j]'s current value (read by ReadCurrent) is an entity: present and not
+  // expired under expiry_.
+  bool Exists(size_t j) const {
+    return statuses_[j].ok() && !expiry_.ExpiredValue(values_[j].ToStringView());
+  }
+  // `feed`: where the group's change feed entries go, or null when the table keeps none.
+  Status Build(const BulkGroup& g, size_t cut, int64_t first_tick, int64_t now,
+               FeedEntries* feed);
   void GatherStatistics(const BulkGroup& g, size_t cut);
 
   TableHandle& table_;
@@ -246,6 +255,7 @@ class GroupWriter {
   std::vector<rocksdb::Slice> slices_;
   std::vector<rocksdb::PinnableSlice> values_;
   std::vector<rocksdb::Status> statuses_;
+  Expiry expiry_;  // the table's time to live at the group being committed
   rocksdb::WriteBatch batch_;
   // Statistics not yet recorded: rows and bytes by physical partition (4 bytes) and
   // PartitionKey, and the groups they come from.

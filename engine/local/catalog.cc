@@ -17,6 +17,12 @@ std::string EncodeTableRecord(const TableRecord& r) {
   j["pk_scheme"] = r.pk_scheme;
   j["rk_scheme"] = r.rk_scheme;
   if (r.throttling >= 0) j["throttling"] = r.throttling == 1;
+  if (r.feed_set) {
+    j["feed"] = {{"enabled", r.feed.enabled},
+                 {"retention", r.feed.retention.count()},
+                 {"max_bytes", r.feed.max_bytes}};
+  }
+  if (r.ttl_seconds != kTtlOff) j["ttl"] = r.ttl_seconds;
   if (!r.access_policies.empty()) {
     nlohmann::json acl = nlohmann::json::array();
     for (const auto& p : r.access_policies) {
@@ -69,6 +75,25 @@ Result<TableRecord> DecodeTableRecord(std::string_view bytes) {
   if (auto it = j.find("throttling"); it != j.end()) {
     if (!it->is_boolean()) return bad("throttling is not a boolean");
     r.throttling = it->get<bool>() ? 1 : 0;
+  }
+  if (auto it = j.find("feed"); it != j.end()) {
+    if (!it->is_object()) return bad("feed is not an object");
+    auto enabled = it->find("enabled");
+    auto retention = it->find("retention");
+    auto max_bytes = it->find("max_bytes");
+    if (enabled == it->end() || !enabled->is_boolean()) return bad("feed without enabled");
+    if (retention == it->end() || !retention->is_number_unsigned())
+      return bad("feed without retention");
+    if (max_bytes == it->end() || !max_bytes->is_number_unsigned())
+      return bad("feed without max_bytes");
+    r.feed_set = true;
+    r.feed.enabled = enabled->get<bool>();
+    r.feed.retention = std::chrono::seconds(retention->get<int64_t>());
+    r.feed.max_bytes = max_bytes->get<uint64_t>();
+  }
+  if (auto it = j.find("ttl"); it != j.end()) {
+    if (!it->is_number_integer() || it->get<int64_t>() < -1) return bad("ttl is not -1 or more");
+    r.ttl_seconds = it->get<int64_t>();
   }
   if (auto it = j.find("acl"); it != j.end()) {
     if (!it->is_array()) return bad("acl is not an array");
@@ -186,6 +211,11 @@ std::string TableKey(std::string_view name) { return kTablePrefix + LowerCase(na
 std::string DroppedKey(uint32_t table_id) {
   std::string digits = std::to_string(table_id);
   return kDroppedPrefix + std::string(10 - digits.size(), '0') + digits;
+}
+
+std::string FeedTrimKey(uint32_t table_id) {
+  std::string digits = std::to_string(table_id);
+  return kFeedTrimPrefix + std::string(10 - digits.size(), '0') + digits;
 }
 
 bool ParseDroppedKey(std::string_view key, uint32_t* table_id) {

@@ -9,6 +9,7 @@
 //   key "service_properties"     value: the service properties document, as given
 //   key "table/" + lower-cased name   value: a TableRecord as JSON
 //   key "dropped/" + id (10 digits)   value: empty; the table with that id was dropped
+//   key "feed_trim/" + id (10 digits) value: decimal; the oldest change feed position kept
 //
 // Entities live in data column families "d<k>" shared by every table of the store. Physical
 // partition i of table t is the key range whose keys begin with PartitionKeyPrefix(t, i), inside
@@ -22,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "partkv/changes.h"
 #include "partkv/result.h"
 #include "partkv/table_info.h"
 
@@ -29,8 +31,12 @@ namespace partkv::engine {
 
 // The on-disk format this build writes and reads. Persisted: bump only with a migration.
 // Version 1 (one column family per physical partition, counter ETags) is migrated on open
-// (engine/local/migration.h).
-inline constexpr uint32_t kStoreFormatVersion = 2;
+// (engine/local/migration.h). Version 3 adds change feeds and time to live (table record fields
+// "feed" and "ttl", feed entries, "feed_trim/" keys): a version-2 store is one already, and its
+// format key is rewritten at open, so that a build that knows no feed refuses the store rather
+// than write to a feed table without recording its changes.
+inline constexpr uint32_t kStoreFormatVersion = 3;
+inline constexpr uint32_t kFormatVersion2 = 2;
 inline constexpr uint32_t kFormatVersion1 = 1;
 
 // Data column families of a new store. Persisted per store ("data_column_families"), so a later
@@ -47,6 +53,7 @@ inline constexpr char kDataColumnFamiliesKey[] = "data_column_families";
 inline constexpr char kNextTableIdKey[] = "next_table_id";
 inline constexpr char kTablePrefix[] = "table/";
 inline constexpr char kDroppedPrefix[] = "dropped/";
+inline constexpr char kFeedTrimPrefix[] = "feed_trim/";
 inline constexpr char kServicePropertiesKey[] = "service_properties";
 
 struct TableRecord {
@@ -61,6 +68,11 @@ struct TableRecord {
   std::string pk_scheme;  // key strategy text forms; empty = none
   std::string rk_scheme;
   std::vector<AccessPolicy> access_policies;  // stored access policies (Table::SetAccessPolicies)
+  // The change feed's options; `feed_set` once a feed was ever configured, so that its entries
+  // may exist (format 3).
+  bool feed_set = false;
+  ChangeFeedOptions feed;
+  int64_t ttl_seconds = kTtlOff;  // TableOptions::ttl_seconds (format 3)
 };
 
 // InvalidArgument unless `policies` is a valid set for Table::SetAccessPolicies.
@@ -95,7 +107,8 @@ std::string PartitionColumnFamilyName(uint32_t table_id, uint32_t index);
 bool ParsePartitionColumnFamilyName(std::string_view name, uint32_t* table_id, uint32_t* index);
 
 std::string TableKey(std::string_view name);
-std::string DroppedKey(uint32_t table_id);  // "dropped/" + the id in 10 decimal digits
+std::string DroppedKey(uint32_t table_id);
+std::string FeedTrimKey(uint32_t table_id);  // "feed_trim/" + the id in 10 decimal digits  // "dropped/" + the id in 10 decimal digits
 bool ParseDroppedKey(std::string_view key, uint32_t* table_id);  // "table/" + lower-cased name
 std::string LowerCase(std::string_view s);
 

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/ttl.h"
+
 #include "engine/key_codec.h"
 #include "engine/key_range.h"
 #include "engine/local/rocks_status.h"
@@ -64,7 +66,8 @@ std::string Where(const SharedTable& table, size_t index) {
 }
 
 Status ScanPartition(rocksdb::DB* db, const rocksdb::Snapshot* snapshot, const SharedTable& table,
-                     size_t index, PartitionCensus* out, Largest* largest) {
+                     size_t index, const Expiry& expiry, PartitionCensus* out, Largest* largest,
+                     uint64_t* expired) {
   const PhysicalPartition& partition = table.partitions()[index];
   rocksdb::ReadOptions options;
   options.snapshot = snapshot;
@@ -90,6 +93,10 @@ Status ScanPartition(rocksdb::DB* db, const rocksdb::Snapshot* snapshot, const S
     const std::string_view key = it->key().ToStringView().substr(begin.size());
     const size_t n = PartitionPrefixLength(key);
     if (n == 0) return Status::Corruption(Where(table, index) + ": a malformed key");
+    if (expiry.on() && expiry.ExpiredValue(it->value().ToStringView())) {
+      ++*expired;  // stored, not yet reclaimed: no entity
+      continue;
+    }
     if (current.entities == 0 || key.substr(0, n) != prefix) {
       finish();
       prefix.assign(key.data(), n);
@@ -146,13 +153,15 @@ Result<TableCensus> TakeCensus(const StoreState& store, const SharedTable& table
   Largest largest(options.top, options.rank_by);
   {
     rocksdb::ManagedSnapshot snapshot(db);
+    const Expiry expiry = table.ExpiryAt(store.NowTicks());
     for (size_t i = 0; i < partitions.size(); ++i) {
       PartitionCensus& p = census.partitions[i];
       p.index = static_cast<uint32_t>(i);
       p.hash_lower = partitions[i].lower_bound;
       p.hash_upper = i + 1 < partitions.size() ? partitions[i + 1].lower_bound - 1
                                                : std::numeric_limits<uint64_t>::max();
-      PARTKV_RETURN_IF_ERROR(ScanPartition(db, snapshot.snapshot(), table, i, &p, &largest));
+      PARTKV_RETURN_IF_ERROR(ScanPartition(db, snapshot.snapshot(), table, i, expiry, &p, &largest,
+                                           &census.expired_entities));
       census.entities += p.entities;
       census.bytes += p.bytes;
       census.logical_partitions += p.logical_partitions;

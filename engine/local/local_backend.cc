@@ -12,19 +12,7 @@ namespace partkv::engine {
 
 const std::string& LocalTable::name() const { return handle_->data().record().name; }
 
-TableInfo LocalTable::info() const {
-  const auto& r = handle_->data().record();
-  return TableInfo{r.name,
-                   r.id,
-                   static_cast<uint32_t>(r.lower_bounds.size()),
-                   DateTime{r.created_ticks},
-                   r.pk_scheme,
-                   r.rk_scheme,
-                   handle_->data().profile().name,
-                   handle_->data().throttler() != nullptr,
-                   handle_->data().partition_key_scheme(),
-                   handle_->data().row_key_scheme()};
-}
+TableInfo LocalTable::info() const { return StoreState::InfoOf(handle_->data()); }
 
 Result<WriteResult> LocalTable::Write(OpType type, const Entity& entity, const IfMatch& if_match,
                                       const WriteOptions& options) {
@@ -153,7 +141,9 @@ const StoreCapabilities& LocalStore::capabilities() const {
                                         .engine_statistics = true,
                                         .storage_engine = true,
                                         .access_policies = true,
-                                        .service_properties = true};
+                                        .service_properties = true,
+                                        .change_feed = true,
+                                        .time_to_live = true};
   return kLocal;
 }
 

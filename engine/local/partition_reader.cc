@@ -11,7 +11,8 @@ namespace partkv::engine {
 Result<std::shared_ptr<TableSnapshot>> TableSnapshot::Take(const TableHandle& table) {
   PARTKV_RETURN_IF_ERROR(table.CheckLive());
   rocksdb::DB* db = table.store().db();
-  return std::shared_ptr<TableSnapshot>(new TableSnapshot(table, db->GetSnapshot()));
+  const Expiry expiry = table.data().ExpiryAt(table.store().NowTicks());
+  return std::shared_ptr<TableSnapshot>(new TableSnapshot(table, db->GetSnapshot(), expiry));
 }
 
 TableSnapshot::~TableSnapshot() { table_.store().db()->ReleaseSnapshot(snapshot_); }
@@ -72,6 +73,7 @@ Status PartitionReader::Next(size_t max_rows, size_t max_bytes, std::vector<Enti
   for (; it_->Valid(); it_->Next()) {
     const std::string_view key = it_->key().ToStringView().substr(lower_.size());
     const std::string_view value = it_->value().ToStringView();
+    if (snapshot_->expiry().on() && snapshot_->expiry().ExpiredValue(value)) continue;
     if (out->size() <= n) out->emplace_back();
     Status s = DecodeEntity(key, PartitionPrefixLength(key), value, &(*out)[n]);
     if (!s.ok()) return s.WithContext(where);

@@ -43,10 +43,14 @@ class TableSnapshot {
   const rocksdb::Snapshot* snapshot() const { return snapshot_; }
 
  private:
-  TableSnapshot(const TableHandle& table, const rocksdb::Snapshot* snapshot)
-      : table_(table), snapshot_(snapshot) {}
+  TableSnapshot(const TableHandle& table, const rocksdb::Snapshot* snapshot, Expiry expiry)
+      : table_(table), snapshot_(snapshot), expiry_(expiry) {}
   TableHandle table_;  // keeps the store and the table alive
   const rocksdb::Snapshot* snapshot_;
+  const Expiry expiry_;  // entities expired when the snapshot was taken are left out
+
+ public:
+  const Expiry& expiry() const { return expiry_; }
 };
 
 class PartitionReader {

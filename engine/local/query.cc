@@ -52,6 +52,7 @@ struct Plan {
   std::optional<std::chrono::steady_clock::time_point> deadline;
   uint64_t fingerprint = 0;
   uint8_t flags = 0;
+  Expiry expiry;  // the table's time to live at this page: expired rows are left out
 };
 
 Result<Plan> MakePlan(const SharedTable& table, const Query& q, bool shards,
@@ -257,7 +258,8 @@ Status ReadPage(StoreState& store, const SharedTable& table, Stream& stream, con
     Entity& e = entities[kept];
     PARTKV_RETURN_IF_ERROR(DecodeEntity(key, stream.prefix_length(), value, &e));
     last = kept;
-    if (match == Filter::RowMatch::kYes || plan.filter.Matches(e)) {
+    if ((match == Filter::RowMatch::kYes || plan.filter.Matches(e)) &&
+        !plan.expiry.Expired(e)) {
       if (!plan.select.empty()) RetainProperties(plan.select, &e);
       ++kept;
       page_bytes += key.size() + value.size();
@@ -293,7 +295,7 @@ Status ReadMergedPage(StoreState& store, const SharedTable& table, ScanMerge& me
   ScanMerge::PageEnd end;
   out->continuation.clear();
   PARTKV_RETURN_IF_ERROR(merge.ReadPage(&store.scan_pool(), store.scan_threads(),
-                                        ScanMerge::Rows{&plan.filter, &plan.select}, limits,
+                                        ScanMerge::Rows{&plan.filter, &plan.select, &plan.expiry}, limits,
                                         &out->entities, &reads, &end));
   RecordReads(table, reads, nullptr);
   if (!end.resume_after.empty()) {
@@ -344,7 +346,9 @@ struct ShardRead {  // a sharded read
 // stream stands on this page's first row, so nothing needs opening or seeking again. Else null.
 template <typename Read>
 std::shared_ptr<Read> TakeKept(StoreState& store, const SharedTable& table, const Query& q) {
-  if (q.continuation.empty()) return nullptr;
+  // A kept read of a table with a time to live holds rows read ahead under an older clock reading,
+  // which may have expired since: such a read starts again from the token.
+  if (q.continuation.empty() || table.ttl_seconds() != kTtlOff) return nullptr;
   return store.resume_cache().Take<Read>(&table, q.continuation,
                                          store.db()->GetLatestSequenceNumber());
 }
@@ -435,6 +439,7 @@ Status RunQuery(StoreState& store, const SharedTable& table, const Query& q, Pag
   if (table.dropped())
     return Status::NotFound("table '" + table.record().name + "' has been dropped");
   PARTKV_ASSIGN_OR_RETURN(Plan plan, MakePlan(table, q, false, {}));
+  if (table.ttl_seconds() != kTtlOff) plan.expiry = table.ExpiryAt(store.NowTicks());
   std::optional<std::string> resume;
   if (!q.continuation.empty()) {
     PARTKV_ASSIGN_OR_RETURN(auto t, DecodeToken(store.secret(), q.continuation, plan.fingerprint));
@@ -509,6 +514,7 @@ Status RunShardQuery(StoreState& store, const SharedTable& table,
   if (partition_keys.empty())
     return Status::InvalidArgument("a sharded read needs at least one shard");
   PARTKV_ASSIGN_OR_RETURN(Plan plan, MakePlan(table, q, true, partition_keys));
+  if (table.ttl_seconds() != kTtlOff) plan.expiry = table.ExpiryAt(store.NowTicks());
   std::optional<std::string> resume_pk, resume_rk;
   if (!q.continuation.empty()) {
     PARTKV_ASSIGN_OR_RETURN(auto t, DecodeToken(store.secret(), q.continuation, plan.fingerprint));

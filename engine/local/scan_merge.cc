@@ -166,7 +166,7 @@ void ScanMerge::Fill(Lane* lane, const Rows& rows, size_t max_rows, size_t max_b
         l.done = true;
         return;
       }
-      if (match == Filter::RowMatch::kYes || filter.Matches(e)) {
+      if ((match == Filter::RowMatch::kYes || filter.Matches(e)) && !rows.expiry->Expired(e)) {
         if (!rows.select->empty()) RetainProperties(*rows.select, &e);
         l.kept.push_back(static_cast<uint32_t>(l.rows.size()));
         bytes += value.size();

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "engine/filter_expr.h"
+#include "engine/ttl.h"
 #include "engine/local/cursor.h"
 #include "engine/port/mutex.h"
 #include "engine/port/thread_annotations.h"
@@ -72,6 +73,7 @@ class ScanMerge {
   struct Rows {
     const Filter* filter = nullptr;
     const std::vector<std::string>* select = nullptr;
+    const Expiry* expiry = nullptr;  // rows expired under it are left out as the filter's are
   };
 
   // Where a page stops (see the header comment).

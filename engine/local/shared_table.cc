@@ -11,7 +11,8 @@ uint64_t HashBytes(std::string_view bytes) { return XXH3_64bits(bytes.data(), by
 
 SharedTable::SharedTable(TableRecord record, std::vector<PhysicalPartition> partitions,
                          std::optional<KeyStrategy> pk_scheme, std::optional<KeyStrategy> rk_scheme,
-                         ProfileSpec profile, std::unique_ptr<Throttler> throttler)
+                         ProfileSpec profile, std::unique_ptr<Throttler> throttler,
+                         std::unique_ptr<ChangeFeed> feed)
     : record_(std::move(record)),
       partitions_(std::move(partitions)),
       pk_scheme_(std::move(pk_scheme)),
@@ -19,7 +20,18 @@ SharedTable::SharedTable(TableRecord record, std::vector<PhysicalPartition> part
       profile_(std::move(profile)),
       throttler_(std::move(throttler)),
       stats_(std::make_unique<TableStatsCollector>(partitions_.size())),
+      feed_(std::move(feed)),
+      ttl_seconds_(record_.ttl_seconds),
       acl_(record_.access_policies) {}
+
+TableRecord SharedTable::CurrentRecord() const {
+  TableRecord r = record_;
+  r.access_policies = access_policies();
+  r.feed_set = record_.feed_set || feed_->options() != ChangeFeedOptions{};
+  r.feed = feed_->options();
+  r.ttl_seconds = ttl_seconds();
+  return r;
+}
 
 size_t SharedTable::PartitionIndexOfHash(uint64_t hash) const {
   auto it =

@@ -24,10 +24,12 @@
 #include <vector>
 
 #include "engine/local/catalog.h"
+#include "engine/local/change_feed.h"
 #include "engine/local/throttle.h"
 #include "engine/port/mutex.h"
 #include "engine/port/thread_annotations.h"
 #include "engine/profile_spec.h"
+#include "engine/ttl.h"
 #include "engine/stats.h"
 #include "engine/validation.h"
 #include "partkv/keys.h"
@@ -47,7 +49,8 @@ class SharedTable {
   // `throttler`: null when throttling emulation is off for the table.
   SharedTable(TableRecord record, std::vector<PhysicalPartition> partitions,
               std::optional<KeyStrategy> pk_scheme, std::optional<KeyStrategy> rk_scheme,
-              ProfileSpec profile, std::unique_ptr<Throttler> throttler);
+              ProfileSpec profile, std::unique_ptr<Throttler> throttler,
+              std::unique_ptr<ChangeFeed> feed);
   SharedTable(const SharedTable&) = delete;
   SharedTable& operator=(const SharedTable&) = delete;
 
@@ -77,6 +80,16 @@ class SharedTable {
     acl_ = std::move(policies);
   }
 
+  // The change feed (engine/local/change_feed.h); present whether it is on or off.
+  ChangeFeed& feed() const { return *feed_; }
+  // The time to live in force (TableOptions::ttl_seconds; Store::SetTableOptions changes it).
+  int64_t ttl_seconds() const { return ttl_seconds_.load(std::memory_order_acquire); }
+  void set_ttl_seconds(int64_t ttl) { ttl_seconds_.store(ttl, std::memory_order_release); }
+  // The expiry rule of a read at `now_ticks`.
+  Expiry ExpiryAt(int64_t now_ticks) const { return Expiry{ttl_seconds(), now_ticks}; }
+  // The record as it is now: the one made at creation with the settings that changed since.
+  TableRecord CurrentRecord() const PARTKV_EXCLUDES(acl_mu_);
+
   bool dropped() const { return dropped_.load(std::memory_order_acquire); }
   void MarkDropped() { dropped_.store(true, std::memory_order_release); }
 
@@ -91,6 +104,8 @@ class SharedTable {
   const ProfileSpec profile_;
   const std::unique_ptr<Throttler> throttler_;
   const std::unique_ptr<TableStatsCollector> stats_;
+  const std::unique_ptr<ChangeFeed> feed_;
+  std::atomic<int64_t> ttl_seconds_;
 
   std::atomic<bool> dropped_{false};
   mutable port::Mutex acl_mu_;

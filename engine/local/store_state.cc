@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "engine/local/dropped_tables.h"
+#include "engine/local/feed_ops.h"
 #include "engine/local/info_log.h"
 #include "engine/local/migration.h"
 #include "engine/local/rocks_status.h"
@@ -310,6 +311,7 @@ void StoreState::Configure(const std::string& path, const StoreOptions& options,
   cf.compaction_filter_factory = DroppedTables::Factory(dropped_);
   partition_options_ = cf;
   memory_budget_ = options.memory_budget_bytes;
+  maintenance_interval_ = options.maintenance_interval;
   scan_threads_ = options.scan_threads != 0
                       ? options.scan_threads
                       : std::max<size_t>(1, std::thread::hardware_concurrency());
@@ -389,10 +391,18 @@ Status StoreState::CheckFormat(const std::string& path,
     for (auto& [name, i] : format1) old.emplace_back(name, handles[i]);
     return MigrateFormat1(this, old).WithContext("migrate store '" + path + "' from format 1 to 2");
   }
+  if (*format == kFormatVersion2) {
+    // Format 3 only adds (change feeds, time to live): a format-2 store is one already. The key
+    // is rewritten so that a build without feeds refuses the store from now on.
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    rocksdb::Status s = db_->Put(wo, meta_, kFormatKey, std::to_string(kStoreFormatVersion));
+    return FromRocks(s, "upgrade store '" + path + "' from format 2 to 3");
+  }
   if (*format != kStoreFormatVersion) {
     return Status::InvalidArgument(
         "store '" + path + "' has on-disk format version " + std::to_string(*format) +
-        "; this build of partkv reads format versions 1 (migrated on open) and " +
+        "; this build of partkv reads format versions 1 and 2 (upgraded on open) and " +
         std::to_string(kStoreFormatVersion) + " (docs/format.md)");
   }
   return Status::OK();
@@ -488,6 +498,7 @@ Status StoreState::LoadCatalog() {
     PARTKV_ASSIGN_OR_RETURN(
         std::shared_ptr<SharedTable> data,
         NewSharedTable(std::move(*record), std::move(pk_scheme), std::move(rk_scheme)));
+    if (NeedsMaintenance(*data)) StartMaintenance();
     tables_[key] = std::move(data);
   }
   if (!it->status().ok()) return FromRocks(it->status(), "read catalog");
@@ -507,6 +518,7 @@ std::vector<PhysicalPartition> StoreState::PartitionsOf(const TableRecord& recor
 }
 
 StoreState::~StoreState() {
+  StopMaintenance();
   resume_cache_.Clear();  // the kept streams' iterators and snapshots first
   tables_.clear();
   if (db_ && meta_ != nullptr) {
@@ -542,6 +554,8 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
   for (const auto* scheme : {&options.partition_key_scheme, &options.row_key_scheme}) {
     if (*scheme) PARTKV_RETURN_IF_ERROR(scheme->value().Validate().WithContext("key scheme"));
   }
+  PARTKV_RETURN_IF_ERROR(CheckTableSettings(
+      TableSettings{options.change_feed, options.ttl_seconds}, "TableOptions"));
   port::MutexLock lock(&catalog_mu_);
   std::string key = LowerCase(name);
   if (tables_.count(key) != 0) {
@@ -556,6 +570,11 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
   if (options.row_key_scheme) record.rk_scheme = options.row_key_scheme->ToString();
   record.profile = options.profile;
   if (options.throttling) record.throttling = *options.throttling ? 1 : 0;
+  if (options.change_feed != ChangeFeedOptions{}) {
+    record.feed_set = true;
+    record.feed = options.change_feed;
+  }
+  record.ttl_seconds = options.ttl_seconds;
 
   // A table is its catalog record: creating one writes one record, whatever the store holds.
   // Ids are never reused, so no key of a dropped table lies in the new table's key range.
@@ -567,7 +586,9 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
   PARTKV_ASSIGN_OR_RETURN(
       std::shared_ptr<SharedTable> data,
       NewSharedTable(std::move(record), options.partition_key_scheme, options.row_key_scheme));
+  const bool maintained = NeedsMaintenance(*data);
   tables_[key] = std::move(data);
+  if (maintained) StartMaintenance();
   return Status::OK();
 }
 
@@ -585,9 +606,51 @@ Result<std::shared_ptr<SharedTable>> StoreState::NewSharedTable(
   if (throttling && profile->model.write_rate > 0) {
     throttler = std::make_unique<Throttler>(profile->model, parts.size(), clock_source_);
   }
-  return std::make_shared<SharedTable>(std::move(record), std::move(parts), std::move(pk_scheme),
-                                       std::move(rk_scheme), std::move(*profile),
-                                       std::move(throttler));
+  PARTKV_ASSIGN_OR_RETURN(std::unique_ptr<ChangeFeed> feed, LoadFeed(r));
+  auto table = std::make_shared<SharedTable>(std::move(record), std::move(parts),
+                                             std::move(pk_scheme), std::move(rk_scheme),
+                                             std::move(*profile), std::move(throttler),
+                                             std::move(feed));
+  UpdateReclaim(*table);
+  return table;
+}
+
+Result<std::unique_ptr<ChangeFeed>> StoreState::LoadFeed(const TableRecord& r) const {
+  rocksdb::ColumnFamilyHandle* cf =
+      data_[DataColumnFamilyOf(r.id, 0, static_cast<uint32_t>(data_.size()))];
+  uint64_t trim = kFirstFeedSeq, next = kFirstFeedSeq;
+  if (r.feed_set) {
+    // The oldest position kept, persisted before retention moved it; the next number is above
+    // the last entry stored and never below the trim, so no number is handed out twice.
+    auto stored = ReadNumber(db_.get(), meta_, FeedTrimKey(r.id).c_str());
+    if (stored.ok()) {
+      trim = std::max<uint64_t>(trim, *stored);
+    } else if (!stored.status().IsNotFound()) {
+      return stored.status().WithContext("table '" + r.name + "': change feed position");
+    }
+    const std::string lower = FeedKey(r.id, 0);
+    const std::string upper = PartitionKeyPrefix(r.id + 1, 0);
+    rocksdb::Slice lower_slice(lower), upper_slice(upper);
+    rocksdb::ReadOptions ro;
+    ro.iterate_lower_bound = &lower_slice;
+    ro.iterate_upper_bound = &upper_slice;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf));
+    it->SeekToLast();
+    uint64_t last = 0;
+    if (it->Valid() && ParseFeedKey(it->key().ToStringView(), &last)) next = last + 1;
+    if (!it->status().ok()) return FromRocks(it->status(), "table '" + r.name + "': change feed");
+    next = std::max(next, trim);
+  }
+  return std::make_unique<ChangeFeed>(r.id, cf, r.feed, trim, next);
+}
+
+void StoreState::UpdateReclaim(const SharedTable& table) const {
+  DroppedTables::Reclaim reclaim;
+  if (table.CurrentRecord().feed_set) reclaim.feed_trim = table.feed().trim();
+  // A feed table's expiries are removed by its sweep, which records them; another table's by
+  // every flush and compaction.
+  if (!table.feed().enabled()) reclaim.ttl = table.ttl_seconds();
+  dropped_->SetReclaim(table.record().id, reclaim);
 }
 
 rocksdb::ColumnFamilyOptions StoreState::DataOptions(uint32_t count) const {
@@ -616,6 +679,7 @@ Status StoreState::DropTable(std::string_view name) {
     wb.Put(meta_, DroppedKey(data->record().id), "");
     PARTKV_RETURN_IF_ERROR(Write(/*sync=*/true, &wb, "drop table '" + std::string(name) + "'"));
     dropped_->Add(data->record().id);
+    dropped_->SetReclaim(data->record().id, {});
     data->MarkDropped();
     resume_cache_.Clear();  // no kept stream reads the dropped table
     tables_.erase(it);
@@ -638,12 +702,7 @@ Status StoreState::DropTable(std::string_view name) {
 std::vector<TableInfo> StoreState::ListTables() const {
   port::MutexLock lock(&catalog_mu_);
   std::vector<TableInfo> out;
-  for (const auto& [key, data] : tables_) {
-    const TableRecord& r = data->record();
-    out.push_back(TableInfo{r.name, r.id, static_cast<uint32_t>(r.lower_bounds.size()),
-                            DateTime{r.created_ticks}, r.pk_scheme, r.rk_scheme,
-                            data->profile().name, data->throttler() != nullptr});
-  }
+  for (const auto& [key, data] : tables_) out.push_back(InfoOf(*data));
   return out;
 }
 
@@ -661,13 +720,140 @@ Status StoreState::SetAccessPolicies(SharedTable* table, std::vector<AccessPolic
   if (table->dropped()) {
     return Status::NotFound("table '" + table->record().name + "' has been dropped");
   }
-  TableRecord record = table->record();
+  TableRecord record = table->CurrentRecord();
   record.access_policies = policies;
   rocksdb::WriteOptions wo;
   wo.sync = true;
   rocksdb::Status s = db_->Put(wo, meta_, TableKey(record.name), EncodeTableRecord(record));
   if (!s.ok()) return FromRocks(s, "set the access policies of table '" + record.name + "'");
   table->set_access_policies(std::move(policies));
+  return Status::OK();
+}
+
+std::vector<std::shared_ptr<SharedTable>> StoreState::Tables() const {
+  port::MutexLock lock(&catalog_mu_);
+  std::vector<std::shared_ptr<SharedTable>> out;
+  out.reserve(tables_.size());
+  for (const auto& [key, table] : tables_) out.push_back(table);
+  return out;
+}
+
+Status StoreState::TrimFeed(SharedTable& table, uint64_t trim) {
+  // The catalog's mutex makes this one at a time with SetTableOptions, which also writes it.
+  port::MutexLock lock(&catalog_mu_);
+  if (table.dropped() || trim <= table.feed().trim()) return Status::OK();
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  rocksdb::Status s =
+      db_->Put(wo, meta_, FeedTrimKey(table.record().id), std::to_string(trim));
+  if (!s.ok()) return FromRocks(s, "trim the change feed of table '" + table.record().name + "'");
+  table.feed().RaiseTrim(trim);
+  UpdateReclaim(table);
+  return Status::OK();
+}
+
+TableInfo StoreState::InfoOf(const SharedTable& data) {
+  const TableRecord& r = data.record();
+  TableInfo info{r.name, r.id, static_cast<uint32_t>(r.lower_bounds.size()),
+                 DateTime{r.created_ticks}, r.pk_scheme, r.rk_scheme,
+                 data.profile().name, data.throttler() != nullptr};
+  info.partition_key_strategy = data.partition_key_scheme();
+  info.row_key_strategy = data.row_key_scheme();
+  info.change_feed = data.feed().options();
+  info.ttl_seconds = data.ttl_seconds();
+  return info;
+}
+
+bool StoreState::NeedsMaintenance(const SharedTable& table) {
+  return table.feed().enabled() || table.ttl_seconds() != kTtlOff;
+}
+
+void StoreState::StartMaintenance() {
+  if (maintenance_interval_.count() <= 0) return;
+  port::MutexLock lock(&maintenance_mu_);
+  if (maintenance_.joinable() || maintenance_stop_) return;
+  maintenance_ = std::thread([this] { MaintenanceLoop(); });
+}
+
+void StoreState::StopMaintenance() {
+  std::thread thread;
+  {
+    port::MutexLock lock(&maintenance_mu_);
+    maintenance_stop_ = true;
+    thread = std::move(maintenance_);
+  }
+  maintenance_cv_.SignalAll();
+  if (thread.joinable()) thread.join();
+}
+
+void StoreState::MaintenanceLoop() {
+  for (;;) {
+    {
+      port::MutexLock lock(&maintenance_mu_);
+      const auto deadline = std::chrono::steady_clock::now() + maintenance_interval_;
+      while (!maintenance_stop_ && std::chrono::steady_clock::now() < deadline) {
+        maintenance_cv_.WaitUntil(deadline);
+      }
+      if (maintenance_stop_) return;
+    }
+    for (const auto& table : Tables()) {
+      if (!NeedsMaintenance(*table)) continue;
+      // A failure (a full disk, a write stall) is retried at the next round; nothing is lost.
+      (void)SweepTable(*this, *table);
+      {
+        port::MutexLock lock(&maintenance_mu_);
+        if (maintenance_stop_) return;
+      }
+    }
+  }
+}
+
+Status StoreState::CheckTableSettings(const TableSettings& settings, std::string_view what) {
+  if (settings.change_feed && settings.change_feed->retention.count() < 0) {
+    return Status::InvalidArgument(std::string(what) + ": the change feed's retention is " +
+                                   std::to_string(settings.change_feed->retention.count()) +
+                                   " s; it must be 0 (no limit) or more");
+  }
+  if (settings.ttl_seconds && *settings.ttl_seconds < kTtlNoDefault) {
+    return Status::InvalidArgument(std::string(what) + ": ttl_seconds is " +
+                                   std::to_string(*settings.ttl_seconds) +
+                                   "; it must be 0 (off), -1 (no default) or a number of seconds");
+  }
+  return Status::OK();
+}
+
+Status StoreState::SetTableOptions(std::string_view name, const TableSettings& settings) {
+  PARTKV_RETURN_IF_ERROR(CheckTableSettings(settings, "TableSettings"));
+  bool maintained = false;
+  {
+    port::MutexLock lock(&catalog_mu_);
+    auto it = tables_.find(LowerCase(name));
+    if (it == tables_.end()) {
+      return Status::NotFound("table '" + std::string(name) + "' does not exist");
+    }
+    SharedTable& table = *it->second;
+    TableRecord record = table.CurrentRecord();
+    rocksdb::WriteBatch wb;
+    if (settings.change_feed) {
+      if (settings.change_feed->enabled && !record.feed.enabled && record.feed_set) {
+        // Turned on again: the positions before the next one are trimmed (ChangeFeed::SetOptions),
+        // durably before the record says the feed is on.
+        wb.Put(meta_, FeedTrimKey(record.id), std::to_string(table.feed().next()));
+      }
+      record.feed_set = true;
+      record.feed = *settings.change_feed;
+    }
+    if (settings.ttl_seconds) record.ttl_seconds = *settings.ttl_seconds;
+    wb.Put(meta_, TableKey(record.name), EncodeTableRecord(record));
+    PARTKV_RETURN_IF_ERROR(
+        Write(/*sync=*/true, &wb, "set the options of table '" + record.name + "'"));
+    if (settings.change_feed) table.feed().SetOptions(*settings.change_feed);
+    if (settings.ttl_seconds) table.set_ttl_seconds(*settings.ttl_seconds);
+    UpdateReclaim(table);
+    resume_cache_.Clear();  // a kept stream read with the old time to live
+    maintained = NeedsMaintenance(table);
+  }
+  if (maintained) StartMaintenance();
   return Status::OK();
 }
 

@@ -21,9 +21,11 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/local/catalog.h"
+#include "engine/local/change_feed.h"
 #include "engine/local/dropped_tables.h"
 #include "engine/local/recovery.h"
 #include "engine/local/resume_cache.h"
@@ -65,6 +67,21 @@ class StoreState {
   // Table::SetAccessPolicies: rewrites the table's catalog record with `policies`.
   Status SetAccessPolicies(SharedTable* table, std::vector<AccessPolicy> policies)
       PARTKV_EXCLUDES(catalog_mu_);
+  // Store::SetTableOptions.
+  Status SetTableOptions(std::string_view name, const TableSettings& settings)
+      PARTKV_EXCLUDES(catalog_mu_);
+  // InvalidArgument, naming `what`, for settings no table may have.
+  static Status CheckTableSettings(const TableSettings& settings, std::string_view what);
+  // Every table of the catalog now.
+  std::vector<std::shared_ptr<SharedTable>> Tables() const PARTKV_EXCLUDES(catalog_mu_);
+  // Moves `table`'s oldest change feed position kept up to `trim`: durably, then in memory and
+  // in the compaction filter, which then leaves out the entries below it.
+  Status TrimFeed(SharedTable& table, uint64_t trim);
+  // Tells the compaction filter what `table` leaves to reclaim (engine/local/dropped_tables.h).
+  void UpdateReclaim(const SharedTable& table) const;
+  // TableInfo of a table, with its settings as they are now.
+  static TableInfo InfoOf(const SharedTable& table);
+
   // Store::ServiceProperties / SetServiceProperties.
   Result<std::string> ServiceProperties() const;
   Status SetServiceProperties(std::string_view document);
@@ -77,7 +94,7 @@ class StoreState {
   Result<int64_t> IssueTicks(uint64_t n) PARTKV_EXCLUDES(clock_mu_);
   // The store's time for records that need no uniqueness (a table's creation time): the wall
   // clock, never below the last tick issued.
-  int64_t NowTicks();
+  int64_t NowTicks() const;
   // Tests replace the wall clock (ticks since 0001-01-01) to simulate clock steps.
   void SetClockForTesting(std::function<int64_t()> clock);
 
@@ -169,6 +186,14 @@ class StoreState {
   // Creates the data column families d0..d<count-1> that are missing.
   Status CreateDataColumnFamilies(uint32_t count);
   Status ReserveTicks(int64_t needed) PARTKV_REQUIRES(clock_mu_);
+  // The change feed of `record`'s table: its position kept and next number, read from disk.
+  Result<std::unique_ptr<ChangeFeed>> LoadFeed(const TableRecord& record) const;
+  // Whether the maintenance thread has work in `table` (a feed or a time to live).
+  static bool NeedsMaintenance(const SharedTable& table);
+  // Starts the maintenance thread (StoreOptions::maintenance_interval) unless it runs or is off.
+  void StartMaintenance() PARTKV_EXCLUDES(maintenance_mu_);
+  void StopMaintenance() PARTKV_EXCLUDES(maintenance_mu_);
+  void MaintenanceLoop() PARTKV_EXCLUDES(maintenance_mu_);
   // The table object of `record`, complete before anything else can see it: its partitions in
   // this store, its key schemes, and its profile and throttling (its own, else the store's).
   // Corruption when the record names a profile this build does not know.
@@ -218,6 +243,14 @@ class StoreState {
   // Idle whenever no query runs (every query holds the store), so it may stop in any order.
   std::unique_ptr<WorkerPool> scan_pool_;
   std::shared_ptr<ScanMerge::SpareLanes> spare_lanes_ = std::make_shared<ScanMerge::SpareLanes>();
+
+  // The maintenance thread: sweeps the tables with a feed or a time to live every
+  // maintenance_interval_ (Table::Sweep). A leaf lock; the sweeps run without it.
+  std::chrono::milliseconds maintenance_interval_{60'000};
+  port::Mutex maintenance_mu_;
+  port::CondVar maintenance_cv_{&maintenance_mu_};
+  bool maintenance_stop_ PARTKV_GUARDED_BY(maintenance_mu_) = false;
+  std::thread maintenance_ PARTKV_GUARDED_BY(maintenance_mu_);
 };
 
 }  // namespace partkv::engine

@@ -55,7 +55,7 @@ Result<int64_t> StoreState::IssueTicks(uint64_t n) {
   return first;
 }
 
-int64_t StoreState::NowTicks() {
+int64_t StoreState::NowTicks() const {
   int64_t now = clock_ ? clock_() : SystemTicks();
   return std::max(now, last_ticks_.load(std::memory_order_relaxed));
 }
@@ -86,7 +86,10 @@ Status StoreState::Write(bool sync, rocksdb::WriteBatch* batch, std::string_view
                       "(StoreOptions::write_stall_timeout)");
 }
 
-void StoreState::SetClockForTesting(std::function<int64_t()> clock) { clock_ = std::move(clock); }
+void StoreState::SetClockForTesting(std::function<int64_t()> clock) {
+  clock_ = std::move(clock);
+  dropped_->SetClock(clock_);  // the compaction filter's expiries follow the same clock
+}
 
 StoreState::RowLocks StoreState::LockRows(const std::vector<std::string_view>& keys) {
   std::bitset<kLockStripes> stripes;

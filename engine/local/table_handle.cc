@@ -83,6 +83,51 @@ Status Decide(OpType type, std::string_view pk, std::string_view rk, const Entit
   return Status::OK();
 }
 
+// The change feed entries of one operation decided (`p`) against its row's stored value
+// `current`, which had expired when `expired`: the expiry first, then the change. A sealed row's
+// new value is `sealed_header` and `sealed_body`.
+Status AddFeedEntries(OpType type, std::string_view pk, std::string_view rk,
+                      std::optional<std::string_view> current, bool expired, const Prepared& p,
+                      std::string_view sealed_header, std::string_view sealed_body, int64_t now,
+                      FeedEntries* out) {
+  ValueHeader cur;
+  if (current) PARTKV_RETURN_IF_ERROR(DecodeValueHeader(*current, &cur));
+  if (expired) out->Add(ChangeOp::kExpire, now, cur.etag_version, pk, rk);
+  if (p.is_delete) {
+    out->Add(ChangeOp::kDelete, now, cur.etag_version, pk, rk);
+    return Status::OK();
+  }
+  ChangeOp op = ChangeOp::kInsert;
+  if (current && !expired) {
+    op = type == OpType::kMerge || type == OpType::kInsertOrMerge ? ChangeOp::kMerge
+                                                                  : ChangeOp::kReplace;
+  }
+  if (p.value.empty()) {
+    out->Add(op, p.header.timestamp_ticks, p.header.etag_version, pk, rk, sealed_header,
+             sealed_body);
+  } else {
+    out->Add(op, p.header.timestamp_ticks, p.header.etag_version, pk, rk, p.value);
+  }
+  return Status::OK();
+}
+
+// What a write needs to know of its table's time to live and feed: the expiry rule now, and
+// whether to record its changes.
+struct WriteContext {
+  Expiry expiry;
+  bool feed = false;
+  int64_t now = 0;
+};
+
+WriteContext WriteContextOf(StoreState& store, const SharedTable& data) {
+  WriteContext w;
+  w.feed = data.feed().enabled();
+  const int64_t ttl = data.ttl_seconds();
+  if (w.feed || ttl != kTtlOff) w.now = store.NowTicks();
+  w.expiry = Expiry{ttl, w.now};
+  return w;
+}
+
 // One operation of a batch that has passed the batch's checks.
 struct CommitOp {
   OpType type;
@@ -199,6 +244,7 @@ Result<std::vector<WriteResult>> StageWrites(rocksdb::ColumnFamilyHandle* cf, st
                                              const std::vector<CommitOp>& ops,
                                              const std::vector<rocksdb::Slice>& key_slices,
                                              const CurrentRows& current, NewValues& new_values,
+                                             const WriteContext& context, FeedEntries* feed,
                                              rocksdb::WriteBatch* wb) {
   std::vector<WriteResult> results(ops.size());
   std::string header;  // a sealed row's value is its header, then its body
@@ -209,9 +255,12 @@ Result<std::vector<WriteResult>> StageWrites(rocksdb::ColumnFamilyHandle* cf, st
     }
     std::optional<std::string_view> cur;
     if (status.ok()) cur = current.values[current.at[i]].ToStringView();
+    // An expired row is no row: to the conditions, and to what the write records.
+    const bool expired = cur && context.expiry.ExpiredValue(*cur);
     Prepared p;
-    Status s = Decide(ops[i].type, pk, ops[i].row_key, ops[i].entity, *ops[i].if_match, cur,
-                      new_values.headers[i], std::move(new_values.encoded[i]), &p);
+    Status s = Decide(ops[i].type, pk, ops[i].row_key, ops[i].entity, *ops[i].if_match,
+                      expired ? std::nullopt : cur, new_values.headers[i],
+                      std::move(new_values.encoded[i]), &p);
     if (!s.ok()) return s.WithFailedOp(static_cast<int>(i));
     rocksdb::Status ws;
     if (p.is_delete) {
@@ -225,6 +274,10 @@ Result<std::vector<WriteResult>> StageWrites(rocksdb::ColumnFamilyHandle* cf, st
       ws = wb->Put(cf, key_slices[i], p.value);
     }
     if (!ws.ok()) return FromRocks(ws, "build batch").WithFailedOp(static_cast<int>(i));
+    if (feed != nullptr) {
+      PARTKV_RETURN_IF_ERROR(AddFeedEntries(ops[i].type, pk, ops[i].row_key, cur, expired, p,
+                                            header, ops[i].body, context.now, feed));
+    }
     results[i] = std::move(p.result);
   }
   return results;
@@ -251,8 +304,16 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, SharedTable& dat
     key_slices[i] = rocksdb::Slice(keys[i].data(), keys[i].size());
   const CurrentRows current = ReadCurrentRows(*store.db(), cf, keys, key_slices);
   rocksdb::WriteBatch wb;
+  const WriteContext context = WriteContextOf(store, data);
+  FeedEntries feed;
   PARTKV_ASSIGN_OR_RETURN(std::vector<WriteResult> results,
-                          StageWrites(cf, pk, ops, key_slices, current, new_values, &wb));
+                          StageWrites(cf, pk, ops, key_slices, current, new_values, context,
+                                      context.feed ? &feed : nullptr, &wb));
+  std::optional<ChangeFeed::Reservation> reservation;
+  if (!feed.empty()) {
+    PARTKV_ASSIGN_OR_RETURN(ChangeFeed::Reservation r, feed.Stage(data.feed(), &wb));
+    reservation.emplace(std::move(r));
+  }
   PARTKV_RETURN_IF_ERROR(store.Write(options.sync, &wb, "write batch"));
   data.stats().RecordWrite(physical, pk, ops.size(), wb.GetDataSize());
   return results;
@@ -335,12 +396,23 @@ Result<WriteResult> TableHandle::Write(OpType type, const Entity& given, const I
   if (!gs.ok() && !gs.IsNotFound()) return FromRocks(gs, "read entity");
   std::optional<std::string_view> cur;
   if (gs.ok()) cur = current.ToStringView();
+  const WriteContext context = WriteContextOf(*store_, *data_);
+  // An expired row is no row: to the condition, and to what the write records.
+  const bool expired = cur && context.expiry.ExpiredValue(*cur);
   Prepared p;
   PARTKV_RETURN_IF_ERROR(Decide(type, entity.partition_key(), entity.row_key(), &entity, if_match,
-                                cur, header, std::move(encoded), &p));
+                                expired ? std::nullopt : cur, header, std::move(encoded), &p));
   rocksdb::WriteBatch wb;
   rocksdb::Status ws = p.is_delete ? wb.Delete(cf, key) : wb.Put(cf, key, p.value);
   if (!ws.ok()) return FromRocks(ws, "write entity");
+  std::optional<ChangeFeed::Reservation> reservation;
+  if (context.feed) {
+    FeedEntries feed;
+    PARTKV_RETURN_IF_ERROR(AddFeedEntries(type, entity.partition_key(), entity.row_key(), cur,
+                                          expired, p, {}, {}, context.now, &feed));
+    PARTKV_ASSIGN_OR_RETURN(ChangeFeed::Reservation r, feed.Stage(data_->feed(), &wb));
+    reservation.emplace(std::move(r));
+  }
   PARTKV_RETURN_IF_ERROR(store_->Write(options.sync, &wb, "write entity"));
   data_->stats().RecordWrite(physical, entity.partition_key(), 1, key.size() + p.value.size());
   return std::move(p.result);
@@ -379,6 +451,10 @@ Result<Entity> TableHandle::Get(std::string_view pk, std::string_view rk) const 
   PARTKV_RETURN_IF_ERROR(DecodeValue(value.ToStringView(), &h, &e));
   e.set_timestamp(DateTime{h.timestamp_ticks});
   e.set_etag(FormatEtag(h.etag_version));
+  if (data_->ttl_seconds() != kTtlOff && data_->ExpiryAt(store_->NowTicks()).Expired(e)) {
+    return Status::NotFound("entity (PartitionKey '" + std::string(pk) + "', RowKey '" +
+                            std::string(rk) + "') does not exist (its time to live ran out)");
+  }
   return e;
 }
 

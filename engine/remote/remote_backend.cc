@@ -149,6 +149,8 @@ Status RemoteStore::CreateTable(std::string_view name, const TableOptions& optio
   if (!options.profile.empty() || options.throttling.value_or(false)) {
     return Missing("TableOptions::profile and throttling", "throttling-emulation");
   }
+  if (options.change_feed.enabled) return Missing("TableOptions::change_feed", "change-feed");
+  if (options.ttl_seconds != kTtlOff) return Missing("TableOptions::ttl_seconds", "time-to-live");
   Call call{.method = "POST",
             .path = "/Tables",
             .body = nlohmann::json{{"TableName", name}}.dump(),

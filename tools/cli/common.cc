@@ -266,6 +266,8 @@ Status Reworded(const Status& s, const std::string& message) {
       return Status::Busy(message);
     case Status::Code::kPermissionDenied:
       return Status::PermissionDenied(message);
+    case Status::Code::kTrimmed:
+      return Status::Trimmed(message);
   }
   return Status::IOError(message);
 }

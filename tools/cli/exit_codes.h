@@ -22,6 +22,7 @@ inline constexpr int kExitPreconditionFailed = 5;  // an ETag condition did not 
 inline constexpr int kExitThrottled = 6;
 inline constexpr int kExitPermissionDenied = 7;  // the endpoint refused the key or the SAS
 inline constexpr int kExitDiffers = 8;           // copy --verify: the two tables differ
+inline constexpr int kExitTrimmed = 9;  // changes: retention removed the position asked for
 
 inline int ExitCodeFor(Status::Code code) {
   switch (code) {
@@ -39,6 +40,8 @@ inline int ExitCodeFor(Status::Code code) {
       return kExitThrottled;
     case Status::Code::kPermissionDenied:
       return kExitPermissionDenied;
+    case Status::Code::kTrimmed:
+      return kExitTrimmed;
     case Status::Code::kCorruption:
     case Status::Code::kIOError:
     case Status::Code::kBusy:

@@ -257,6 +257,9 @@ AzureError ErrorFor(const Status& status, Subject subject) {
     case Status::Code::kPermissionDenied:
       // The store behind serve is local and never says this; a 403 is what it would mean.
       return MakeError(403, "AuthorizationFailure", detail);
+    case Status::Code::kTrimmed:
+      // No request of the Table service reads a change feed; were one to, the position is gone.
+      return MakeError(410, "Gone", detail);
     case Status::Code::kCorruption:
       return Internal(status, "the store found damaged data (the server's log has the details)");
     case Status::Code::kIOError:

@@ -66,7 +66,8 @@ typedef enum partkv_code_t {
   PARTKV_CORRUPTION = 6,          /* stored bytes could not be decoded */
   PARTKV_IO_ERROR = 7,            /* the file system, the storage engine or the network failed */
   PARTKV_BUSY = 8,                /* a resource is held elsewhere (the store is already open) */
-  PARTKV_PERMISSION_DENIED = 9    /* a remote service refused the credential (HTTP 401/403) */
+  PARTKV_PERMISSION_DENIED = 9,   /* a remote service refused the credential (HTTP 401/403) */
+  PARTKV_TRIMMED = 10             /* a change feed position that retention removed */
 } partkv_code_t;
 
 typedef struct partkv_status_t partkv_status_t;

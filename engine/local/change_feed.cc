@@ -1,0 +1,206 @@
+#include "engine/local/change_feed.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/etag.h"
+#include "engine/local/catalog.h"
+#include "engine/local/rocks_status.h"
+#include "engine/value_codec.h"
+
+namespace partkv::engine {
+namespace {
+
+constexpr uint8_t kFeedEntryV1 = 1;
+
+void PutVarint(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+bool GetVarint(std::string_view* in, uint64_t* v) {
+  uint64_t result = 0;
+  for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
+    const auto byte = static_cast<uint8_t>(in->front());
+    in->remove_prefix(1);
+    result |= static_cast<uint64_t>(byte & 0x7F) << shift;
+    if ((byte & 0x80) == 0) {
+      *v = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool GetBytes(std::string_view* in, std::string_view* out) {
+  uint64_t n;
+  if (!GetVarint(in, &n) || n > in->size()) return false;
+  *out = in->substr(0, n);
+  in->remove_prefix(n);
+  return true;
+}
+
+}  // namespace
+
+std::string FeedKey(uint32_t table_id, uint64_t seq) {
+  std::string key = PartitionKeyPrefix(table_id, kFeedPartitionIndex);
+  for (int i = 7; i >= 0; --i) key.push_back(static_cast<char>(seq >> (8 * i)));
+  return key;
+}
+
+bool ParseFeedKey(std::string_view key, uint64_t* seq) {
+  if (key.size() != kPartitionKeyPrefixLength + 8) return false;
+  if (static_cast<uint8_t>(key[4]) != 0xFF || static_cast<uint8_t>(key[5]) != 0xFF) return false;
+  uint64_t v = 0;
+  for (size_t i = kPartitionKeyPrefixLength; i < key.size(); ++i) {
+    v = (v << 8) | static_cast<uint8_t>(key[i]);
+  }
+  *seq = v;
+  return true;
+}
+
+void AppendFeedEntry(ChangeOp op, int64_t time_ticks, uint64_t etag_version, std::string_view pk,
+                     std::string_view rk, std::string_view value_header,
+                     std::string_view value_body, std::string* out) {
+  out->push_back(static_cast<char>(kFeedEntryV1));
+  out->push_back(static_cast<char>(op));
+  auto time = static_cast<uint64_t>(time_ticks);
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(time >> (8 * i)));
+  PutVarint(out, etag_version);
+  PutVarint(out, pk.size());
+  out->append(pk);
+  PutVarint(out, rk.size());
+  out->append(rk);
+  out->append(value_header);
+  out->append(value_body);
+}
+
+Status DecodeFeedEntry(std::string_view in, FeedEntryView* e) {
+  auto bad = [](const char* what) {
+    return Status::Corruption(std::string("change feed entry: ") + what);
+  };
+  if (in.size() < 10) return bad("truncated");
+  if (static_cast<uint8_t>(in[0]) != kFeedEntryV1) return bad("unknown version");
+  const auto op = static_cast<uint8_t>(in[1]);
+  if (op < static_cast<uint8_t>(ChangeOp::kInsert) || op > static_cast<uint8_t>(ChangeOp::kExpire))
+    return bad("unknown operation");
+  e->op = static_cast<ChangeOp>(op);
+  uint64_t time = 0;
+  for (int i = 0; i < 8; ++i) time |= static_cast<uint64_t>(static_cast<uint8_t>(in[2 + i])) << (8 * i);
+  e->time_ticks = static_cast<int64_t>(time);
+  in.remove_prefix(10);
+  if (!GetVarint(&in, &e->etag_version)) return bad("truncated ETag");
+  if (!GetBytes(&in, &e->partition_key) || !GetBytes(&in, &e->row_key)) return bad("truncated keys");
+  const bool has_value = e->op != ChangeOp::kDelete && e->op != ChangeOp::kExpire;
+  if (has_value == in.empty()) return bad(has_value ? "no entity" : "an entity after a removal");
+  e->value = in;
+  return Status::OK();
+}
+
+Status ChangeOfEntry(uint64_t seq, const FeedEntryView& entry, Change* change) {
+  change->seq = seq;
+  change->op = entry.op;
+  change->time = DateTime{entry.time_ticks};
+  change->etag = FormatEtag(entry.etag_version);
+  change->entity = Entity{std::string(entry.partition_key), std::string(entry.row_key)};
+  if (!entry.value.empty()) {
+    ValueHeader h;
+    PARTKV_RETURN_IF_ERROR(DecodeValue(entry.value, &h, &change->entity));
+    change->entity.set_timestamp(DateTime{h.timestamp_ticks});
+    change->entity.set_etag(FormatEtag(h.etag_version));
+  }
+  return Status::OK();
+}
+
+ChangeFeed::ChangeFeed(uint32_t table_id, rocksdb::ColumnFamilyHandle* cf,
+                       ChangeFeedOptions options, uint64_t trim, uint64_t next)
+    : table_id_(table_id),
+      cf_(cf),
+      enabled_(options.enabled),
+      trim_(trim),
+      options_(options),
+      next_(std::max(next, trim)) {}
+
+ChangeFeedOptions ChangeFeed::options() const {
+  port::MutexLock lock(&mu_);
+  return options_;
+}
+
+uint64_t ChangeFeed::SetOptions(const ChangeFeedOptions& options) {
+  port::MutexLock lock(&mu_);
+  if (options.enabled && !options_.enabled) {
+    // Changes made while the feed was off are not in it: every older position is trimmed.
+    trim_.store(std::max(trim_.load(), next_), std::memory_order_release);
+  }
+  options_ = options;
+  enabled_.store(options.enabled, std::memory_order_release);
+  return trim_.load();
+}
+
+void ChangeFeed::RaiseTrim(uint64_t trim) {
+  port::MutexLock lock(&mu_);
+  trim = std::min(trim, next_);
+  if (trim > trim_.load()) trim_.store(trim, std::memory_order_release);
+}
+
+uint64_t ChangeFeed::next() const {
+  port::MutexLock lock(&mu_);
+  return next_;
+}
+
+uint64_t ChangeFeed::horizon() const {
+  port::MutexLock lock(&mu_);
+  return in_flight_.empty() ? next_ : *in_flight_.begin();
+}
+
+bool ChangeFeed::AwaitHorizonAbove(uint64_t seq, std::chrono::steady_clock::time_point deadline) {
+  port::MutexLock lock(&mu_);
+  while ((in_flight_.empty() ? next_ : *in_flight_.begin()) <= seq) {
+    if (!committed_.WaitUntil(deadline) && std::chrono::steady_clock::now() >= deadline) {
+      return (in_flight_.empty() ? next_ : *in_flight_.begin()) > seq;
+    }
+  }
+  return true;
+}
+
+ChangeFeed::Reservation ChangeFeed::Reserve(uint64_t n) {
+  port::MutexLock lock(&mu_);
+  const uint64_t first = next_;
+  next_ += n;
+  in_flight_.insert(first);
+  return Reservation(this, first);
+}
+
+void ChangeFeed::Release(uint64_t first) {
+  {
+    port::MutexLock lock(&mu_);
+    in_flight_.erase(in_flight_.find(first));
+  }
+  committed_.SignalAll();
+}
+
+void FeedEntries::Add(ChangeOp op, int64_t time_ticks, uint64_t etag_version, std::string_view pk,
+                      std::string_view rk, std::string_view value_header,
+                      std::string_view value_body) {
+  AppendFeedEntry(op, time_ticks, etag_version, pk, rk, value_header, value_body, &bytes_);
+  ends_.push_back(bytes_.size());
+}
+
+Result<ChangeFeed::Reservation> FeedEntries::Stage(ChangeFeed& feed,
+                                                   rocksdb::WriteBatch* wb) const {
+  ChangeFeed::Reservation r = feed.Reserve(ends_.size());
+  size_t begin = 0;
+  for (size_t i = 0; i < ends_.size(); ++i) {
+    const std::string key = FeedKey(feed.table_id(), r.first() + i);
+    rocksdb::Status s = wb->Put(feed.cf(), key,
+                                rocksdb::Slice(bytes_.data() + begin, ends_[i] - begin));
+    if (!s.ok()) return FromRocks(s, "change feed entry");
+    begin = ends_[i];
+  }
+  return r;
+}
+
+}  // namespace partkv::engine
