@@ -129,15 +129,15 @@ ChangeFeedOptions ChangeFeed::options() const {
   return options_;
 }
 
-uint64_t ChangeFeed::SetOptions(const ChangeFeedOptions& options) {
+void ChangeFeed::SetOptions(const ChangeFeedOptions& options,
+                            std::optional<uint64_t> restart_at) {
   port::MutexLock lock(&mu_);
-  if (options.enabled && !options_.enabled) {
-    // Changes made while the feed was off are not in it: every older position is trimmed.
-    trim_.store(std::max(trim_.load(), next_), std::memory_order_release);
+  if (restart_at) {
+    next_ = std::max(next_, *restart_at);
+    trim_.store(std::max(trim_.load(), *restart_at), std::memory_order_release);
   }
   options_ = options;
   enabled_.store(options.enabled, std::memory_order_release);
-  return trim_.load();
 }
 
 void ChangeFeed::RaiseTrim(uint64_t trim) {

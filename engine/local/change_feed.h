@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -81,9 +82,10 @@ class ChangeFeed {
 
   bool enabled() const { return enabled_.load(std::memory_order_acquire); }
   ChangeFeedOptions options() const PARTKV_EXCLUDES(mu_);
-  // Turning a feed on that was off trims every position before the next one (see
-  // Store::SetTableOptions); returns the new oldest position.
-  uint64_t SetOptions(const ChangeFeedOptions& options) PARTKV_EXCLUDES(mu_);
+  // Sets the options. `restart_at`, when given (a feed turned on again after being off), moves the
+  // oldest position kept and the next number up to it (see Store::SetTableOptions).
+  void SetOptions(const ChangeFeedOptions& options, std::optional<uint64_t> restart_at)
+      PARTKV_EXCLUDES(mu_);
 
   // The oldest position kept; positions below it are Trimmed.
   uint64_t trim() const { return trim_.load(std::memory_order_acquire); }

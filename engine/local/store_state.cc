@@ -834,11 +834,14 @@ Status StoreState::SetTableOptions(std::string_view name, const TableSettings& s
     SharedTable& table = *it->second;
     TableRecord record = table.CurrentRecord();
     rocksdb::WriteBatch wb;
+    std::optional<uint64_t> restart_at;
     if (settings.change_feed) {
       if (settings.change_feed->enabled && !record.feed.enabled && record.feed_set) {
-        // Turned on again: the positions before the next one are trimmed (ChangeFeed::SetOptions),
-        // durably before the record says the feed is on.
-        wb.Put(meta_, FeedTrimKey(record.id), std::to_string(table.feed().next()));
+        // Turned on again: the changes made while it was off are not in the feed, so every
+        // position handed out before (up to the next number, which a caught-up reader holds) is
+        // trimmed, durably before the record says the feed is on.
+        restart_at = table.feed().next() + 1;
+        wb.Put(meta_, FeedTrimKey(record.id), std::to_string(*restart_at));
       }
       record.feed_set = true;
       record.feed = *settings.change_feed;
@@ -847,7 +850,7 @@ Status StoreState::SetTableOptions(std::string_view name, const TableSettings& s
     wb.Put(meta_, TableKey(record.name), EncodeTableRecord(record));
     PARTKV_RETURN_IF_ERROR(
         Write(/*sync=*/true, &wb, "set the options of table '" + record.name + "'"));
-    if (settings.change_feed) table.feed().SetOptions(*settings.change_feed);
+    if (settings.change_feed) table.feed().SetOptions(*settings.change_feed, restart_at);
     if (settings.ttl_seconds) table.set_ttl_seconds(*settings.ttl_seconds);
     UpdateReclaim(table);
     resume_cache_.Clear();  // a kept stream read with the old time to live
