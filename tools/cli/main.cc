@@ -15,7 +15,8 @@
 #include "tools/cli/exit_codes.h"
 
 namespace partkv::cli {
-void AddServeCommand(CLI::App& app, Context& ctx);  // serve_command.cc
+void AddServeCommand(CLI::App& app, Context& ctx);    // serve_command.cc
+void AddChangesCommand(CLI::App& app, Context& ctx);  // changes_command.cc
 }  // namespace partkv::cli
 
 namespace {
@@ -88,7 +89,8 @@ int Run(int argc, char** argv) {
   app.footer(
       "Exit status: 0 ok, 1 other failure, 2 invalid argument or usage, 3 not found,\n"
       "4 already exists, 5 precondition (ETag) failed, 6 throttled, 7 permission denied,\n"
-      "8 copy --verify found differences.\n"
+      "8 copy --verify found differences, 9 changes: retention removed the position asked "
+      "for.\n"
       "`partkv COMMAND --help` describes a command; docs/cli.md has examples of every one.");
   partkv::cli::AddTableCommands(app, ctx);
   partkv::cli::AddEntityCommands(app, ctx);
@@ -96,6 +98,7 @@ int Run(int argc, char** argv) {
   partkv::cli::AddImportCommand(app, ctx);
   partkv::cli::AddStatsCommands(app, ctx);
   partkv::cli::AddCopyCommand(app, ctx);
+  partkv::cli::AddChangesCommand(app, ctx);
   partkv::cli::AddServeCommand(app, ctx);
 
   if (std::string unknown = UnknownCommand(app, argc, argv); !unknown.empty()) {

@@ -5,18 +5,24 @@
 // read once from one snapshot, without filling the block cache, keeping only the `top` hottest
 // logical partitions.
 //
+// For a table with a change feed or a time to live it adds the feed's extent and size
+// (Table::FeedState) and the expired entities not yet reclaimed (TableCensus::expired_entities).
+//
 // `analyze` feeds JSON Lines entities to partkv::Analyzer and writes nothing.
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nlohmann/json.hpp"
 #include "partkv/analyzer.h"
 #include "partkv/census.h"
+#include "partkv/changes.h"
 #include "partkv/json.h"
 #include "partkv/table.h"
 #include "tools/cli/bars.h"
@@ -70,11 +76,45 @@ std::vector<size_t> ChartedPartitions(const std::vector<uint64_t>& entities, std
 
 // ---- stats ----
 
-void PrintStatsChart(const TableCensus& census) {
+// 604800 -> "7d", 5400 -> "90m", 0 -> "no limit".
+std::string DurationText(int64_t seconds) {
+  if (seconds == 0) return "no limit";
+  for (auto [unit, size] : {std::pair{"d", 86400}, std::pair{"h", 3600}, std::pair{"m", 60}}) {
+    if (seconds % size == 0) return std::to_string(seconds / size) + unit;
+  }
+  return std::to_string(seconds) + "s";
+}
+
+std::string TtlText(int64_t ttl_seconds) {
+  if (ttl_seconds == kTtlOff) return "off";
+  if (ttl_seconds == kTtlNoDefault) return "-1 (only entities with a ttl property expire)";
+  return DurationText(ttl_seconds);
+}
+
+// The change feed and time to live lines of the chart: none for a table with neither.
+std::string FeedAndTtlText(const TableInfo& info, const std::optional<ChangeFeedState>& feed,
+                           const TableCensus& census) {
+  std::string out;
+  if (feed) {
+    out += "change feed: " + HumanBytes(feed->bytes) + ", positions " +
+           GroupDigits(feed->first_seq) + " (oldest kept) to " + GroupDigits(feed->next_seq) +
+           " (next); retention " + DurationText(feed->options.retention.count()) + ", max " +
+           (feed->options.max_bytes == 0 ? std::string("no limit")
+                                         : HumanBytes(feed->options.max_bytes)) +
+           "\n";
+  }
+  if (info.ttl_seconds != kTtlOff || census.expired_entities > 0) {
+    out += "time to live: " + TtlText(info.ttl_seconds) + "; " +
+           GroupDigits(census.expired_entities) + " expired entities not yet reclaimed\n";
+  }
+  return out;
+}
+
+void PrintStatsChart(const TableCensus& census, const std::string& feed_and_ttl) {
   std::string out = "table " + census.table + ": " + GroupDigits(census.entities) + " entities, " +
                     HumanBytes(census.bytes) + ", " + GroupDigits(census.logical_partitions) +
                     " logical partitions in " + GroupDigits(census.partitions.size()) +
-                    " physical partitions\n\n";
+                    " physical partitions\n" + feed_and_ttl + "\n";
   const std::vector<PartitionCensus>& physical = census.partitions;
   std::vector<uint64_t> entities;
   for (const PartitionCensus& p : physical) entities.push_back(p.entities);
@@ -111,8 +151,13 @@ Status RunStats(const Context& ctx, const StatsArgs& args) {
   }
   PARTKV_ASSIGN_OR_RETURN(Table table, store.OpenTable(args.table));
   PARTKV_ASSIGN_OR_RETURN(TableCensus census, table.Census(CensusOptions{.top = args.top}));
+  const TableInfo& info = table.info();
+  std::optional<ChangeFeedState> feed;
+  if (info.change_feed.enabled) {
+    PARTKV_ASSIGN_OR_RETURN(feed, table.FeedState());
+  }
   if (!args.json) {
-    PrintStatsChart(census);
+    PrintStatsChart(census, FeedAndTtlText(info, feed, census));
     return Status::OK();
   }
   ordered_json j;
@@ -121,6 +166,17 @@ Status RunStats(const Context& ctx, const StatsArgs& args) {
   j["entities"] = census.entities;
   j["bytes"] = census.bytes;
   j["logical_partitions"] = census.logical_partitions;
+  j["expired_entities"] = census.expired_entities;
+  j["ttl_seconds"] = info.ttl_seconds;
+  if (feed) {
+    j["change_feed"] = {{"bytes", feed->bytes},
+                        {"first_seq", feed->first_seq},
+                        {"next_seq", feed->next_seq},
+                        {"retention_seconds", feed->options.retention.count()},
+                        {"max_bytes", feed->options.max_bytes}};
+  } else {
+    j["change_feed"] = nullptr;
+  }
   ordered_json parts = ordered_json::array();
   for (const PartitionCensus& p : census.partitions) {
     parts.push_back({{"index", p.index},
