@@ -149,6 +149,8 @@ int partkv_store_has_capability(const partkv_store_t* store, const char* name, s
              : n == "storage-engine"       ? c.storage_engine
              : n == "access-policies"      ? c.access_policies
              : n == "service-properties"   ? c.service_properties
+             : n == "change-feed"          ? c.change_feed
+             : n == "time-to-live"         ? c.time_to_live
                                            : false;
   return has ? 1 : 0;
 }

@@ -27,6 +27,7 @@ how the library and the header are found (PARTKV_LIBRARY, PARTKV_C_HEADER).
 from ._lib import ffi as _ffi, lib as _lib, LIBRARY_PATH, HEADER_PATH
 from ._models import (
     BulkWriteReport,
+    ChangeFeedState,
     CopyProgress,
     CopyReport,
     EdmType,
@@ -36,8 +37,10 @@ from ._models import (
     MatchConditions,
     PartitionCensus,
     PartitionStatistics,
+    SweepReport,
     TableAccessPolicy,
     TableCensus,
+    TableChange,
     TableEntity,
     TableItem,
     TableStatistics,
@@ -53,8 +56,10 @@ from ._service import TableServiceClient
 from ._bulk import BulkWriter
 from ._copy import copy_table, verify_copy
 from . import exceptions
+from ._changes import ChangeFeedPaged
 from .exceptions import (
     AzureError,
+    ChangeFeedTrimmedError,
     ClosedError,
     HttpResponseError,
     InvalidArgumentError,
@@ -121,6 +126,10 @@ __all__ = [
     "PartitionCensus",
     "LargestPartition",
     "BulkWriteReport",
+    "TableChange",
+    "ChangeFeedState",
+    "ChangeFeedPaged",
+    "SweepReport",
     "copy_table",
     "verify_copy",
     "CopyProgress",
@@ -141,6 +150,7 @@ __all__ = [
     "ClientAuthenticationError",
     "StoreCorruptionError",
     "StoreIOError",
+    "ChangeFeedTrimmedError",
     "ClosedError",
     "ValueOutOfRangeError",
     "TableErrorCode",

@@ -26,6 +26,7 @@ from ._models import (
 )
 from ._paging import ItemPaged
 from ._status import error_from, transaction_error_from
+from . import _changes
 from .exceptions import ClosedError
 from ._store import (
     _drop_table,
@@ -620,9 +621,51 @@ class TableClient:
                 if key != ffi.NULL:
                     largest.append(LargestPartition(_codec.unpack_text(key, length),
                                                     int(physical[0]), int(entities[0]), int(size[0])))
-            return TableCensus(total, partitions, largest)
+            return TableCensus(total, partitions, largest,
+                               int(lib.partkv_table_census_expired_entities(census)))
         finally:
             lib.partkv_table_census_destroy(census)
+
+    # ---- the change feed ----
+
+    def query_changes(self, *, continuation=None, start="beginning", mode="latest",
+                      results_per_page=1000):
+        """The table's change feed (docs/changes.md), as :class:`~partkv.TableChange` objects
+        (``seq``, ``op``, ``time``, ``etag``, ``entity``) read page by page: an ItemPaged whose
+        iteration ends at the newest change committed when its last page was read.
+
+        :keyword str continuation: a token of an earlier read (``by_page().continuation_token``,
+            the paged object's ``continuation_token``, or ``get_change_feed_state().first_token``);
+            None reads from `start`.
+        :keyword str start: "beginning" (the oldest entry retention kept) or "now" (only changes
+            made after this read's first page).
+        :keyword str mode: "latest" (the newest version of each entity changed since the
+            position; deleted and expired entities left out) or "all" (every change in order,
+            deletes and expiries included).
+        :keyword int results_per_page: changes per page, 1..1000.
+
+        Raises InvalidArgumentError when the table keeps no change feed (or on a remote store,
+        which has none), for a malformed or foreign token; ChangeFeedTrimmedError (410) when
+        retention removed the token's position.
+        """
+        return _changes.query_changes(self, continuation, start, mode, results_per_page)
+
+    def get_change_feed_state(self):
+        """The change feed's retention, extent and size (a :class:`~partkv.ChangeFeedState`).
+        InvalidArgumentError when the table keeps no change feed."""
+        return _changes.feed_state(self)
+
+    def wait_for_changes(self, continuation, timeout):
+        """Wait until the feed holds a change at or after `continuation` (a token of
+        :meth:`query_changes`), or `timeout` (seconds, or a timedelta) passes: True when it
+        does. Other threads run meanwhile. Errors as :meth:`query_changes`."""
+        return _changes.wait_for_changes(self, continuation, timeout)
+
+    def sweep(self):
+        """Run the table's maintenance now (a :class:`~partkv.SweepReport`): apply the feed's
+        retention, and, when the table keeps a feed and a time to live, remove its expired
+        entities with one "expire" entry each. The store does the same in the background."""
+        return _changes.sweep(self)
 
     # ---- access policies ----
 

@@ -223,6 +223,11 @@ class TableItem:
     :ivar str row_key_scheme: its RowKey strategy text ("" for none).
     :ivar str profile: its cloud profile ("azure-table", ...).
     :ivar bool throttling: whether throttling emulation is on.
+    :ivar bool change_feed: whether the table keeps a change feed.
+    :ivar feed_retention: the feed's retention by age (a timedelta), None for no limit.
+    :ivar feed_max_bytes: the feed's retention by size in bytes, None for no limit.
+    :ivar int ttl: the entities' time to live in seconds: 0 off (the default), -1 only entities
+        with a "ttl" property expire, N > 0 every entity expires N seconds after its Timestamp.
     """
 
     def __init__(self, name, **kwargs):
@@ -233,6 +238,10 @@ class TableItem:
         self.row_key_scheme = kwargs.get("row_key_scheme", "")
         self.profile = kwargs.get("profile", "")
         self.throttling = kwargs.get("throttling", False)
+        self.change_feed = kwargs.get("change_feed", False)
+        self.feed_retention = kwargs.get("feed_retention")
+        self.feed_max_bytes = kwargs.get("feed_max_bytes")
+        self.ttl = kwargs.get("ttl", 0)
 
     def __repr__(self):
         return "TableItem(name=%r)" % (self.name,)
@@ -332,6 +341,9 @@ class TableCensus:
     total: PartitionCensus
     partitions: List[PartitionCensus]
     largest: List[LargestPartition]
+    #: entities whose time to live ran out, still stored until the background reclaims them
+    #: (counted here only, not in ``total`` or ``partitions``)
+    expired_entities: int = 0
 
     def as_dict(self):
         """The census as plain dicts and lists."""
@@ -445,3 +457,53 @@ class VerifyReport:
         d = dataclasses.asdict(self)
         d["clean"] = self.clean
         return d
+
+
+class TableChange:
+    """One entry of a table's change feed (:meth:`TableClient.query_changes`).
+
+    :ivar int seq: the feed's sequence number: increasing, never reused by the table.
+    :ivar str op: "insert", "replace", "merge", "delete" or "expire".
+    :ivar time: when the store recorded the change (a UTC datetime; for "expire", when it removed
+        the entity).
+    :ivar str etag: the version written; for "delete" and "expire", the version removed.
+    :ivar entity: the entity after the change (a :class:`TableEntity` with ``metadata``); for
+        "delete" and "expire" its keys only.
+    """
+
+    __slots__ = ("seq", "op", "time", "etag", "entity")
+
+    def __init__(self, seq, op, time, etag, entity):
+        self.seq = seq
+        self.op = op
+        self.time = time
+        self.etag = etag
+        self.entity = entity
+
+    def __repr__(self):
+        return "TableChange(seq=%d, op=%r, PartitionKey=%r, RowKey=%r)" % (
+            self.seq, self.op, self.entity.get("PartitionKey"), self.entity.get("RowKey"))
+
+
+@dataclasses.dataclass(frozen=True)
+class ChangeFeedState:
+    """What a table's change feed holds now (:meth:`TableClient.get_change_feed_state`).
+
+    ``first_token`` is a continuation token for ``first_seq``, the oldest position kept:
+    ``query_changes(continuation=state.first_token)`` reads the whole feed retention kept.
+    """
+
+    retention: Optional[timedelta]  # None: no limit by age
+    max_bytes: Optional[int]  # None: no limit by size
+    first_seq: int
+    next_seq: int  # the sequence number the next change will get
+    bytes: int  # on disk, RocksDB's estimate (compressed; memtables included)
+    first_token: str
+
+
+@dataclasses.dataclass(frozen=True)
+class SweepReport:
+    """What :meth:`TableClient.sweep` did."""
+
+    feed_entries_trimmed: int  # retention moved the feed's start by this many positions
+    expiries_recorded: int  # expired entities removed with an "expire" feed entry

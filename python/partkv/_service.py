@@ -14,6 +14,7 @@ from ._store import (
     _table_pages,
 )
 from ._client import TableClient
+from . import _changes
 
 __all__ = ["TableServiceClient"]
 
@@ -32,7 +33,9 @@ class TableServiceClient:
     Store options (all keyword): ``create_if_missing`` (True), ``error_if_exists`` (False),
     ``memory_budget`` (bytes), ``profile`` ("azure-table", "cosmos", "dynamodb", "none"),
     ``throttling`` (bool), ``write_stall_timeout_ms``, ``scan_threads``, ``low_priority_compactions``
-    (bool; process-wide), ``sync`` (fsync each write), and for remote stores ``remote_ca_file``, ``remote_timeouts_ms=(connect, request)``,
+    (bool; process-wide), ``sync`` (fsync each write), ``maintenance_interval_ms`` (how often the
+    store sweeps its tables' change feeds and expired entities in the background; 0 never, default
+    60000), and for remote stores ``remote_ca_file``, ``remote_timeouts_ms=(connect, request)``,
     ``remote_connections=(max_connections, fan_out)``,
     ``remote_retry=(max_attempts, initial_backoff_ms, max_backoff_ms, max_total_ms)``.
     """
@@ -85,7 +88,12 @@ class TableServiceClient:
 
         Table options (partkv's, all keyword): ``partition_key_scheme`` / ``row_key_scheme``
         (a key strategy text such as ``"hash-suffix(date,orderId,16)"`` or a KeyStrategy),
-        ``physical_partitions`` (1..1024, default 16), ``profile`` and ``throttling``.
+        ``physical_partitions`` (1..1024, default 16), ``profile`` and ``throttling``;
+        ``change_feed`` (bool, default False) with its limits ``feed_retention`` (seconds or a
+        timedelta) and ``feed_max_bytes`` (None: no limit), and ``ttl`` (the entities' time to
+        live in seconds or a timedelta: 0 off, the default; -1 only entities with a "ttl"
+        property expire; N > 0). A remote store refuses the feed and the time to live
+        (InvalidArgumentError naming the capability).
         """
         name = _table_name_bytes(table_name)
         handle, keep = _table_options(table_options)
@@ -96,6 +104,19 @@ class TableServiceClient:
             if isinstance(dependent, TableClient) and dependent.table_name.lower() == table_name.lower():
                 dependent._reset()
         return self._client_for(table_name, table_options)
+
+    def set_table_options(self, table_name, *, change_feed=None, feed_retention=None,
+                          feed_max_bytes=None, ttl=None):
+        """Change an existing table's change feed and time to live, durably; an option left None
+        stays as it is. ``change_feed`` turns the feed on or off; ``feed_retention`` (seconds or
+        a timedelta, 0 no limit) and ``feed_max_bytes`` (0 no limit) are its limits; ``ttl`` as
+        :meth:`create_table`'s. A feed turned off and on again makes older positions
+        ChangeFeedTrimmedError (the changes made meanwhile are not in it). Raises
+        ResourceNotFoundError (TableNotFound), InvalidArgumentError for a negative retention or
+        a ttl below -1, and on a remote store (naming the capability)."""
+        name = _table_name_bytes(table_name)
+        _changes.set_table_options(self._store, name, change_feed, feed_retention, feed_max_bytes,
+                                   ttl)
 
     def _client_for(self, table_name, table_options):
         if self._store.backend == "remote":

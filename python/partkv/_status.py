@@ -14,11 +14,12 @@ CORRUPTION = 6
 IO_ERROR = 7
 BUSY = 8
 PERMISSION_DENIED = 9
+TRIMMED = 10
 
 _CODE_NAMES = {OK: "OK", NOT_FOUND: "NotFound", ALREADY_EXISTS: "AlreadyExists",
                PRECONDITION_FAILED: "PreconditionFailed", INVALID_ARGUMENT: "InvalidArgument",
                THROTTLED: "Throttled", CORRUPTION: "Corruption", IO_ERROR: "IOError",
-               BUSY: "Busy", PERMISSION_DENIED: "PermissionDenied"}
+               BUSY: "Busy", PERMISSION_DENIED: "PermissionDenied", TRIMMED: "Trimmed"}
 
 _CLASSES = {
     NOT_FOUND: _e.ResourceNotFoundError,
@@ -30,10 +31,12 @@ _CLASSES = {
     IO_ERROR: _e.StoreIOError,
     BUSY: _e.StoreBusyError,
     PERMISSION_DENIED: _e.ClientAuthenticationError,
+    TRIMMED: _e.ChangeFeedTrimmedError,
 }
 
 _STATUS = {NOT_FOUND: 404, ALREADY_EXISTS: 409, PRECONDITION_FAILED: 412, INVALID_ARGUMENT: 400,
-           THROTTLED: 503, CORRUPTION: 500, IO_ERROR: 500, BUSY: 503, PERMISSION_DENIED: 403}
+           THROTTLED: 503, CORRUPTION: 500, IO_ERROR: 500, BUSY: 503, PERMISSION_DENIED: 403,
+           TRIMMED: 410}
 
 # The Table service's error code for each partkv code, by what the call was about.
 _ERROR_CODES = {
@@ -46,6 +49,7 @@ _ERROR_CODES = {
     IO_ERROR: "InternalError",
     BUSY: "ServerBusy",
     PERMISSION_DENIED: "AuthenticationFailed",
+    TRIMMED: "Trimmed",
 }
 
 

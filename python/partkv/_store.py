@@ -16,6 +16,7 @@ from ._models import (
 )
 from ._paging import ItemPaged
 from ._status import error_from
+from . import _changes
 from .exceptions import ClosedError
 
 # partkv_op_t
@@ -73,7 +74,8 @@ def _location_bytes(location):
 _STORE_OPTION_NAMES = ("create_if_missing", "error_if_exists", "memory_budget", "profile",
                        "throttling", "write_stall_timeout_ms", "scan_threads", "low_priority_compactions",
                        "remote_ca_file",
-                       "remote_timeouts_ms", "remote_connections", "remote_retry", "sync")
+                       "remote_timeouts_ms", "remote_connections", "remote_retry", "sync",
+                       "maintenance_interval_ms")
 
 
 def _store_options(options):
@@ -108,6 +110,8 @@ def _store_options(options):
             lib.partkv_store_options_set_remote_retry(handle, *_pair(value, name, 4))
         elif name == "sync":
             sync = _bool(value, name)
+        elif name == "maintenance_interval_ms":
+            lib.partkv_store_options_set_maintenance_interval_ms(handle, _count(value, name))
         else:
             raise TypeError("unexpected store option '%s' (the options are: %s)"
                             % (name, ", ".join(_STORE_OPTION_NAMES)))
@@ -205,12 +209,17 @@ def _table_name_bytes(name):
     return utf8(name, "table name")
 
 
+_FEED_OPTION_NAMES = frozenset(("change_feed", "feed_retention", "feed_max_bytes", "ttl"))
+
+
 def _table_options(options):
     """A partkv_table_options_t for create_table's keyword arguments; returns (handle, keep)."""
     handle = ffi.gc(lib.partkv_table_options_create(), lib.partkv_table_options_destroy)
     keep = []
+    _changes.apply_table_options(handle, options.get("change_feed"), options.get("feed_retention"),
+                                 options.get("feed_max_bytes"), options.get("ttl"))
     for name, value in options.items():
-        if value is None:
+        if value is None or name in _FEED_OPTION_NAMES:
             continue
         if name == "physical_partitions":
             lib.partkv_table_options_set_physical_partitions(handle, _count(value, name, 0, 2 ** 32 - 1))
@@ -230,7 +239,7 @@ def _table_options(options):
         elif name not in _TRANSPORT_KWARGS:
             raise TypeError("create_table() got an unexpected keyword argument '%s' (table options: "
                             "partition_key_scheme, row_key_scheme, physical_partitions, profile, "
-                            "throttling)" % name)
+                            "throttling, change_feed, feed_retention, feed_max_bytes, ttl)" % name)
     return handle, keep
 
 
@@ -244,7 +253,8 @@ def _table_item(info):
                      physical_partitions=int(lib.partkv_table_info_physical_partitions(info)),
                      created=_codec.ticks_to_datetime(lib.partkv_table_info_created(info)),
                      partition_key_scheme=pk, row_key_scheme=rk, profile=profile,
-                     throttling=bool(lib.partkv_table_info_throttling(info)))
+                     throttling=bool(lib.partkv_table_info_throttling(info)),
+                     **_changes.table_info_fields(info))
 
 
 def _list_tables(store):

@@ -25,6 +25,8 @@ Corruption                    StoreCorruptionError            500     InternalEr
 IOError                       StoreIOError                    500     InternalError
 PermissionDenied              ClientAuthenticationError       403     AuthenticationFailed
                               (a remote store refused the key or the SAS)
+Trimmed                       ChangeFeedTrimmedError          410     Trimmed
+                              (a change feed position that retention removed)
 ============================  ==============================  ======  ===========================
 
 A failed transaction (:meth:`partkv.TableClient.submit_transaction`) raises
@@ -54,6 +56,7 @@ __all__ = [
     "StoreBusyError",
     "StoreCorruptionError",
     "StoreIOError",
+    "ChangeFeedTrimmedError",
     "ClosedError",
     "ValueOutOfRangeError",
     "TableErrorCode",
@@ -146,7 +149,7 @@ class AzureError(Exception):
         super().__init__(self.message, *args)
 
 
-_REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict", 412: "Precondition Failed",
+_REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict", 410: "Gone", 412: "Precondition Failed",
             413: "Request Entity Too Large", 500: "Internal Server Error",
             503: "Server Busy"}
 
@@ -261,6 +264,16 @@ class StoreIOError(HttpResponseError):
 
     _default_status = 500
     _default_error_code = "InternalError"
+
+
+class ChangeFeedTrimmedError(HttpResponseError):
+    """A change feed position that retention removed (partkv's Trimmed; 410, error code
+    "Trimmed"): the changes between it and the oldest position kept are gone. The message names
+    the oldest position kept; :meth:`partkv.TableClient.get_change_feed_state` gives its token
+    (``first_token``) to read on from there, knowing some changes were missed."""
+
+    _default_status = 410
+    _default_error_code = "Trimmed"
 
 
 class TableTransactionError(HttpResponseError):

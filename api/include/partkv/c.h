@@ -3,9 +3,9 @@
  *
  * C99, no C++ types; every symbol is named partkv_<object>_<verb>. Some parts of the API are
  * declared in headers of their own that this one includes at its end (partkv/c_copy.h: copying
- * tables), so a program includes partkv/c.h alone. docs/c-api.md is the guide,
- * with a complete program; the C++ headers named at each section are the reference for what an
- * operation does (the C API adds no behaviour of its own).
+ * tables; partkv/c_changes.h: the change feed and time to live), so a program includes partkv/c.h
+ * alone. docs/c-api.md is the guide, with a complete program; the C++ headers named at each section
+ * are the reference for what an operation does (the C API adds no behaviour of its own).
  *
  * Handles. Every object is an opaque handle, made by a `_create` (or `_open`, `_parse`, or an
  * out parameter) and released by the matching `_destroy` (or `_close`). Passing NULL to a
@@ -328,7 +328,8 @@ const char* partkv_store_backend(const partkv_store_t* store);
 /* 1 when the store has the capability named as in partkv/capabilities.h ("descending-scans",
  * "ordered-scans", "scan-budget", "key-scheme-catalog", "physical-partitions",
  * "throttling-emulation", "census", "engine-statistics", "storage-engine", "access-policies",
- * "service-properties"); 0 when it lacks it or the name is unknown. */
+ * "service-properties", "change-feed", "time-to-live"); 0 when it lacks it or the name is
+ * unknown. */
 int partkv_store_has_capability(const partkv_store_t* store, const char* name, size_t length);
 
 /* PARTKV_INVALID_ARGUMENT for a bad name (^[A-Za-z][A-Za-z0-9]{2,62}$) or option;
@@ -706,6 +707,7 @@ partkv_status_t* partkv_bulk_writer_error(const partkv_bulk_writer_t* writer);
 #endif
 
 /* The parts of the C API kept in headers of their own, declared after everything above. */
-#include "partkv/c_copy.h" /* copying a table, verifying a copy (partkv/copy.h) */
+#include "partkv/c_changes.h" /* the change feed and time to live (partkv/changes.h) */
+#include "partkv/c_copy.h"    /* copying a table, verifying a copy (partkv/copy.h) */
 
 #endif /* PARTKV_C_H_ */

@@ -60,6 +60,12 @@ PK_TEST(CopyResume)
 PK_TEST(CopyRekey)
 PK_TEST(VerifyCopy)
 PK_TEST(CopyNullArguments)
+/* test_changes.c */
+PK_TEST(ChangeFeedModes)
+PK_TEST(ChangeFeedStateAwaitSweep)
+PK_TEST(ChangeFeedTrimmed)
+PK_TEST(ChangeFeedSettings)
+PK_TEST(ChangeFeedBadInput)
 /* test_null.c */
 PK_TEST(NullHandles)
 /* test_bytes.c */

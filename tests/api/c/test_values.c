@@ -35,7 +35,8 @@ void test_Status(void) {
   CHECK_STR(partkv_code_name(PARTKV_IO_ERROR), "IOError");
   CHECK_STR(partkv_code_name(PARTKV_BUSY), "Busy");
   CHECK_STR(partkv_code_name(PARTKV_PERMISSION_DENIED), "PermissionDenied");
-  CHECK_STR(partkv_code_name((partkv_code_t)10), "Unknown");
+  CHECK_STR(partkv_code_name(PARTKV_TRIMMED), "Trimmed");
+  CHECK_STR(partkv_code_name((partkv_code_t)11), "Unknown");
   CHECK_STR(partkv_code_name((partkv_code_t)-1), "Unknown");
   /* The numbers are the CLI's exit statuses and partkv::Status::Code's: never renumbered. */
   CHECK_INT(PARTKV_NOT_FOUND, 1);
