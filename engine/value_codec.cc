@@ -466,7 +466,8 @@ Status FindProperty(std::string_view value, std::string_view name, ValueHeader* 
   for (uint64_t i = 0; i < count; ++i) {
     std::string_view n;
     uint8_t tag;
-    if (!r.Bytes(&n) || !r.Byte(&tag)) return Status::Corruption("stored value: truncated property");
+    if (!r.Bytes(&n) || !r.Byte(&tag))
+      return Status::Corruption("stored value: truncated property");
     ValueView v;
     if (const char* bad = ReadPayload(&r, tag, &v)) {
       return Status::Corruption(std::string("stored value: ") + bad);

@@ -243,8 +243,7 @@ class GroupWriter {
     return statuses_[j].ok() && !expiry_.ExpiredValue(values_[j].ToStringView());
   }
   // `feed`: where the group's change feed entries go, or null when the table keeps none.
-  Status Build(const BulkGroup& g, size_t cut, int64_t first_tick, int64_t now,
-               FeedEntries* feed);
+  Status Build(const BulkGroup& g, size_t cut, int64_t first_tick, int64_t now, FeedEntries* feed);
   void GatherStatistics(const BulkGroup& g, size_t cut);
 
   TableHandle& table_;

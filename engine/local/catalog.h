@@ -108,7 +108,8 @@ bool ParsePartitionColumnFamilyName(std::string_view name, uint32_t* table_id, u
 
 std::string TableKey(std::string_view name);
 std::string DroppedKey(uint32_t table_id);
-std::string FeedTrimKey(uint32_t table_id);  // "feed_trim/" + the id in 10 decimal digits  // "dropped/" + the id in 10 decimal digits
+std::string FeedTrimKey(uint32_t table_id);  // "feed_trim/" + the id in 10 decimal digits  //
+                                             // "dropped/" + the id in 10 decimal digits
 bool ParseDroppedKey(std::string_view key, uint32_t* table_id);  // "table/" + lower-cased name
 std::string LowerCase(std::string_view s);
 

@@ -8,11 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "engine/ttl.h"
-
 #include "engine/key_codec.h"
 #include "engine/key_range.h"
 #include "engine/local/rocks_status.h"
+#include "engine/ttl.h"
 #include "rocksdb/db.h"
 #include "rocksdb/metadata.h"
 #include "rocksdb/snapshot.h"

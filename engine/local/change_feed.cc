@@ -89,11 +89,13 @@ Status DecodeFeedEntry(std::string_view in, FeedEntryView* e) {
     return bad("unknown operation");
   e->op = static_cast<ChangeOp>(op);
   uint64_t time = 0;
-  for (int i = 0; i < 8; ++i) time |= static_cast<uint64_t>(static_cast<uint8_t>(in[2 + i])) << (8 * i);
+  for (int i = 0; i < 8; ++i)
+    time |= static_cast<uint64_t>(static_cast<uint8_t>(in[2 + i])) << (8 * i);
   e->time_ticks = static_cast<int64_t>(time);
   in.remove_prefix(10);
   if (!GetVarint(&in, &e->etag_version)) return bad("truncated ETag");
-  if (!GetBytes(&in, &e->partition_key) || !GetBytes(&in, &e->row_key)) return bad("truncated keys");
+  if (!GetBytes(&in, &e->partition_key) || !GetBytes(&in, &e->row_key))
+    return bad("truncated keys");
   const bool has_value = e->op != ChangeOp::kDelete && e->op != ChangeOp::kExpire;
   if (has_value == in.empty()) return bad(has_value ? "no entity" : "an entity after a removal");
   e->value = in;
@@ -116,27 +118,33 @@ Status ChangeOfEntry(uint64_t seq, const FeedEntryView& entry, Change* change) {
 }
 
 ChangeFeed::ChangeFeed(uint32_t table_id, rocksdb::ColumnFamilyHandle* cf,
-                       ChangeFeedOptions options, uint64_t trim, uint64_t next)
+                       ChangeFeedOptions options, bool configured, uint64_t trim, uint64_t next)
     : table_id_(table_id),
       cf_(cf),
       enabled_(options.enabled),
       trim_(trim),
       options_(options),
+      configured_(configured),
       next_(std::max(next, trim)) {}
+
+bool ChangeFeed::configured() const {
+  port::MutexLock lock(&mu_);
+  return configured_;
+}
 
 ChangeFeedOptions ChangeFeed::options() const {
   port::MutexLock lock(&mu_);
   return options_;
 }
 
-void ChangeFeed::SetOptions(const ChangeFeedOptions& options,
-                            std::optional<uint64_t> restart_at) {
+void ChangeFeed::SetOptions(const ChangeFeedOptions& options, std::optional<uint64_t> restart_at) {
   port::MutexLock lock(&mu_);
   if (restart_at) {
     next_ = std::max(next_, *restart_at);
     trim_.store(std::max(trim_.load(), *restart_at), std::memory_order_release);
   }
   options_ = options;
+  configured_ = true;
   enabled_.store(options.enabled, std::memory_order_release);
 }
 
@@ -195,8 +203,8 @@ Result<ChangeFeed::Reservation> FeedEntries::Stage(ChangeFeed& feed,
   size_t begin = 0;
   for (size_t i = 0; i < ends_.size(); ++i) {
     const std::string key = FeedKey(feed.table_id(), r.first() + i);
-    rocksdb::Status s = wb->Put(feed.cf(), key,
-                                rocksdb::Slice(bytes_.data() + begin, ends_[i] - begin));
+    rocksdb::Status s =
+        wb->Put(feed.cf(), key, rocksdb::Slice(bytes_.data() + begin, ends_[i] - begin));
     if (!s.ok()) return FromRocks(s, "change feed entry");
     begin = ends_[i];
   }

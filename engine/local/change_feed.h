@@ -73,7 +73,7 @@ class ChangeFeed {
   // `cf`: the column family of the entries. `trim`: the oldest position kept; `next`: the next
   // sequence number (found at open).
   ChangeFeed(uint32_t table_id, rocksdb::ColumnFamilyHandle* cf, ChangeFeedOptions options,
-             uint64_t trim, uint64_t next);
+             bool configured, uint64_t trim, uint64_t next);
   ChangeFeed(const ChangeFeed&) = delete;
   ChangeFeed& operator=(const ChangeFeed&) = delete;
 
@@ -81,6 +81,8 @@ class ChangeFeed {
   rocksdb::ColumnFamilyHandle* cf() const { return cf_; }
 
   bool enabled() const { return enabled_.load(std::memory_order_acquire); }
+  // Whether the feed was ever configured, so that entries of it may exist (TableRecord::feed_set).
+  bool configured() const PARTKV_EXCLUDES(mu_);
   ChangeFeedOptions options() const PARTKV_EXCLUDES(mu_);
   // Sets the options. `restart_at`, when given (a feed turned on again after being off), moves the
   // oldest position kept and the next number up to it (see Store::SetTableOptions).
@@ -132,6 +134,7 @@ class ChangeFeed {
   mutable port::Mutex mu_;
   port::CondVar committed_{&mu_};  // signalled when the horizon moves
   ChangeFeedOptions options_ PARTKV_GUARDED_BY(mu_);
+  bool configured_ PARTKV_GUARDED_BY(mu_);
   uint64_t next_ PARTKV_GUARDED_BY(mu_);
   std::multiset<uint64_t> in_flight_ PARTKV_GUARDED_BY(mu_);
 };

@@ -59,9 +59,10 @@ Status FeedOff(const SharedTable& table) {
 
 Status TrimmedAt(const StoreState& store, const SharedTable& table, uint64_t seq, uint64_t trim) {
   return Status::Trimmed("change feed position " + std::to_string(seq) + " of table '" +
-                         table.record().name + "' was removed by retention; the oldest position " +
-                         "kept is " + std::to_string(trim) + " (token " +
-                         FeedToken(store, table, trim) + ")");
+                         table.record().name +
+                         "' is no longer kept (retention trimmed it, or the " +
+                         "feed was turned off and on again since); the oldest position kept is " +
+                         std::to_string(trim) + " (token " + FeedToken(store, table, trim) + ")");
 }
 
 // An iterator over table `table`'s feed entries [from, to), without a snapshot unless given.
@@ -106,7 +107,8 @@ Result<bool> IsCurrent(StoreState& store, const SharedTable& table, const FeedEn
 
 Result<ChangesPage> ReadChanges(StoreState& store, const SharedTable& table,
                                 const ChangesQuery& query) {
-  if (table.dropped()) return Status::NotFound("table '" + table.record().name + "' has been dropped");
+  if (table.dropped())
+    return Status::NotFound("table '" + table.record().name + "' has been dropped");
   ChangeFeed& feed = table.feed();
   if (!feed.enabled()) return FeedOff(table);
   if (query.page_size < 1 || query.page_size > 1000) {
@@ -151,12 +153,13 @@ Result<ChangesPage> ReadChanges(StoreState& store, const SharedTable& table,
     ++examined;
     next = seq + 1;
     FeedEntryView e;
-    PARTKV_RETURN_IF_ERROR(DecodeFeedEntry(it->value().ToStringView(), &e)
-                               .WithContext("table '" + table.record().name + "' position " +
-                                            std::to_string(seq)));
+    PARTKV_RETURN_IF_ERROR(
+        DecodeFeedEntry(it->value().ToStringView(), &e)
+            .WithContext("table '" + table.record().name + "' position " + std::to_string(seq)));
     if (latest) {
       if (e.op == ChangeOp::kDelete || e.op == ChangeOp::kExpire) continue;
-      PARTKV_ASSIGN_OR_RETURN(bool current, IsCurrent(store, table, e, snapshot.snapshot(), expiry));
+      PARTKV_ASSIGN_OR_RETURN(bool current,
+                              IsCurrent(store, table, e, snapshot.snapshot(), expiry));
       if (!current) continue;
     }
     page.changes.emplace_back();
@@ -176,7 +179,8 @@ Result<ChangesPage> ReadChanges(StoreState& store, const SharedTable& table,
 }
 
 Result<ChangeFeedState> FeedState(StoreState& store, const SharedTable& table) {
-  if (table.dropped()) return Status::NotFound("table '" + table.record().name + "' has been dropped");
+  if (table.dropped())
+    return Status::NotFound("table '" + table.record().name + "' has been dropped");
   const ChangeFeed& feed = table.feed();
   if (!feed.enabled()) return FeedOff(table);
   ChangeFeedState state;
@@ -197,7 +201,8 @@ Result<ChangeFeedState> FeedState(StoreState& store, const SharedTable& table) {
 
 Result<bool> AwaitChanges(StoreState& store, const SharedTable& table,
                           std::string_view continuation, std::chrono::milliseconds timeout) {
-  if (table.dropped()) return Status::NotFound("table '" + table.record().name + "' has been dropped");
+  if (table.dropped())
+    return Status::NotFound("table '" + table.record().name + "' has been dropped");
   ChangeFeed& feed = table.feed();
   if (!feed.enabled()) return FeedOff(table);
   PARTKV_ASSIGN_OR_RETURN(const uint64_t from, DecodeFeedToken(store, table, continuation));
@@ -230,8 +235,8 @@ Result<uint64_t> FirstYoungerThan(StoreState& store, const ChangeFeed& feed, uin
     const uint64_t mid = lo + (hi - lo) / 2;
     std::string lower, upper;
     rocksdb::Slice lower_slice, upper_slice;
-    auto it = FeedIterator(store, feed, mid, hi, nullptr, &lower, &upper, &lower_slice,
-                           &upper_slice);
+    auto it =
+        FeedIterator(store, feed, mid, hi, nullptr, &lower, &upper, &lower_slice, &upper_slice);
     if (!it->status().ok()) return FromRocks(it->status(), "read the change feed");
     if (!it->Valid()) {
       hi = mid;  // nothing from mid on: the cut is at or before mid
@@ -294,7 +299,8 @@ Result<uint64_t> RecordExpiries(StoreState& store, SharedTable& table) {
       }
       expired.clear();
       if (entries.empty()) return Status::OK();
-      PARTKV_ASSIGN_OR_RETURN(ChangeFeed::Reservation reservation, entries.Stage(table.feed(), &wb));
+      PARTKV_ASSIGN_OR_RETURN(ChangeFeed::Reservation reservation,
+                              entries.Stage(table.feed(), &wb));
       PARTKV_RETURN_IF_ERROR(store.Write(/*sync=*/false, &wb, "record expiries"));
       recorded += wb.Count() / 2;
       return Status::OK();
@@ -317,7 +323,8 @@ Result<uint64_t> RecordExpiries(StoreState& store, SharedTable& table) {
 
 Result<SweepReport> SweepTable(StoreState& store, SharedTable& table) {
   SweepReport report;
-  if (table.dropped()) return Status::NotFound("table '" + table.record().name + "' has been dropped");
+  if (table.dropped())
+    return Status::NotFound("table '" + table.record().name + "' has been dropped");
   ChangeFeed& feed = table.feed();
   if (!feed.enabled()) return report;
   const ChangeFeedOptions options = feed.options();
@@ -340,12 +347,17 @@ Result<SweepReport> SweepTable(StoreState& store, SharedTable& table) {
     rocksdb::Status s = store.db()->GetApproximateSizes(o, feed.cf(), &range, 1, &size);
     if (!s.ok()) return FromRocks(s, "size the change feed");
     if (size > options.max_bytes) {
-      const double excess = static_cast<double>(size - options.max_bytes) / static_cast<double>(size);
+      const double excess =
+          static_cast<double>(size - options.max_bytes) / static_cast<double>(size);
       const auto span = static_cast<double>(horizon - new_trim);
-      new_trim += std::min<uint64_t>(horizon - new_trim, static_cast<uint64_t>(excess * span + 0.999));
+      new_trim +=
+          std::min<uint64_t>(horizon - new_trim, static_cast<uint64_t>(excess * span + 0.999));
     }
   }
-  if (new_trim > trim) {
+  // Each trim is a synced write, and writers queue behind it: a trim of a sliver of the feed
+  // waits until it is worth one (a sixteenth of what the feed holds), keeping a little more
+  // than the limits ask for meanwhile.
+  if (new_trim > trim && (new_trim - trim) * 16 >= horizon - trim) {
     PARTKV_RETURN_IF_ERROR(store.TrimFeed(table, new_trim));
     report.feed_entries_trimmed = new_trim - trim;
     // Whole files of trimmed entries go at once; compactions leave the rest out.

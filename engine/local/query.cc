@@ -258,8 +258,7 @@ Status ReadPage(StoreState& store, const SharedTable& table, Stream& stream, con
     Entity& e = entities[kept];
     PARTKV_RETURN_IF_ERROR(DecodeEntity(key, stream.prefix_length(), value, &e));
     last = kept;
-    if ((match == Filter::RowMatch::kYes || plan.filter.Matches(e)) &&
-        !plan.expiry.Expired(e)) {
+    if ((match == Filter::RowMatch::kYes || plan.filter.Matches(e)) && !plan.expiry.Expired(e)) {
       if (!plan.select.empty()) RetainProperties(plan.select, &e);
       ++kept;
       page_bytes += key.size() + value.size();
@@ -295,8 +294,8 @@ Status ReadMergedPage(StoreState& store, const SharedTable& table, ScanMerge& me
   ScanMerge::PageEnd end;
   out->continuation.clear();
   PARTKV_RETURN_IF_ERROR(merge.ReadPage(&store.scan_pool(), store.scan_threads(),
-                                        ScanMerge::Rows{&plan.filter, &plan.select, &plan.expiry}, limits,
-                                        &out->entities, &reads, &end));
+                                        ScanMerge::Rows{&plan.filter, &plan.select, &plan.expiry},
+                                        limits, &out->entities, &reads, &end));
   RecordReads(table, reads, nullptr);
   if (!end.resume_after.empty()) {
     out->continuation =
@@ -346,9 +345,9 @@ struct ShardRead {  // a sharded read
 // stream stands on this page's first row, so nothing needs opening or seeking again. Else null.
 template <typename Read>
 std::shared_ptr<Read> TakeKept(StoreState& store, const SharedTable& table, const Query& q) {
-  // A kept read of a table with a time to live holds rows read ahead under an older clock reading,
-  // which may have expired since: such a read starts again from the token.
-  if (q.continuation.empty() || table.ttl_seconds() != kTtlOff) return nullptr;
+  // (A merged read of a table with a time to live checks the rows it read ahead again as it takes
+  // them: ScanMerge::TakeKept.)
+  if (q.continuation.empty()) return nullptr;
   return store.resume_cache().Take<Read>(&table, q.continuation,
                                          store.db()->GetLatestSequenceNumber());
 }

@@ -275,6 +275,7 @@ Status ScanMerge::ReadPage(WorkerPool* pool, size_t width, const Rows& rows, con
                            std::vector<std::pair<uint64_t, uint64_t>>* reads, PageEnd* end) {
   end->examined = 0;
   end->resume_after.clear();
+  expiry_ = rows.expiry;
   if (!started_) SizeFirstRuns();
   PageRead page(lanes_.size(), expected_rows_);
   auto finish = [&](Status s) {
@@ -430,10 +431,14 @@ std::optional<std::string_view> ScanMerge::TakeKept(const Limits& limits,
     const size_t row = l.kept[l.kept_pos];
     if (kept == entities->size()) entities->emplace_back();
     std::swap((*entities)[kept], l.slots[l.kept_pos]);
-    ++kept;
     ++l.kept_pos;
-    page_bytes += l.rows[row].bytes_end - l.bytes_before(row);
-    if (kept >= limits.page_size || page_bytes >= limits.page_bytes) {
+    // A row read ahead for an earlier page may have expired since: left out like a filtered one.
+    const bool live = expiry_ == nullptr || !expiry_->Expired((*entities)[kept]);
+    if (live) {
+      ++kept;
+      page_bytes += l.rows[row].bytes_end - l.bytes_before(row);
+    }
+    if (live && (kept >= limits.page_size || page_bytes >= limits.page_bytes)) {
       cut = l.key(row);
       break;
     }

@@ -42,10 +42,10 @@
 #include <vector>
 
 #include "engine/filter_expr.h"
-#include "engine/ttl.h"
 #include "engine/local/cursor.h"
 #include "engine/port/mutex.h"
 #include "engine/port/thread_annotations.h"
+#include "engine/ttl.h"
 #include "engine/worker_pool.h"
 #include "partkv/entity.h"
 #include "partkv/status.h"
@@ -188,6 +188,9 @@ class ScanMerge {
   bool started_ = false;
   std::shared_ptr<SpareLanes> spare_;
   std::vector<std::unique_ptr<Lane>> lanes_;
+  // The page's expiry rule (Rows::expiry), for the rows a lane read ahead under an earlier page's
+  // clock reading: a kept read of a table with a time to live checks them again as it takes them.
+  const Expiry* expiry_ = nullptr;
 };
 
 }  // namespace partkv::engine

@@ -27,7 +27,7 @@ SharedTable::SharedTable(TableRecord record, std::vector<PhysicalPartition> part
 TableRecord SharedTable::CurrentRecord() const {
   TableRecord r = record_;
   r.access_policies = access_policies();
-  r.feed_set = record_.feed_set || feed_->options() != ChangeFeedOptions{};
+  r.feed_set = feed_->configured();
   r.feed = feed_->options();
   r.ttl_seconds = ttl_seconds();
   return r;

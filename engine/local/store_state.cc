@@ -554,8 +554,8 @@ Status StoreState::CreateTable(std::string_view name, const TableOptions& option
   for (const auto* scheme : {&options.partition_key_scheme, &options.row_key_scheme}) {
     if (*scheme) PARTKV_RETURN_IF_ERROR(scheme->value().Validate().WithContext("key scheme"));
   }
-  PARTKV_RETURN_IF_ERROR(CheckTableSettings(
-      TableSettings{options.change_feed, options.ttl_seconds}, "TableOptions"));
+  PARTKV_RETURN_IF_ERROR(
+      CheckTableSettings(TableSettings{options.change_feed, options.ttl_seconds}, "TableOptions"));
   port::MutexLock lock(&catalog_mu_);
   std::string key = LowerCase(name);
   if (tables_.count(key) != 0) {
@@ -607,10 +607,9 @@ Result<std::shared_ptr<SharedTable>> StoreState::NewSharedTable(
     throttler = std::make_unique<Throttler>(profile->model, parts.size(), clock_source_);
   }
   PARTKV_ASSIGN_OR_RETURN(std::unique_ptr<ChangeFeed> feed, LoadFeed(r));
-  auto table = std::make_shared<SharedTable>(std::move(record), std::move(parts),
-                                             std::move(pk_scheme), std::move(rk_scheme),
-                                             std::move(*profile), std::move(throttler),
-                                             std::move(feed));
+  auto table = std::make_shared<SharedTable>(
+      std::move(record), std::move(parts), std::move(pk_scheme), std::move(rk_scheme),
+      std::move(*profile), std::move(throttler), std::move(feed));
   UpdateReclaim(*table);
   return table;
 }
@@ -641,7 +640,7 @@ Result<std::unique_ptr<ChangeFeed>> StoreState::LoadFeed(const TableRecord& r) c
     if (!it->status().ok()) return FromRocks(it->status(), "table '" + r.name + "': change feed");
     next = std::max(next, trim);
   }
-  return std::make_unique<ChangeFeed>(r.id, cf, r.feed, trim, next);
+  return std::make_unique<ChangeFeed>(r.id, cf, r.feed, r.feed_set, trim, next);
 }
 
 void StoreState::UpdateReclaim(const SharedTable& table) const {
@@ -744,8 +743,7 @@ Status StoreState::TrimFeed(SharedTable& table, uint64_t trim) {
   if (table.dropped() || trim <= table.feed().trim()) return Status::OK();
   rocksdb::WriteOptions wo;
   wo.sync = true;
-  rocksdb::Status s =
-      db_->Put(wo, meta_, FeedTrimKey(table.record().id), std::to_string(trim));
+  rocksdb::Status s = db_->Put(wo, meta_, FeedTrimKey(table.record().id), std::to_string(trim));
   if (!s.ok()) return FromRocks(s, "trim the change feed of table '" + table.record().name + "'");
   table.feed().RaiseTrim(trim);
   UpdateReclaim(table);
@@ -754,9 +752,14 @@ Status StoreState::TrimFeed(SharedTable& table, uint64_t trim) {
 
 TableInfo StoreState::InfoOf(const SharedTable& data) {
   const TableRecord& r = data.record();
-  TableInfo info{r.name, r.id, static_cast<uint32_t>(r.lower_bounds.size()),
-                 DateTime{r.created_ticks}, r.pk_scheme, r.rk_scheme,
-                 data.profile().name, data.throttler() != nullptr};
+  TableInfo info{r.name,
+                 r.id,
+                 static_cast<uint32_t>(r.lower_bounds.size()),
+                 DateTime{r.created_ticks},
+                 r.pk_scheme,
+                 r.rk_scheme,
+                 data.profile().name,
+                 data.throttler() != nullptr};
   info.partition_key_strategy = data.partition_key_scheme();
   info.row_key_strategy = data.row_key_scheme();
   info.change_feed = data.feed().options();

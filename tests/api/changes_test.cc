@@ -326,8 +326,8 @@ TEST_F(ChangesTest, FeedIsOffByDefaultAndTurnsOnAndOffPerTable) {
   ASSERT_OK(plain->Insert(Make("p", "b", 2)));
   std::string token;
   {
-    auto p = plain->ReadChanges(ChangesQuery{"", ChangeFeedStart::kBeginning,
-                                             ChangeFeedMode::kAll, 1000});
+    auto p = plain->ReadChanges(
+        ChangesQuery{"", ChangeFeedStart::kBeginning, ChangeFeedMode::kAll, 1000});
     ASSERT_OK(p);
     EXPECT_EQ(Describe(p->changes), "insert:p/b=2");
     token = p->continuation;
@@ -342,8 +342,8 @@ TEST_F(ChangesTest, FeedIsOffByDefaultAndTurnsOnAndOffPerTable) {
   q.continuation = token;
   EXPECT_THAT(plain->ReadChanges(q), StatusIs(Status::Code::kTrimmed));
   ASSERT_OK(plain->Insert(Make("p", "d", 4)));
-  auto fresh = plain->ReadChanges(ChangesQuery{"", ChangeFeedStart::kBeginning,
-                                               ChangeFeedMode::kAll, 1000});
+  auto fresh =
+      plain->ReadChanges(ChangesQuery{"", ChangeFeedStart::kBeginning, ChangeFeedMode::kAll, 1000});
   ASSERT_OK(fresh);
   EXPECT_EQ(Describe(fresh->changes), "insert:p/d=4");
   // The setting is durable.
@@ -423,8 +423,8 @@ TEST_F(ChangesTest, AReaderBesideWritersMissesNothingAndSeesEachKeyInOrder) {
   std::vector<Change> seen;
   std::string token;
   {
-    auto first = table_->ReadChanges(ChangesQuery{"", ChangeFeedStart::kBeginning,
-                                                  ChangeFeedMode::kAll, 50});
+    auto first = table_->ReadChanges(
+        ChangesQuery{"", ChangeFeedStart::kBeginning, ChangeFeedMode::kAll, 50});
     ASSERT_OK(first);
     for (auto& c : first->changes) seen.push_back(std::move(c));
     token = first->continuation;

@@ -101,7 +101,7 @@ TEST_F(TtlTest, ExpiredEntityIsInvisibleToEveryRead) {
   Advance(30);
   ASSERT_OK(t.Insert(Make("p", "young")));
   ASSERT_OK(t.Get("p", "old"));
-  Advance(30);  // "old" rows are exactly 60 s old: expired; "young" is 30 s old
+  Advance(31);  // "old" rows are over 60 s old: expired; "young" is 31 s old
   EXPECT_THAT(t.Get("p", "old"), StatusIs(Status::Code::kNotFound));
   ASSERT_OK(t.Get("p", "young"));
   EXPECT_EQ(Keys(t), std::vector<std::string>{"p/young"});
@@ -129,16 +129,17 @@ TEST_F(TtlTest, ExpiredEntityIsInvisibleToEveryRead) {
 }
 
 TEST_F(TtlTest, ShardedReadsLeaveExpiredShardsOut) {
-  auto scheme = KeyStrategy::Parse("hashsuffix(device,4)");
+  auto scheme = KeyStrategy::Parse("hash-suffix(device,id,4)");
   ASSERT_OK(scheme);
   Table t = Create("Sharded", 10, false, *scheme);
   for (int i = 0; i < 8; ++i) {
     Entity e("", "r" + std::to_string(i));
     e.Set("device", Value::String("d" + std::to_string(i % 2)));
+    e.Set("id", Value::String("i" + std::to_string(i)));
     if (i % 2 == 0) e.Set("ttl", Value::Int32(-1));
     ASSERT_OK(t.Insert(e));
   }
-  Advance(11);
+  Advance(12);
   auto page = t.QueryShards("d0", Query{});
   ASSERT_OK(page);
   EXPECT_EQ(page->entities.size(), 4u);
@@ -152,7 +153,7 @@ TEST_F(TtlTest, WritesTreatAnExpiredEntityAsAbsent) {
   ASSERT_OK(t.Insert(Make("p", "a")));
   ASSERT_OK(t.Insert(Make("p", "b")));
   ASSERT_OK(t.Insert(Make("p", "c")));
-  Advance(10);
+  Advance(11);
   EXPECT_THAT(t.Replace(Make("p", "a"), IfMatch::Any()), StatusIs(Status::Code::kNotFound));
   EXPECT_THAT(t.Merge(Make("p", "a"), IfMatch::Any()), StatusIs(Status::Code::kNotFound));
   EXPECT_THAT(t.Delete("p", "a", IfMatch::Any()), StatusIs(Status::Code::kNotFound));
@@ -173,7 +174,7 @@ TEST_F(TtlTest, WritesTreatAnExpiredEntityAsAbsent) {
   conditional.Replace(Make("p", "zz"), IfMatch::Any());
   EXPECT_THAT(t.Submit(conditional), StatusIs(Status::Code::kNotFound));
   // Bulk inserts over expired rows succeed.
-  Advance(10);
+  Advance(11);
   auto writer = BulkWriter::Create(t, BulkWriteOptions{});
   ASSERT_OK(writer);
   ASSERT_OK(writer->Add(Make("p", "a")));
@@ -191,7 +192,7 @@ TEST_F(TtlTest, EntityTtlOverridesTheTableDefaultAsCosmosDbDoes) {
   Entity text = Make("p", "text");
   text.Set("ttl", Value::String("5"));  // not a number type: the default applies
   ASSERT_OK(t.Insert(text));
-  Advance(5);
+  Advance(6);
   EXPECT_EQ(Keys(t), (std::vector<std::string>{"p/default", "p/long", "p/never", "p/text"}));
   Advance(100);
   EXPECT_EQ(Keys(t), (std::vector<std::string>{"p/long", "p/never"}));
@@ -204,7 +205,7 @@ TEST_F(TtlTest, EntityTtlOverridesTheTableDefaultAsCosmosDbDoes) {
   ASSERT_OK(none.Insert(Make("p", "short", 5)));
   Table off = Create("Off", kTtlOff);
   ASSERT_OK(off.Insert(Make("p", "short", 5)));
-  Advance(5);
+  Advance(6);
   EXPECT_EQ(Keys(none), std::vector<std::string>{"p/kept"});
   EXPECT_EQ(Keys(off), std::vector<std::string>{"p/short"});
 }
@@ -226,12 +227,12 @@ TEST_F(TtlTest, ChangingTheTableTtlAppliesToStoredEntitiesAtOnce) {
 TEST_F(TtlTest, CompactionReclaimsExpiredEntities) {
   Table t = Create("Items", 10);
   for (int i = 0; i < 100; ++i) {
-    ASSERT_OK(t.Insert(Make("p", "r" + std::to_string(i), i < 50 ? std::nullopt
-                                                                 : std::optional<int64_t>(-1))));
+    ASSERT_OK(t.Insert(
+        Make("p", "r" + std::to_string(i), i < 50 ? std::nullopt : std::optional<int64_t>(-1))));
   }
   CompactAll();
   EXPECT_EQ(StoredRows(t), 100u);  // nothing expired yet: nothing reclaimed
-  Advance(10);
+  Advance(11);
   CompactAll();
   EXPECT_EQ(StoredRows(t), 50u);
   auto census = t.Census();
@@ -245,7 +246,7 @@ TEST_F(TtlTest, FeedRecordsEachExpiryOnce) {
   ASSERT_OK(t.Insert(Make("p", "a")));
   ASSERT_OK(t.Insert(Make("p", "b")));
   ASSERT_OK(t.Insert(Make("p", "c", -1)));
-  Advance(10);
+  Advance(11);
   // An insert over an expired entity records the expiry before itself.
   ASSERT_OK(t.Insert(Make("p", "b")));
   // A compaction leaves a feed table's expired entities for the sweep, which records them.

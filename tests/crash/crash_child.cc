@@ -439,7 +439,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!store.ok()) crash::Fail("open: " + store.status().ToString());
-  Status created = store->CreateTable(crash::kTableName, {.physical_partitions = 4});
+  // With a change feed, which the driver checks against the table (crash_test.cc).
+  Status created = store->CreateTable(crash::kTableName,
+                                      {.physical_partitions = 4, .change_feed = {.enabled = true}});
   if (!created.ok() && !created.IsAlreadyExists()) crash::Fail("create: " + created.ToString());
   auto table = store->OpenTable(crash::kTableName);
   if (!table.ok()) crash::Fail("open table: " + table.status().ToString());

@@ -13,6 +13,10 @@
 //   - an ETag is never issued twice for a key, across all cycles;
 //   - the store keeps working: an Insert of an existing row fails, a new write succeeds, and a
 //     paged query returns every entity exactly once;
+//   - the table's change feed holds exactly its changes: replayed from the start, it gives the
+//     table's entities with their ETags (no change without its entry, no entry without its
+//     change, a batch's entries with the batch), and what an earlier cycle read of it is still
+//     there unchanged, with every later entry numbered above it (no number reused);
 //   - side tables (created, written and dropped by the child): every acknowledged create is
 //     listed, opens and takes a write; every acknowledged drop is gone; each holds exactly its
 //     acknowledged entities (none of a dropped predecessor of the same name); the create or drop
@@ -96,6 +100,7 @@ struct Totals {
   uint64_t side_tables_checked = 0;   // side tables found whole after a reopen
   uint64_t acked_bulk_groups = 0;     // groups of bulk writes acknowledged
   uint64_t inflight_bulk_groups = 0;  // in-flight operations that were a group of a bulk write
+  uint64_t feed_entries = 0;          // change feed entries replayed at the last check
 };
 
 // Starts partkv_crash_child on `dir` with its stdout on a pipe; returns its pid (-1 on failure)
@@ -480,6 +485,7 @@ class CrashHarness {
       }
     }
     ASSERT_EQ(reported, 0);
+    ASSERT_NO_FATAL_FAILURE(VerifyFeed(*table, actual));
 
     // The store keeps working after recovery.
     WriteOptions wo{.sync = sync_};
@@ -597,6 +603,55 @@ class CrashHarness {
   }
 
   // Pages through the whole table; every entity must come back exactly once.
+  // The feed against the table's entities `actual` (see the header comment).
+  void VerifyFeed(const Table& table, const std::map<Key, Entity>& actual) {
+    std::vector<Change> feed;
+    ChangesQuery q;
+    q.mode = ChangeFeedMode::kAll;
+    for (;;) {
+      auto page = table.ReadChanges(q);
+      ASSERT_OK(page);
+      for (auto& c : page->changes) feed.push_back(std::move(c));
+      q.continuation = page->continuation;
+      if (page->caught_up) break;
+    }
+    std::map<Key, Entity> replayed;
+    for (size_t i = 0; i < feed.size(); ++i) {
+      const Change& c = feed[i];
+      if (i > 0) {
+        ASSERT_GT(c.seq, feed[i - 1].seq) << "change feed numbers out of order";
+      }
+      Key key{c.entity.partition_key(), c.entity.row_key()};
+      if (c.op == ChangeOp::kDelete || c.op == ChangeOp::kExpire) {
+        ASSERT_EQ(replayed.erase(key), 1u) << "feed entry " << c.seq << " removes " << key.first
+                                           << "/" << key.second << ", absent then";
+      } else {
+        ASSERT_EQ(replayed.count(key), c.op == ChangeOp::kInsert ? 0u : 1u)
+            << "feed entry " << c.seq << " (" << ChangeOpName(c.op) << ") of " << key.first << "/"
+            << key.second;
+        replayed[key] = c.entity;
+      }
+    }
+    for (const auto& [key, got] : actual) {
+      auto it = replayed.find(key);
+      ASSERT_TRUE(it != replayed.end())
+          << key.first << "/" << key.second << " is stored but no feed entry wrote it";
+      ASSERT_TRUE(it->second.SameContent(got) && it->second.etag() == got.etag())
+          << key.first << "/" << key.second << ": the feed's last entry " << it->second.etag()
+          << " is not the stored " << got.etag();
+    }
+    ASSERT_EQ(replayed.size(), actual.size()) << "the feed writes entities the table lacks";
+    // What an earlier cycle read is a prefix of what is there now: no entry lost or renumbered.
+    ASSERT_GE(feed.size(), feed_seen_.size());
+    for (size_t i = 0; i < feed_seen_.size(); ++i) {
+      ASSERT_EQ(feed[i].seq, feed_seen_[i].first) << "feed entry " << i << " renumbered";
+      ASSERT_EQ(feed[i].etag, feed_seen_[i].second) << "feed entry " << feed[i].seq << " changed";
+    }
+    feed_seen_.clear();
+    for (const Change& c : feed) feed_seen_.emplace_back(c.seq, c.etag);
+    totals_.feed_entries = feed.size();
+  }
+
   static void ScanAll(const Table& table, uint32_t page_size, std::map<Key, Entity>* out) {
     Query q;
     q.page_size = page_size;
@@ -621,6 +676,7 @@ class CrashHarness {
   std::map<Key, std::set<std::string>> seen_etags_;
   std::optional<Pending> pending_;
   std::deque<Pending> bulk_groups_;  // the groups of the bulk write in flight after pending_
+  std::vector<std::pair<uint64_t, std::string>> feed_seen_;  // the feed at the last check
   Totals totals_;
 };
 
@@ -639,7 +695,7 @@ void RunCycles(bool sync) {
       "operations (%llu rows, %llu side-table creates and drops) and %llu intended failures "
       "checked, %s; in flight at the kill: %llu applied whole, %llu absent (%llu table creates "
       "and drops, %llu groups of bulk writes); %llu side tables found whole after a reopen; "
-      "%llu groups of bulk writes acknowledged\n",
+      "%llu groups of bulk writes acknowledged; change feed of %llu entries replayed whole\n",
       sync ? "on" : "off", static_cast<unsigned long long>(seed),
       static_cast<unsigned long long>(t.cycles), static_cast<unsigned long long>(t.killed_in_open),
       static_cast<unsigned long long>(t.acked_ops), static_cast<unsigned long long>(t.acked_rows),
@@ -651,7 +707,8 @@ void RunCycles(bool sync) {
       static_cast<unsigned long long>(t.inflight_table_ops),
       static_cast<unsigned long long>(t.inflight_bulk_groups),
       static_cast<unsigned long long>(t.side_tables_checked),
-      static_cast<unsigned long long>(t.acked_bulk_groups));
+      static_cast<unsigned long long>(t.acked_bulk_groups),
+      static_cast<unsigned long long>(t.feed_entries));
   ::testing::Test::RecordProperty("kill_cycles", static_cast<int>(t.cycles));
   ::testing::Test::RecordProperty("acknowledged_operations", static_cast<int>(t.acked_ops));
   ::testing::Test::RecordProperty("acknowledged_table_operations",

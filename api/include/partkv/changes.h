@@ -103,9 +103,9 @@ struct ChangesPage {
 // What a table's change feed holds now (Table::ChangeFeedState).
 struct ChangeFeedState {
   ChangeFeedOptions options;
-  uint64_t first_seq = 0;  // the oldest position kept: reads before it are kTrimmed
-  uint64_t next_seq = 0;   // the sequence number the next change will get
-  uint64_t bytes = 0;      // on disk, RocksDB's estimate (compressed; memtables included)
+  uint64_t first_seq = 0;   // the oldest position kept: reads before it are kTrimmed
+  uint64_t next_seq = 0;    // the sequence number the next change will get
+  uint64_t bytes = 0;       // on disk, RocksDB's estimate (compressed; memtables included)
   std::string first_token;  // a continuation token for first_seq (ChangesQuery::continuation)
 };
 

@@ -15,17 +15,17 @@
 #ifndef PARTKV_TABLE_H_
 #define PARTKV_TABLE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <chrono>
 #include <vector>
 
 #include "partkv/batch.h"
-#include "partkv/changes.h"
 #include "partkv/census.h"
+#include "partkv/changes.h"
 #include "partkv/entity.h"
 #include "partkv/if_match.h"
 #include "partkv/options.h"
