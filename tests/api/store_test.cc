@@ -100,37 +100,71 @@ TEST_F(StoreTest, ReopenFindsEveryAcknowledgedEntity) {
   }
 }
 
+// Rewrites the store's format key as another build would have left it.
+void RewriteFormat(const std::string& path, uint32_t version) {
+  rocksdb::DB* raw = nullptr;
+  std::vector<std::string> cfs;
+  ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &cfs).ok());
+  std::vector<rocksdb::ColumnFamilyDescriptor> descs;
+  for (auto& n : cfs) descs.emplace_back(n, rocksdb::ColumnFamilyOptions());
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), path, descs, &handles, &raw).ok());
+  for (size_t i = 0; i < cfs.size(); ++i) {
+    if (cfs[i] == engine::kMetaColumnFamily) {
+      ASSERT_TRUE(
+          raw->Put(rocksdb::WriteOptions(), handles[i], engine::kFormatKey, std::to_string(version))
+              .ok());
+    }
+  }
+  for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
+  delete raw;
+}
+
 TEST_F(StoreTest, UnknownFormatVersionIsRefused) {
   PARTKV_REQUIRE_LOCAL("tests the store's on-disk format");
   table_.reset();
   store_.reset();
-  {
-    // Rewrite the format version as a newer build would.
-    rocksdb::DB* raw = nullptr;
-    std::vector<std::string> cfs;
-    ASSERT_TRUE(
-        rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir_.Sub("store"), &cfs).ok());
-    std::vector<rocksdb::ColumnFamilyDescriptor> descs;
-    for (auto& n : cfs) descs.emplace_back(n, rocksdb::ColumnFamilyOptions());
-    std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    ASSERT_TRUE(
-        rocksdb::DB::Open(rocksdb::DBOptions(), dir_.Sub("store"), descs, &handles, &raw).ok());
-    for (size_t i = 0; i < cfs.size(); ++i) {
-      if (cfs[i] == engine::kMetaColumnFamily) {
-        ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[i], engine::kFormatKey,
-                             std::to_string(engine::kStoreFormatVersion + 1))
-                        .ok());
-      }
-    }
-    for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
-    delete raw;
-  }
+  ASSERT_NO_FATAL_FAILURE(RewriteFormat(dir_.Sub("store"), engine::kStoreFormatVersion + 1));
   auto s = Store::Open(dir_.Sub("store"));
   ASSERT_THAT(s, StatusIs(Status::Code::kInvalidArgument));
-  EXPECT_NE(s.status().message().find("format version 3"), std::string_view::npos)
+  EXPECT_NE(s.status().message().find("format version " +
+                                      std::to_string(engine::kStoreFormatVersion + 1)),
+            std::string_view::npos)
       << s.status().ToString();
-  EXPECT_NE(s.status().message().find("reads format versions 1 (migrated on open) and 2"),
+  EXPECT_NE(s.status().message().find("reads format versions 1 and 2 (upgraded on open) and 3"),
             std::string_view::npos);
+}
+
+TEST_F(StoreTest, FormatTwoStoreIsUpgradedToThreeWithItsData) {
+  PARTKV_REQUIRE_LOCAL("tests the store's on-disk format");
+  ASSERT_OK(table_->Insert(Make("p", "r", 7)));
+  table_.reset();
+  store_.reset();
+  ASSERT_NO_FATAL_FAILURE(RewriteFormat(dir_.Sub("store"), engine::kFormatVersion2));
+  Reopen();
+  OpenTable();
+  EXPECT_EQ(Get("p", "r"), "{n=7}");
+  std::string format;
+  table_.reset();
+  store_.reset();
+  // The key now says 3: a build that knows no change feed refuses the store from here on.
+  rocksdb::DB* raw = nullptr;
+  std::vector<std::string> cfs;
+  ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir_.Sub("store"), &cfs).ok());
+  std::vector<rocksdb::ColumnFamilyDescriptor> descs;
+  for (auto& n : cfs) descs.emplace_back(n, rocksdb::ColumnFamilyOptions());
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  ASSERT_TRUE(
+      rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(), dir_.Sub("store"), descs, &handles, &raw)
+          .ok());
+  for (size_t i = 0; i < cfs.size(); ++i) {
+    if (cfs[i] == engine::kMetaColumnFamily) {
+      ASSERT_TRUE(raw->Get(rocksdb::ReadOptions(), handles[i], engine::kFormatKey, &format).ok());
+    }
+  }
+  for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
+  delete raw;
+  EXPECT_EQ(format, "3");
 }
 
 TEST_F(StoreTest, DirectoryThatIsNotAStoreIsRefusedAndUntouched) {
