@@ -6,6 +6,7 @@
 #include "engine/etag.h"
 #include "engine/local/catalog.h"
 #include "engine/local/rocks_status.h"
+#include "engine/local/row_sealer.h"
 #include "engine/value_codec.h"
 
 namespace partkv::engine {
@@ -13,31 +14,16 @@ namespace {
 
 constexpr uint8_t kFeedEntryV1 = 1;
 
-void PutVarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
-bool GetVarint(std::string_view* in, uint64_t* v) {
-  uint64_t result = 0;
-  for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
-    const auto byte = static_cast<uint8_t>(in->front());
-    in->remove_prefix(1);
-    result |= static_cast<uint64_t>(byte & 0x7F) << shift;
-    if ((byte & 0x80) == 0) {
-      *v = result;
-      return true;
-    }
-  }
-  return false;
+bool ReadVarint(std::string_view* in, uint64_t* v) {
+  size_t pos = 0;
+  if (GetVarint(*in, &pos, v) != VarintRead::kOk) return false;  // engine/local/row_sealer.h's
+  in->remove_prefix(pos);
+  return true;
 }
 
 bool GetBytes(std::string_view* in, std::string_view* out) {
   uint64_t n;
-  if (!GetVarint(in, &n) || n > in->size()) return false;
+  if (!ReadVarint(in, &n) || n > in->size()) return false;
   *out = in->substr(0, n);
   in->remove_prefix(n);
   return true;
@@ -69,10 +55,10 @@ void AppendFeedEntry(ChangeOp op, int64_t time_ticks, uint64_t etag_version, std
   out->push_back(static_cast<char>(op));
   auto time = static_cast<uint64_t>(time_ticks);
   for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(time >> (8 * i)));
-  PutVarint(out, etag_version);
-  PutVarint(out, pk.size());
+  PutVarint(etag_version, out);
+  PutVarint(pk.size(), out);
   out->append(pk);
-  PutVarint(out, rk.size());
+  PutVarint(rk.size(), out);
   out->append(rk);
   out->append(value_header);
   out->append(value_body);
@@ -93,7 +79,7 @@ Status DecodeFeedEntry(std::string_view in, FeedEntryView* e) {
     time |= static_cast<uint64_t>(static_cast<uint8_t>(in[2 + i])) << (8 * i);
   e->time_ticks = static_cast<int64_t>(time);
   in.remove_prefix(10);
-  if (!GetVarint(&in, &e->etag_version)) return bad("truncated ETag");
+  if (!ReadVarint(&in, &e->etag_version)) return bad("truncated ETag");
   if (!GetBytes(&in, &e->partition_key) || !GetBytes(&in, &e->row_key))
     return bad("truncated keys");
   const bool has_value = e->op != ChangeOp::kDelete && e->op != ChangeOp::kExpire;
