@@ -34,8 +34,11 @@ namespace partkv::engine {
 // (engine/local/migration.h). Version 3 adds change feeds and time to live (table record fields
 // "feed" and "ttl", feed entries, "feed_trim/" keys): a version-2 store is one already, and its
 // format key is rewritten at open, so that a build that knows no feed refuses the store rather
-// than write to a feed table without recording its changes.
-inline constexpr uint32_t kStoreFormatVersion = 3;
+// than write to a feed table without recording its changes. Version 4 keeps every feed entry in
+// a column family of its own ("feed"); a version-3 store's entries are moved there at open
+// (engine/local/migration.h).
+inline constexpr uint32_t kStoreFormatVersion = 4;
+inline constexpr uint32_t kFormatVersion3 = 3;
 inline constexpr uint32_t kFormatVersion2 = 2;
 inline constexpr uint32_t kFormatVersion1 = 1;
 
@@ -45,6 +48,7 @@ inline constexpr uint32_t kDefaultDataColumnFamilies = 16;
 inline constexpr uint32_t kMaxDataColumnFamilies = 256;
 
 inline constexpr char kMetaColumnFamily[] = "meta";
+inline constexpr char kFeedColumnFamily[] = "feed";
 inline constexpr char kFormatKey[] = "format";
 inline constexpr char kSecretKey[] = "secret";
 inline constexpr char kEtagReservedKey[] = "etag_reserved";  // format 1 only

@@ -3,7 +3,7 @@
 // oldest position retention kept — and the encoding of its entries.
 //
 // An entry is written in the same RocksDB WriteBatch as the change it records, under the change's
-// row locks, at key FeedKey(table id, seq) of the data column family of the table's partition 0.
+// row locks, at key FeedKey(table id, seq) of the store's feed column family.
 // Sequence numbers are reserved by a write once its rows are locked and its outcome decided
 // (Reserve), so that the changes of one row take increasing numbers in the order they commit.
 // Writes to different rows commit in any order, though: a reader must not pass a number whose
@@ -36,9 +36,9 @@
 
 namespace partkv::engine {
 
-// The partition index under which a table's change feed is kept: above every physical partition
-// (at most 1,024), so the feed sorts after the table's entities and inside its key range, and is
-// dropped with it.
+// The partition index under which a table's change feed is kept (in the feed column family):
+// above every physical partition (at most 1,024), so a feed key lies inside its table's key
+// range, and is dropped with it.
 inline constexpr uint32_t kFeedPartitionIndex = 0xFFFF;
 // The first sequence number of a feed.
 inline constexpr uint64_t kFirstFeedSeq = 1;

@@ -78,6 +78,8 @@ std::unique_ptr<rocksdb::Iterator> FeedIterator(StoreState& store, const ChangeF
   *upper_slice = *upper;
   rocksdb::ReadOptions ro;
   ro.snapshot = snapshot;
+  // A reader reads each entry once: its blocks would only push others out of the cache.
+  ro.fill_cache = false;
   ro.iterate_lower_bound = lower_slice;
   ro.iterate_upper_bound = upper_slice;
   std::unique_ptr<rocksdb::Iterator> it(store.db()->NewIterator(ro, feed.cf()));

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "engine/local/catalog.h"
+#include "engine/local/change_feed.h"
 #include "engine/local/rocks_status.h"
 #include "engine/local/row_sealer.h"
 #include "engine/local/store_state.h"
@@ -92,6 +93,59 @@ Status MigrateFormat1(
   rocksdb::WriteOptions wo;
   wo.sync = true;
   return FromRocks(db->Write(wo, &wb), "switch the store to format 2");
+}
+
+Status MigrateFormat3(StoreState* store) {
+  rocksdb::DB* db = store->db_.get();
+  const auto count = static_cast<uint32_t>(store->data_.size());
+  rocksdb::WriteBatch wb;
+  auto flush_batch = [&]() -> Status {
+    if (wb.Count() == 0) return Status::OK();
+    rocksdb::Status s = db->Write(rocksdb::WriteOptions(), &wb);
+    wb.Clear();
+    return FromRocks(s, "move change feed entries");
+  };
+  // The ranges the switch deletes: each feed table's entries in its partition 0's column family.
+  struct Moved {
+    rocksdb::ColumnFamilyHandle* cf;
+    std::string begin, end;
+  };
+  std::vector<Moved> moved;
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), store->meta_));
+  for (it->Seek(kTablePrefix); it->Valid() && it->key().starts_with(kTablePrefix); it->Next()) {
+    PARTKV_ASSIGN_OR_RETURN(TableRecord record, DecodeTableRecord(it->value().ToStringView()));
+    if (!record.feed_set) continue;
+    Moved m{store->data_[DataColumnFamilyOf(record.id, 0, count)], FeedKey(record.id, 0),
+            PartitionKeyPrefix(record.id + 1, 0)};
+    const rocksdb::Slice lower(m.begin), upper(m.end);
+    rocksdb::ReadOptions ro;
+    ro.fill_cache = false;  // read once
+    ro.iterate_lower_bound = &lower;
+    ro.iterate_upper_bound = &upper;
+    std::unique_ptr<rocksdb::Iterator> entries(db->NewIterator(ro, m.cf));
+    for (entries->SeekToFirst(); entries->Valid(); entries->Next()) {
+      rocksdb::Status s = wb.Put(store->feed_, entries->key(), entries->value());
+      if (!s.ok()) return FromRocks(s, "move change feed entries");
+      if (wb.GetDataSize() >= kCopyBatchBytes) PARTKV_RETURN_IF_ERROR(flush_batch());
+    }
+    if (!entries->status().ok()) {
+      return FromRocks(entries->status(), "read the change feed of table '" + record.name + "'");
+    }
+    moved.push_back(std::move(m));
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "read catalog");
+  PARTKV_RETURN_IF_ERROR(flush_batch());
+
+  // The switch, in one synced write, after every copy in the write-ahead log.
+  for (const Moved& m : moved) {
+    rocksdb::Status s = wb.DeleteRange(m.cf, m.begin, m.end);
+    if (!s.ok()) return FromRocks(s, "move change feed entries");
+  }
+  wb.Put(store->meta_, kFormatKey, std::to_string(kStoreFormatVersion));
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  return FromRocks(db->Write(wo, &wb),
+                   "switch the store to format " + std::to_string(kStoreFormatVersion));
 }
 
 }  // namespace partkv::engine

@@ -1,5 +1,5 @@
-// Migration of a format-1 store to format 2 (docs/format.md "Format versions"), run by
-// StoreState::Open when it finds format 1.
+// Migrations of older stores (docs/format.md "Format versions"), run by StoreState::Open when it
+// finds format 1 or 3.
 //
 // Format 1 kept each physical partition of each table in a column family of its own
 // ("t<id>.p<i>") and issued ETags from a counter. Format 2 keeps every table in the store's
@@ -26,6 +26,13 @@
 namespace partkv::engine {
 
 class StoreState;
+
+// Format 4 moves the change feeds (format 3) out of the data column families into one of their
+// own ("feed"), under the same keys. MigrateFormat3 copies each feed table's entries there, then
+// in one synced write deletes them from the data column family and sets the format to 4; an
+// upgrade interrupted before that write is run again at the next open.
+// REQUIRES: `store` is open on a format-3 database with its feed column family made.
+Status MigrateFormat3(StoreState* store);
 
 // REQUIRES: `store` is open on a format-1 database (its meta column family loaded, the data
 // column families not necessarily made) and `format1` holds every "t<id>.p<i>" column family.

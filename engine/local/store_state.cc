@@ -140,6 +140,35 @@ std::shared_ptr<rocksdb::TableFactory> NewTableFactory(std::shared_ptr<rocksdb::
   return std::shared_ptr<rocksdb::TableFactory>(rocksdb::NewBlockBasedTableFactory(table_options));
 }
 
+// The options of the feed column family, from those of the data column families `data`. Its keys
+// are a table's sequence numbers, written in ascending order: an L0 file of it overlaps no other
+// of the same table, so most of its compactions are trivial moves, and its data is written about
+// once. It is read by range scans only, so it has no bloom filters (of the memtable or the SST
+// files), whose building was a third of a flush of it, and blocks of 64 KiB, which a reader of
+// the feed (who reads each entry once, without filling the cache) finds at a third of the cost
+// per entry of 4 KiB ones. Its files are not compressed: a feed
+// entry is written once and dropped by retention, and compressing them at flush cost inserts
+// with a feed a tenth of their rate. Its memtables are twice the data column families' and it
+// may hold four (bounded, like theirs, by the write-buffer manager's budget): half the bytes of
+// every write to a table with a feed go to this one column family, where the other half spreads
+// over 16, so it flushes most often, and a write waits when its memtables are all full.
+rocksdb::ColumnFamilyOptions FeedOptionsOf(const rocksdb::ColumnFamilyOptions& data) {
+  rocksdb::ColumnFamilyOptions feed = data;
+  const auto* table = data.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+  rocksdb::BlockBasedTableOptions table_options =
+      table != nullptr ? *table : rocksdb::BlockBasedTableOptions();
+  table_options.filter_policy.reset();
+  table_options.whole_key_filtering = false;
+  table_options.block_size = 64 << 10;
+  feed.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
+  feed.memtable_prefix_bloom_size_ratio = 0;
+  feed.memtable_whole_key_filtering = false;
+  feed.compression = rocksdb::kNoCompression;
+  feed.write_buffer_size = std::min<size_t>(data.write_buffer_size * 2, size_t{128} << 20);
+  feed.max_write_buffer_number = 4;
+  return feed;
+}
+
 // The options of `meta` (and of RocksDB's default column family, which stays empty).
 rocksdb::ColumnFamilyOptions MetaOptions(std::shared_ptr<rocksdb::TableFactory> table_factory) {
   rocksdb::ColumnFamilyOptions meta_cf;
@@ -205,6 +234,8 @@ Result<std::vector<rocksdb::ColumnFamilyDescriptor>> DescribeColumnFamilies(
     uint32_t k, table_id, index;
     if (n == kMetaColumnFamily || n == rocksdb::kDefaultColumnFamilyName) {
       descriptors.emplace_back(n, meta_cf);
+    } else if (n == kFeedColumnFamily) {
+      descriptors.emplace_back(n, st.FeedOptions());
     } else if (ParseDataColumnFamilyName(n, &k)) {
       descriptors.emplace_back(n, st.DataOptions(data_count));
     } else if (ParsePartitionColumnFamilyName(n, &table_id, &index)) {
@@ -309,6 +340,7 @@ void StoreState::Configure(const std::string& path, const StoreOptions& options,
   cf.compression = ChooseCompression();
   cf.compaction_filter_factory = DroppedTables::Factory(dropped_);
   partition_options_ = cf;
+  feed_options_ = FeedOptionsOf(cf);
   memory_budget_ = options.memory_budget_bytes;
   maintenance_interval_ = options.maintenance_interval;
   scan_threads_ = options.scan_threads != 0
@@ -347,6 +379,9 @@ std::map<std::string, size_t> StoreState::AdoptHandles(
     } else if (names[i] == rocksdb::kDefaultColumnFamilyName) {
       default_ = h[i];
       h[i] = nullptr;
+    } else if (names[i] == kFeedColumnFamily) {
+      feed_ = h[i];
+      h[i] = nullptr;
     } else if (ParseDataColumnFamilyName(names[i], &k)) {
       if (data_.size() <= k) data_.resize(k + 1, nullptr);
       data_[k] = h[i];
@@ -364,6 +399,7 @@ Status StoreState::InitializeNewStore(const std::string& path,
   rocksdb::Status s = db_->CreateColumnFamily(meta_cf, kMetaColumnFamily, &meta_);
   if (!s.ok()) return FromRocks(s, "create meta column family");
   PARTKV_RETURN_IF_ERROR(CreateDataColumnFamilies(kDefaultDataColumnFamilies));
+  PARTKV_RETURN_IF_ERROR(CreateFeedColumnFamily());
   rocksdb::WriteBatch wb;
   wb.Put(meta_, kFormatKey, std::to_string(kStoreFormatVersion));
   wb.Put(meta_, kSecretKey, RandomBytes(32));
@@ -385,26 +421,37 @@ Status StoreState::CheckFormat(const std::string& path,
     return Status::InvalidArgument("'" + path + "' is not a partkv store: no format version (" +
                                    format.status().ToString() + ")");
   }
+  if (*format == kStoreFormatVersion) {
+    if (feed_ == nullptr) {
+      return Status::Corruption("store '" + path + "' is of format " +
+                                std::to_string(kStoreFormatVersion) + " but lacks column family '" +
+                                kFeedColumnFamily + "'");
+    }
+    return Status::OK();
+  }
+  if (*format > kStoreFormatVersion || *format < kFormatVersion1) {
+    return Status::InvalidArgument(
+        "store '" + path + "' has on-disk format version " + std::to_string(*format) +
+        "; this build of partkv reads format versions 1 to 3 (upgraded on open) and " +
+        std::to_string(kStoreFormatVersion) + " (docs/format.md)");
+  }
+  // Every older format gains the feed column family first (an open interrupted after this
+  // finds it made and carries on).
+  PARTKV_RETURN_IF_ERROR(CreateFeedColumnFamily().WithContext("upgrade store '" + path + "'"));
   if (*format == kFormatVersion1) {
     std::vector<std::pair<std::string, rocksdb::ColumnFamilyHandle*>> old;
     for (auto& [name, i] : format1) old.emplace_back(name, handles[i]);
-    return MigrateFormat1(this, old).WithContext("migrate store '" + path + "' from format 1 to 2");
+    return MigrateFormat1(this, old).WithContext("migrate store '" + path + "' from format 1");
   }
   if (*format == kFormatVersion2) {
-    // Format 3 only adds (change feeds, time to live): a format-2 store is one already. The key
-    // is rewritten so that a build without feeds refuses the store from now on.
+    // Formats 3 and 4 only add (change feeds, time to live): a format-2 store has no feed entry
+    // to move. The key is rewritten so that a build without feeds refuses the store from now on.
     rocksdb::WriteOptions wo;
     wo.sync = true;
     rocksdb::Status s = db_->Put(wo, meta_, kFormatKey, std::to_string(kStoreFormatVersion));
-    return FromRocks(s, "upgrade store '" + path + "' from format 2 to 3");
+    return FromRocks(s, "upgrade store '" + path + "' from format 2");
   }
-  if (*format != kStoreFormatVersion) {
-    return Status::InvalidArgument(
-        "store '" + path + "' has on-disk format version " + std::to_string(*format) +
-        "; this build of partkv reads format versions 1 and 2 (upgraded on open) and " +
-        std::to_string(kStoreFormatVersion) + " (docs/format.md)");
-  }
-  return Status::OK();
+  return MigrateFormat3(this).WithContext("upgrade store '" + path + "' from format 3");
 }
 
 Status StoreState::DropFormat1(const std::map<std::string, size_t>& format1,
@@ -467,6 +514,12 @@ Status StoreState::CreateDataColumnFamilies(uint32_t count) {
     data_[k] = h;
   }
   return FromRocks(s, "create the data column families");
+}
+
+Status StoreState::CreateFeedColumnFamily() {
+  if (feed_ != nullptr) return Status::OK();
+  rocksdb::Status s = db_->CreateColumnFamily(FeedOptions(), kFeedColumnFamily, &feed_);
+  return FromRocks(s, "create the feed column family");
 }
 
 Status StoreState::LoadCatalog() {
@@ -534,6 +587,7 @@ StoreState::~StoreState() {
     for (auto* h : data_) {
       if (h != nullptr) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
     }
+    if (feed_ != nullptr) db_->DestroyColumnFamilyHandle(feed_).PermitUncheckedError();
     if (meta_ != nullptr) db_->DestroyColumnFamilyHandle(meta_).PermitUncheckedError();
     if (default_ != nullptr) db_->DestroyColumnFamilyHandle(default_).PermitUncheckedError();
     db_->Close().PermitUncheckedError();
@@ -614,8 +668,7 @@ Result<std::shared_ptr<SharedTable>> StoreState::NewSharedTable(
 }
 
 Result<std::unique_ptr<ChangeFeed>> StoreState::LoadFeed(const TableRecord& r) const {
-  rocksdb::ColumnFamilyHandle* cf =
-      data_[DataColumnFamilyOf(r.id, 0, static_cast<uint32_t>(data_.size()))];
+  rocksdb::ColumnFamilyHandle* cf = feed_;
   uint64_t trim = kFirstFeedSeq, next = kFirstFeedSeq;
   if (r.feed_set) {
     // The oldest position kept, persisted before retention moved it; the next number is above
@@ -668,7 +721,7 @@ Status StoreState::DropTable(std::string_view name) {
   const std::string begin = TablePrefix(data->record().id);
   const std::string end = TablePrefix(data->record().id + 1);
   const rocksdb::Slice begin_slice(begin), end_slice(end);
-  std::vector<rocksdb::ColumnFamilyHandle*> cfs;
+  std::vector<rocksdb::ColumnFamilyHandle*> cfs{feed_};
   for (const auto& p : data->partitions()) {
     if (std::find(cfs.begin(), cfs.end(), p.cf) == cfs.end()) cfs.push_back(p.cf);
   }
@@ -732,7 +785,7 @@ Status StoreState::SetServiceProperties(std::string_view document) {
 }
 
 Status StoreState::Flush() {
-  std::vector<rocksdb::ColumnFamilyHandle*> cfs{meta_};
+  std::vector<rocksdb::ColumnFamilyHandle*> cfs{meta_, feed_};
   cfs.insert(cfs.end(), data_.begin(), data_.end());
   return FromRocks(db_->Flush(rocksdb::FlushOptions(), cfs), "flush");
 }

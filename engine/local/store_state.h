@@ -119,6 +119,14 @@ class StoreState {
 
   // The shared data column families.
   const std::vector<rocksdb::ColumnFamilyHandle*>& data_column_families() const { return data_; }
+  // The column family of every table's change feed entries.
+  rocksdb::ColumnFamilyHandle* feed_column_family() const { return feed_; }
+  // Every column family that holds keys of tables: the data ones, then the feed's.
+  std::vector<rocksdb::ColumnFamilyHandle*> table_column_families() const {
+    std::vector<rocksdb::ColumnFamilyHandle*> cfs = data_;
+    cfs.push_back(feed_);
+    return cfs;
+  }
 
   Status Flush();
   // Waits until the storage engine takes writes again after a background error
@@ -143,6 +151,8 @@ class StoreState {
   // filter is allocated whole by every memtable, idle or not, and charged to the memory budget,
   // so its size per column family shrinks as their count grows.
   rocksdb::ColumnFamilyOptions DataOptions(uint32_t count) const;
+  // The options of the feed column family (docs/design.md "Change feeds").
+  rocksdb::ColumnFamilyOptions FeedOptions() const { return feed_options_; }
 
   // The physical partitions of `record` in this store's data column families.
   std::vector<PhysicalPartition> PartitionsOf(const TableRecord& record) const;
@@ -151,6 +161,7 @@ class StoreState {
   friend Status MigrateFormat1(
       StoreState* store,
       const std::vector<std::pair<std::string, rocksdb::ColumnFamilyHandle*>>& format1);
+  friend Status MigrateFormat3(StoreState* store);
   StoreState() = default;
 
   // The steps of Open, in order.
@@ -185,6 +196,8 @@ class StoreState {
   Status LoadCatalog() PARTKV_REQUIRES(catalog_mu_);
   // Creates the data column families d0..d<count-1> that are missing.
   Status CreateDataColumnFamilies(uint32_t count);
+  // Creates the feed column family unless the store has it.
+  Status CreateFeedColumnFamily();
   Status ReserveTicks(int64_t needed) PARTKV_REQUIRES(clock_mu_);
   // The change feed of `record`'s table: its position kept and next number, read from disk.
   Result<std::unique_ptr<ChangeFeed>> LoadFeed(const TableRecord& record) const;
@@ -204,6 +217,7 @@ class StoreState {
   std::string path_;
   std::string secret_;
   rocksdb::ColumnFamilyOptions partition_options_;
+  rocksdb::ColumnFamilyOptions feed_options_;
   size_t memory_budget_ = 0;
   std::chrono::milliseconds write_stall_timeout_{60'000};
   std::string default_profile_;
@@ -213,6 +227,7 @@ class StoreState {
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;  // owned; destroyed in ~StoreState
   rocksdb::ColumnFamilyHandle* default_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> data_;  // owned; "d0", "d1", ...
+  rocksdb::ColumnFamilyHandle* feed_ = nullptr;     // owned; "feed"
 
   // Lock order. The store's own locks are never held two at a time today: the catalog's writers
   // take no row lock, row writes never look at the catalog, and writes issue their ticks before

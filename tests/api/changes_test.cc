@@ -371,11 +371,11 @@ TEST_F(ChangesTest, DroppedTableTakesItsFeedAlong) {
   // The dropped feed's entries are gone from disk once flushed and compacted.
   ASSERT_OK(store_->Flush());
   engine::StoreState& st = FrontAccess::Of(*store_);
-  for (auto* cf : st.data_column_families()) {
+  for (auto* cf : st.table_column_families()) {
     ASSERT_TRUE(st.db()->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr, nullptr).ok());
   }
   size_t rows = 0;
-  for (auto* cf : st.data_column_families()) {
+  for (auto* cf : st.table_column_families()) {
     std::unique_ptr<rocksdb::Iterator> it(st.db()->NewIterator(rocksdb::ReadOptions(), cf));
     for (it->SeekToFirst(); it->Valid(); it->Next()) ++rows;
   }

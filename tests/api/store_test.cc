@@ -6,6 +6,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <sstream>
 
 #include "api/front/front_access.h"
@@ -15,6 +17,7 @@
 #include "engine/local/store_state.h"
 #include "engine/local/table_handle.h"
 #include "rocksdb/db.h"
+#include "rocksdb/write_batch.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/store_fixture.h"
 
@@ -100,8 +103,12 @@ TEST_F(StoreTest, ReopenFindsEveryAcknowledgedEntity) {
   }
 }
 
-// Rewrites the store's format key as another build would have left it.
-void RewriteFormat(const std::string& path, uint32_t version) {
+// Opens the store's database with RocksDB alone and calls `edit` with it and its column
+// families by name, as another build of partkv would see it.
+void RawEdit(
+    const std::string& path,
+    const std::function<void(rocksdb::DB*, std::map<std::string, rocksdb::ColumnFamilyHandle*>&)>&
+        edit) {
   rocksdb::DB* raw = nullptr;
   std::vector<std::string> cfs;
   ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &cfs).ok());
@@ -109,15 +116,64 @@ void RewriteFormat(const std::string& path, uint32_t version) {
   for (auto& n : cfs) descs.emplace_back(n, rocksdb::ColumnFamilyOptions());
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), path, descs, &handles, &raw).ok());
-  for (size_t i = 0; i < cfs.size(); ++i) {
-    if (cfs[i] == engine::kMetaColumnFamily) {
-      ASSERT_TRUE(
-          raw->Put(rocksdb::WriteOptions(), handles[i], engine::kFormatKey, std::to_string(version))
-              .ok());
-    }
-  }
-  for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
+  std::map<std::string, rocksdb::ColumnFamilyHandle*> by_name;
+  for (size_t i = 0; i < cfs.size(); ++i) by_name[cfs[i]] = handles[i];
+  edit(raw, by_name);
+  for (auto& [name, h] : by_name) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
   delete raw;
+}
+
+// Rewrites the store's format key as another build would have left it.
+void RewriteFormat(const std::string& path, uint32_t version) {
+  RawEdit(path, [&](rocksdb::DB* db, auto& cfs) {
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), cfs[engine::kMetaColumnFamily], engine::kFormatKey,
+                        std::to_string(version))
+                    .ok());
+  });
+}
+
+// Keys under `prefix` in column family `cf`, read raw.
+size_t RawCount(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const std::string& prefix) {
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), cf));
+  size_t n = 0;
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) ++n;
+  return n;
+}
+
+// The store's format key and whether it has the feed column family, read raw.
+std::pair<std::string, bool> RawFormat(const std::string& path) {
+  std::pair<std::string, bool> out;
+  RawEdit(path, [&](rocksdb::DB* db, auto& cfs) {
+    EXPECT_TRUE(db->Get(rocksdb::ReadOptions(), cfs[engine::kMetaColumnFamily], engine::kFormatKey,
+                        &out.first)
+                    .ok());
+    out.second = cfs.count(engine::kFeedColumnFamily) != 0;
+  });
+  return out;
+}
+
+// Makes the store as format 3 kept it: the feed entries of every table in the data column family
+// of its partition 0, no feed column family, the format key 3.
+void MakeFormatThree(const std::string& path) {
+  RawEdit(path, [&](rocksdb::DB* db, auto& cfs) {
+    rocksdb::ColumnFamilyHandle* feed = cfs[engine::kFeedColumnFamily];
+    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), feed));
+    rocksdb::WriteBatch wb;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      const std::string_view key = it->key().ToStringView();
+      const uint32_t id = (static_cast<uint8_t>(key[0]) << 24) |
+                          (static_cast<uint8_t>(key[1]) << 16) |
+                          (static_cast<uint8_t>(key[2]) << 8) | static_cast<uint8_t>(key[3]);
+      const std::string data = engine::DataColumnFamilyName(
+          engine::DataColumnFamilyOf(id, 0, engine::kDefaultDataColumnFamilies));
+      ASSERT_TRUE(wb.Put(cfs[data], it->key(), it->value()).ok());
+    }
+    ASSERT_TRUE(it->status().ok());
+    it.reset();
+    ASSERT_TRUE(wb.Put(cfs[engine::kMetaColumnFamily], engine::kFormatKey, "3").ok());
+    ASSERT_TRUE(db->Write(rocksdb::WriteOptions(), &wb).ok());
+    ASSERT_TRUE(db->DropColumnFamily(feed).ok());
+  });
 }
 
 TEST_F(StoreTest, UnknownFormatVersionIsRefused) {
@@ -131,40 +187,86 @@ TEST_F(StoreTest, UnknownFormatVersionIsRefused) {
                                       std::to_string(engine::kStoreFormatVersion + 1)),
             std::string_view::npos)
       << s.status().ToString();
-  EXPECT_NE(s.status().message().find("reads format versions 1 and 2 (upgraded on open) and 3"),
+  EXPECT_NE(s.status().message().find("reads format versions 1 to 3 (upgraded on open) and 4"),
             std::string_view::npos);
 }
 
-TEST_F(StoreTest, FormatTwoStoreIsUpgradedToThreeWithItsData) {
+TEST_F(StoreTest, FormatTwoStoreIsUpgradedWithItsData) {
   PARTKV_REQUIRE_LOCAL("tests the store's on-disk format");
   ASSERT_OK(table_->Insert(Make("p", "r", 7)));
   table_.reset();
   store_.reset();
+  // Format 2 had no feed column family.
+  RawEdit(dir_.Sub("store"), [](rocksdb::DB* db, auto& cfs) {
+    ASSERT_TRUE(db->DropColumnFamily(cfs[engine::kFeedColumnFamily]).ok());
+  });
   ASSERT_NO_FATAL_FAILURE(RewriteFormat(dir_.Sub("store"), engine::kFormatVersion2));
+  ASSERT_EQ(RawFormat(dir_.Sub("store")), std::make_pair(std::string("2"), false));
   Reopen();
   OpenTable();
   EXPECT_EQ(Get("p", "r"), "{n=7}");
-  std::string format;
   table_.reset();
   store_.reset();
-  // The key now says 3: a build that knows no change feed refuses the store from here on.
-  rocksdb::DB* raw = nullptr;
-  std::vector<std::string> cfs;
-  ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir_.Sub("store"), &cfs).ok());
-  std::vector<rocksdb::ColumnFamilyDescriptor> descs;
-  for (auto& n : cfs) descs.emplace_back(n, rocksdb::ColumnFamilyOptions());
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  ASSERT_TRUE(
-      rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(), dir_.Sub("store"), descs, &handles, &raw)
-          .ok());
-  for (size_t i = 0; i < cfs.size(); ++i) {
-    if (cfs[i] == engine::kMetaColumnFamily) {
-      ASSERT_TRUE(raw->Get(rocksdb::ReadOptions(), handles[i], engine::kFormatKey, &format).ok());
-    }
+  // The key now says 4: a build that knows no change feed refuses the store from here on.
+  EXPECT_EQ(RawFormat(dir_.Sub("store")), std::make_pair(std::string("4"), true));
+}
+
+TEST_F(StoreTest, FormatThreeStoreHasItsFeedsMovedAtOpen) {
+  PARTKV_REQUIRE_LOCAL("tests the store's on-disk format");
+  TableOptions with_feed;
+  with_feed.change_feed.enabled = true;
+  ASSERT_OK(store_->CreateTable("Fed", with_feed));
+  std::string prefix;
+  {
+    auto fed = store_->OpenTable("Fed");
+    ASSERT_OK(fed);
+    for (int i = 0; i < 300; ++i) ASSERT_OK(fed->Insert(Make("p", "r" + std::to_string(i), i)));
+    ASSERT_OK(fed->Delete("p", "r7", IfMatch::Any()));
+    prefix = engine::TablePrefix(fed->info().id);
   }
-  for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
-  delete raw;
-  EXPECT_EQ(format, "3");
+  table_.reset();
+  store_.reset();
+  ASSERT_NO_FATAL_FAILURE(MakeFormatThree(dir_.Sub("store")));
+  ASSERT_EQ(RawFormat(dir_.Sub("store")), std::make_pair(std::string("3"), false));
+
+  Reopen();
+  {
+    auto fed = store_->OpenTable("Fed");
+    ASSERT_OK(fed);
+    ChangesQuery q;
+    q.mode = ChangeFeedMode::kAll;
+    std::vector<Change> changes;
+    for (;;) {
+      auto page = fed->ReadChanges(q);
+      ASSERT_OK(page);
+      for (auto& c : page->changes) changes.push_back(std::move(c));
+      q.continuation = page->continuation;
+      if (page->caught_up) break;
+    }
+    ASSERT_EQ(changes.size(), 301u);
+    EXPECT_EQ(changes[0].op, ChangeOp::kInsert);
+    EXPECT_EQ(changes[0].entity.row_key(), "r0");
+    EXPECT_EQ(changes[300].op, ChangeOp::kDelete);
+    EXPECT_EQ(changes[300].entity.row_key(), "r7");
+    // Numbering goes on after the moved entries.
+    ASSERT_OK(fed->Insert(Make("p", "new", 1)));
+    auto next = fed->ReadChanges(q);
+    ASSERT_OK(next);
+    ASSERT_EQ(next->changes.size(), 1u);
+    EXPECT_EQ(next->changes[0].seq, changes.back().seq + 1);
+  }
+  store_.reset();
+  EXPECT_EQ(RawFormat(dir_.Sub("store")), std::make_pair(std::string("4"), true));
+  // Nothing of the feed is left in the data column families (the 300 entities, "new" among them,
+  // are the table's keys there); the 302 entries are in the feed's.
+  RawEdit(dir_.Sub("store"), [&](rocksdb::DB* db, auto& cfs) {
+    size_t data_keys = 0;
+    for (uint32_t k = 0; k < engine::kDefaultDataColumnFamilies; ++k) {
+      data_keys += RawCount(db, cfs[engine::DataColumnFamilyName(k)], prefix);
+    }
+    EXPECT_EQ(data_keys, 300u);
+    EXPECT_EQ(RawCount(db, cfs[engine::kFeedColumnFamily], prefix), 302u);
+  });
 }
 
 TEST_F(StoreTest, DirectoryThatIsNotAStoreIsRefusedAndUntouched) {

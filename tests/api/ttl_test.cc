@@ -73,7 +73,7 @@ class TtlTest : public ::testing::Test {
   void CompactAll() {
     engine::StoreState& st = FrontAccess::Of(*store_);
     ASSERT_OK(store_->Flush());
-    for (auto* cf : st.data_column_families()) {
+    for (auto* cf : st.table_column_families()) {
       ASSERT_TRUE(st.db()->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr, nullptr).ok());
     }
   }
@@ -82,7 +82,7 @@ class TtlTest : public ::testing::Test {
     engine::StoreState& st = FrontAccess::Of(*store_);
     const std::string prefix = engine::TablePrefix(t.info().id);
     size_t n = 0;
-    for (auto* cf : st.data_column_families()) {
+    for (auto* cf : st.table_column_families()) {
       std::unique_ptr<rocksdb::Iterator> it(st.db()->NewIterator(rocksdb::ReadOptions(), cf));
       for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) ++n;
     }

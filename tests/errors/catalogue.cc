@@ -507,8 +507,8 @@ std::vector<Case> StoreDirectoryCases() {
          return Store::Open(t.Sub("plain")).status();
        }});
   c.push_back({"D04", "NewerFormatVersion", Code::kInvalidArgument,
-               "has on-disk format version 4; this build of partkv reads format versions 1 "
-               "and 2 (upgraded on open) and 3",
+               "has on-disk format version 5; this build of partkv reads format versions 1 "
+               "to 3 (upgraded on open) and 4",
                [](ErrorsTest& t) {
                  t.Close();
                  t.RawMetaPut(engine::kFormatKey, std::to_string(engine::kStoreFormatVersion + 1));

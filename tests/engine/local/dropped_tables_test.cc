@@ -24,7 +24,8 @@ namespace {
 
 using ::partkv::testing::StatusIs;
 
-// Keys stored under table `id`'s prefix in every data column family, and range tombstones seen.
+// Keys stored under table `id`'s prefix in every column family of tables, and range tombstones
+// seen.
 struct Census {
   uint64_t keys = 0;
   uint64_t range_deletions = 0;
@@ -34,7 +35,7 @@ Census CensusOf(const Store& store, uint32_t id) {
   Census c;
   rocksdb::DB* db = FrontAccess::Of(store).db();
   const std::string begin = TablePrefix(id), end = TablePrefix(id + 1);
-  for (auto* cf : FrontAccess::Of(store).data_column_families()) {
+  for (auto* cf : FrontAccess::Of(store).table_column_families()) {
     rocksdb::ReadOptions ro;
     const rocksdb::Slice lower(begin), upper(end);
     ro.iterate_lower_bound = &lower;
@@ -76,7 +77,7 @@ TEST(DroppedTablesTest, KeysOfADroppedTableLeaveWithoutTombstonesAndOthersStay) 
   EXPECT_EQ(CensusOf(*store, gone_id).range_deletions, 0u);
   // Flushes and a full compaction leave the dropped table's keys out.
   ASSERT_OK(store->Flush());
-  for (auto* cf : FrontAccess::Of(*store).data_column_families()) {
+  for (auto* cf : FrontAccess::Of(*store).table_column_families()) {
     ASSERT_TRUE(FrontAccess::Of(*store)
                     .db()
                     ->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr, nullptr)
@@ -107,7 +108,7 @@ TEST(DroppedTablesTest, DroppedIdsSurviveReopenAndStillFilter) {
   ASSERT_OK(store);
   EXPECT_THAT(store->OpenTable("Gone"), StatusIs(Status::Code::kNotFound));
   ASSERT_OK(store->Flush());
-  for (auto* cf : FrontAccess::Of(*store).data_column_families()) {
+  for (auto* cf : FrontAccess::Of(*store).table_column_families()) {
     ASSERT_TRUE(FrontAccess::Of(*store)
                     .db()
                     ->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr, nullptr)
