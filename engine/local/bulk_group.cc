@@ -306,15 +306,29 @@ Status GroupWriter::Build(const BulkGroup& g, size_t cut, int64_t first_tick, in
     if (!ws.ok()) return FromRocks(ws, "build a bulk group");
     if (feed != nullptr) {
       const SealedRow& row = g.parsed(i);
-      if (!after_same_key && statuses_[j].ok() && !exists) {
-        ValueHeader expired;
-        PARTKV_RETURN_IF_ERROR(DecodeValueHeader(values_[j].ToStringView(), &expired));
-        feed->Add(ChangeOp::kExpire, now, expired.etag_version, row.partition_key(), row.row_key());
+      if (!after_same_key && statuses_[j].ok()) {
+        // The stored version this row replaces: into its entry, and recorded expired first.
+        const std::string_view stored = values_[j].ToStringView();
+        ValueHeader old;
+        PARTKV_RETURN_IF_ERROR(DecodeValueHeader(stored, &old));
+        PARTKV_RETURN_IF_ERROR(feed->Supersede(table_.data().feed(), versions_[j], old.etag_version,
+                                               row.partition_key(), row.row_key(), stored));
+        if (!exists) {
+          feed->Add(ChangeOp::kExpire, now, old.etag_version, row.partition_key(), row.row_key());
+        }
       }
       ChangeOp op = ChangeOp::kInsert;
       if (exists) op = mode_ == OpType::kInsertOrMerge ? ChangeOp::kMerge : ChangeOp::kReplace;
-      feed->Add(op, h.timestamp_ticks, h.etag_version, row.partition_key(), row.row_key(),
-                value_header, value_body);
+      // A later row of the group with this key (InsertOrReplace) replaces this version in the same
+      // write: its entry holds the entity; otherwise the row does.
+      const bool replaced_here = end < n && g.key(order[end]) == g.key(i);
+      if (replaced_here) {
+        feed->Add(op, h.timestamp_ticks, h.etag_version, row.partition_key(), row.row_key(),
+                  value_header, value_body);
+      } else {
+        feed->AddByReference(op, h.timestamp_ticks, h.etag_version, row.partition_key(),
+                             row.row_key());
+      }
     }
     j = end;
   }
@@ -394,6 +408,14 @@ GroupOutcome GroupWriter::Commit(BulkGroup& group) {
     statuses_.assign(n, rocksdb::Status::NotFound());
   } else {
     out.status = ReadCurrent(group);
+    if (!out.status.ok()) return out;
+  }
+  if (feed) {
+    std::vector<std::optional<std::string_view>> rows(n);
+    for (size_t j = 0; j < n; ++j) {
+      if (statuses_[j].ok()) rows[j] = values_[j].ToStringView();
+    }
+    out.status = FindRowVersions(store.db(), data.feed(), rows, &versions_);
     if (!out.status.ok()) return out;
   }
   Status conflict;

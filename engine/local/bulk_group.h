@@ -254,6 +254,8 @@ class GroupWriter {
   std::vector<rocksdb::Slice> slices_;
   std::vector<rocksdb::PinnableSlice> values_;
   std::vector<rocksdb::Status> statuses_;
+  // With a change feed: the entry by reference of each row's stored version (as values_).
+  std::vector<std::optional<FeedVersion>> versions_;
   Expiry expiry_;  // the table's time to live at the group being committed
   rocksdb::WriteBatch batch_;
   // Statistics not yet recorded: rows and bytes by physical partition (4 bytes) and

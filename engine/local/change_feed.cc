@@ -37,6 +37,37 @@ std::string FeedKey(uint32_t table_id, uint64_t seq) {
   return key;
 }
 
+std::string FeedVersionKey(uint32_t table_id, uint64_t etag_version) {
+  std::string key = PartitionKeyPrefix(table_id, kFeedVersionIndex);
+  for (int i = 7; i >= 0; --i) key.push_back(static_cast<char>(etag_version >> (8 * i)));
+  return key;
+}
+
+bool ParseFeedVersionKey(std::string_view key, uint64_t* etag_version) {
+  if (key.size() != kPartitionKeyPrefixLength + 8) return false;
+  if (static_cast<uint8_t>(key[4]) != 0xFF || static_cast<uint8_t>(key[5]) != 0xFE) return false;
+  uint64_t v = 0;
+  for (size_t i = kPartitionKeyPrefixLength; i < key.size(); ++i) {
+    v = (v << 8) | static_cast<uint8_t>(key[i]);
+  }
+  *etag_version = v;
+  return true;
+}
+
+void AppendFeedVersion(const FeedVersion& version, std::string* out) {
+  PutVarint(version.seq, out);
+  out->push_back(static_cast<char>(version.op));
+}
+
+bool DecodeFeedVersion(std::string_view in, FeedVersion* version) {
+  if (!ReadVarint(&in, &version->seq) || in.size() != 1) return false;
+  const auto op = static_cast<uint8_t>(in[0]);
+  if (op < static_cast<uint8_t>(ChangeOp::kInsert) || op > static_cast<uint8_t>(ChangeOp::kMerge))
+    return false;
+  version->op = static_cast<ChangeOp>(op);
+  return true;
+}
+
 bool ParseFeedKey(std::string_view key, uint64_t* seq) {
   if (key.size() != kPartitionKeyPrefixLength + 8) return false;
   if (static_cast<uint8_t>(key[4]) != 0xFF || static_cast<uint8_t>(key[5]) != 0xFF) return false;
@@ -82,9 +113,9 @@ Status DecodeFeedEntry(std::string_view in, FeedEntryView* e) {
   if (!ReadVarint(&in, &e->etag_version)) return bad("truncated ETag");
   if (!GetBytes(&in, &e->partition_key) || !GetBytes(&in, &e->row_key))
     return bad("truncated keys");
-  const bool has_value = e->op != ChangeOp::kDelete && e->op != ChangeOp::kExpire;
-  if (has_value == in.empty()) return bad(has_value ? "no entity" : "an entity after a removal");
-  e->value = in;
+  const bool removal = e->op == ChangeOp::kDelete || e->op == ChangeOp::kExpire;
+  if (removal && !in.empty()) return bad("an entity after a removal");
+  e->value = in;  // empty after an insert, replace or merge: by reference
   return Status::OK();
 }
 
@@ -181,20 +212,107 @@ void FeedEntries::Add(ChangeOp op, int64_t time_ticks, uint64_t etag_version, st
                       std::string_view value_body) {
   AppendFeedEntry(op, time_ticks, etag_version, pk, rk, value_header, value_body, &bytes_);
   ends_.push_back(bytes_.size());
+  by_reference_.push_back(0);
+  ops_.push_back(op);
+}
+
+void FeedEntries::AddByReference(ChangeOp op, int64_t time_ticks, uint64_t etag_version,
+                                 std::string_view pk, std::string_view rk) {
+  AppendFeedEntry(op, time_ticks, etag_version, pk, rk, {}, {}, &bytes_);
+  ends_.push_back(bytes_.size());
+  by_reference_.push_back(etag_version);
+  ops_.push_back(op);
+}
+
+Status FeedEntries::Supersede(const ChangeFeed& feed, const std::optional<FeedVersion>& found,
+                              uint64_t etag_version, std::string_view pk, std::string_view rk,
+                              std::string_view value) {
+  if (!found) return Status::OK();
+  if (value.empty()) return Status::Corruption("change feed: a row without a value");
+  Rewrite r{found->seq, etag_version, rewrite_bytes_.size(), 0};
+  // An entry by reference records an insert, replace or merge, whose time is its version.
+  AppendFeedEntry(found->op, static_cast<int64_t>(etag_version), etag_version, pk, rk, value, {},
+                  &rewrite_bytes_);
+  r.end = rewrite_bytes_.size();
+  // Below the trim the entry is no longer read (and goes at the next compaction): only the index
+  // entry is removed.
+  if (found->seq < feed.trim()) r.begin = r.end;
+  rewrites_.push_back(r);
+  return Status::OK();
 }
 
 Result<ChangeFeed::Reservation> FeedEntries::Stage(ChangeFeed& feed,
                                                    rocksdb::WriteBatch* wb) const {
+  for (const Rewrite& r : rewrites_) {
+    rocksdb::Status s = wb->Delete(feed.cf(), FeedVersionKey(feed.table_id(), r.etag_version));
+    if (s.ok() && r.begin < r.end) {
+      s = wb->Put(feed.cf(), FeedKey(feed.table_id(), r.seq),
+                  rocksdb::Slice(rewrite_bytes_.data() + r.begin, r.end - r.begin));
+    }
+    if (!s.ok()) return FromRocks(s, "change feed entry");
+  }
   ChangeFeed::Reservation r = feed.Reserve(ends_.size());
   size_t begin = 0;
+  std::string version;
   for (size_t i = 0; i < ends_.size(); ++i) {
-    const std::string key = FeedKey(feed.table_id(), r.first() + i);
-    rocksdb::Status s =
-        wb->Put(feed.cf(), key, rocksdb::Slice(bytes_.data() + begin, ends_[i] - begin));
+    const uint64_t seq = r.first() + i;
+    rocksdb::Status s = wb->Put(feed.cf(), FeedKey(feed.table_id(), seq),
+                                rocksdb::Slice(bytes_.data() + begin, ends_[i] - begin));
+    if (s.ok() && by_reference_[i] != 0) {
+      version.clear();
+      AppendFeedVersion(FeedVersion{seq, ops_[i]}, &version);
+      s = wb->Put(feed.cf(), FeedVersionKey(feed.table_id(), by_reference_[i]), version);
+    }
     if (!s.ok()) return FromRocks(s, "change feed entry");
     begin = ends_[i];
   }
   return r;
+}
+
+Status FindVersions(rocksdb::DB* db, const ChangeFeed& feed,
+                    const std::vector<uint64_t>& etag_versions,
+                    std::vector<std::optional<FeedVersion>>* found) {
+  const size_t n = etag_versions.size();
+  found->assign(n, std::nullopt);
+  if (n == 0) return Status::OK();
+  std::vector<std::string> keys(n);
+  std::vector<rocksdb::Slice> slices(n);
+  for (size_t i = 0; i < n; ++i) {
+    keys[i] = FeedVersionKey(feed.table_id(), etag_versions[i]);
+    slices[i] = keys[i];
+  }
+  std::vector<rocksdb::PinnableSlice> values(n);
+  std::vector<rocksdb::Status> statuses(n);
+  db->MultiGet(rocksdb::ReadOptions(), feed.cf(), n, slices.data(), values.data(), statuses.data());
+  for (size_t i = 0; i < n; ++i) {
+    if (statuses[i].IsNotFound()) continue;
+    if (!statuses[i].ok()) return FromRocks(statuses[i], "read the change feed's version index");
+    FeedVersion v;
+    if (!DecodeFeedVersion(values[i].ToStringView(), &v)) {
+      return Status::Corruption("change feed: malformed version index entry");
+    }
+    (*found)[i] = v;
+  }
+  return Status::OK();
+}
+
+Status FindRowVersions(rocksdb::DB* db, const ChangeFeed& feed,
+                       const std::vector<std::optional<std::string_view>>& rows,
+                       std::vector<std::optional<FeedVersion>>* found) {
+  std::vector<uint64_t> etags;
+  std::vector<size_t> at;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i]) continue;
+    ValueHeader h;
+    PARTKV_RETURN_IF_ERROR(DecodeValueHeader(*rows[i], &h));
+    etags.push_back(h.etag_version);
+    at.push_back(i);
+  }
+  std::vector<std::optional<FeedVersion>> versions;
+  PARTKV_RETURN_IF_ERROR(FindVersions(db, feed, etags, &versions));
+  found->assign(rows.size(), std::nullopt);
+  for (size_t k = 0; k < at.size(); ++k) (*found)[at[k]] = versions[k];
+  return Status::OK();
 }
 
 }  // namespace partkv::engine

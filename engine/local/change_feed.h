@@ -40,6 +40,8 @@ namespace partkv::engine {
 // above every physical partition (at most 1,024), so a feed key lies inside its table's key
 // range, and is dropped with it.
 inline constexpr uint32_t kFeedPartitionIndex = 0xFFFF;
+// The partition index of a table's version index (see FeedEntries): below the feed's.
+inline constexpr uint32_t kFeedVersionIndex = 0xFFFE;
 // The first sequence number of a feed.
 inline constexpr uint64_t kFirstFeedSeq = 1;
 
@@ -49,10 +51,23 @@ std::string FeedKey(uint32_t table_id, uint64_t seq);
 // The sequence number of a feed key (false when `key` is not one).
 bool ParseFeedKey(std::string_view key, uint64_t* seq);
 
+// The key of the version index entry of the version `etag_version` of a row of table
+// `table_id`: PartitionKeyPrefix(table_id, 0xFFFE), then the version as a big-endian u64. Its
+// value is the sequence number (varint64) and the op (u8) of the entry that refers to it.
+std::string FeedVersionKey(uint32_t table_id, uint64_t etag_version);
+bool ParseFeedVersionKey(std::string_view key, uint64_t* etag_version);
+struct FeedVersion {
+  uint64_t seq = 0;
+  ChangeOp op = ChangeOp::kInsert;
+};
+void AppendFeedVersion(const FeedVersion& version, std::string* out);
+bool DecodeFeedVersion(std::string_view bytes, FeedVersion* version);
+
 // One entry as stored:
 //   version:u8(=1) op:u8 time:fixed64 etag:varint64 pk_len:varint32 pk rk_len:varint32 rk value
-// where `value` is the entity's stored value (engine/value_codec.h) after an insert, replace or
-// merge, and empty for a delete or an expiry.
+// where `value` is empty for a delete or an expiry, and for an insert, replace or merge either
+// the entity's stored value (engine/value_codec.h) or empty: the entry then refers to the row's
+// version `etag` (by reference, see FeedEntries).
 struct FeedEntryView {
   ChangeOp op = ChangeOp::kInsert;
   int64_t time_ticks = 0;
@@ -60,6 +75,9 @@ struct FeedEntryView {
   std::string_view partition_key;
   std::string_view row_key;
   std::string_view value;
+  bool by_reference() const {
+    return value.empty() && op != ChangeOp::kDelete && op != ChangeOp::kExpire;
+  }
 };
 void AppendFeedEntry(ChangeOp op, int64_t time_ticks, uint64_t etag_version, std::string_view pk,
                      std::string_view rk, std::string_view value_header,
@@ -141,20 +159,61 @@ class ChangeFeed {
 
 // The entries of one write, collected while it decides its operations and put in its WriteBatch
 // with their sequence numbers once it has decided them all.
+//
+// An insert, replace or merge is recorded by reference: its entry holds the keys and the ETag
+// version, not the entity, which is the row's value as long as that version is the row's
+// current one; the version index maps the version to the entry. The write that later replaces,
+// merges, deletes or expires that version (Supersede) looks the version up and rewrites the
+// entry with the value it replaces, in its own WriteBatch, so the feed never loses a version
+// and a reader finds each entity either in its entry or in its row, in one snapshot. (A change
+// thus writes its entity once, not twice; docs/design.md "Change feeds and time to live".)
 class FeedEntries {
  public:
+  // A removal (delete or expiry), or a change whose entity is given (a version superseded within
+  // the same write).
   void Add(ChangeOp op, int64_t time_ticks, uint64_t etag_version, std::string_view pk,
            std::string_view rk, std::string_view value_header = {},
            std::string_view value_body = {});
-  bool empty() const { return ends_.empty(); }
-  // Reserves sequence numbers from `feed` and puts every entry in *wb. The reservation must live
-  // until the batch is written (or abandoned).
+  // A change whose entity is the row's version `etag_version`, written by the same write.
+  void AddByReference(ChangeOp op, int64_t time_ticks, uint64_t etag_version, std::string_view pk,
+                      std::string_view rk);
+  // The row (pk, rk) whose stored value `value` (version `etag_version`) this write replaces or
+  // removes: its entry `found` (from FindVersions; none when the version has no entry by
+  // reference) is rewritten with `value`, unless retention already trimmed it.
+  Status Supersede(const ChangeFeed& feed, const std::optional<FeedVersion>& found,
+                   uint64_t etag_version, std::string_view pk, std::string_view rk,
+                   std::string_view value);
+  bool empty() const { return ends_.empty() && rewrites_.empty(); }
+  // New entries (rewrites are not counted).
+  size_t size() const { return ends_.size(); }
+  // Reserves sequence numbers from `feed` and puts every entry (and version index entry, and
+  // rewrite) in *wb. The reservation must live until the batch is written (or abandoned).
   Result<ChangeFeed::Reservation> Stage(ChangeFeed& feed, rocksdb::WriteBatch* wb) const;
 
  private:
   std::string bytes_;
   std::vector<size_t> ends_;
+  // Per new entry: the version it refers to, or 0 when it holds its entity (or is a removal).
+  std::vector<uint64_t> by_reference_;
+  std::vector<ChangeOp> ops_;
+  struct Rewrite {
+    uint64_t seq;
+    uint64_t etag_version;
+    size_t begin, end;  // of the rewritten entry in rewrite_bytes_
+  };
+  std::string rewrite_bytes_;
+  std::vector<Rewrite> rewrites_;
 };
+
+// The entries by reference of versions `etag_versions` of table `feed`'s rows, read (under the
+// rows' locks) in one MultiGet: (*found)[i] for etag_versions[i], none when it has none.
+Status FindVersions(rocksdb::DB* db, const ChangeFeed& feed,
+                    const std::vector<uint64_t>& etag_versions,
+                    std::vector<std::optional<FeedVersion>>* found);
+// The same for the stored values `rows` (none for an absent row): (*found)[i] for rows[i].
+Status FindRowVersions(rocksdb::DB* db, const ChangeFeed& feed,
+                       const std::vector<std::optional<std::string_view>>& rows,
+                       std::vector<std::optional<FeedVersion>>* found);
 
 }  // namespace partkv::engine
 

@@ -37,6 +37,11 @@ class DroppedTableFilter : public rocksdb::CompactionFilter {
       uint64_t seq = 0;
       return ParseFeedKey(key.ToStringView(), &seq) && seq < cached_.feed_trim;
     }
+    if (index == kFeedVersionIndex) {
+      // A version index entry goes with the entry it points at.
+      FeedVersion v;
+      return DecodeFeedVersion(value.ToStringView(), &v) && v.seq < cached_.feed_trim;
+    }
     return cached_.ttl != 0 && Expiry{cached_.ttl, now_}.ExpiredValue(value.ToStringView());
   }
   const char* Name() const override { return "partkv.DroppedTableFilter"; }

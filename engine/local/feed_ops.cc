@@ -88,22 +88,127 @@ std::unique_ptr<rocksdb::Iterator> FeedIterator(StoreState& store, const ChangeF
 }
 
 // Whether the entry's entity is, in `snapshot`, still the version it recorded and not expired:
-// what the latest mode returns.
+// what the latest mode returns. *value is the row's value.
 Result<bool> IsCurrent(StoreState& store, const SharedTable& table, const FeedEntryView& e,
-                       const rocksdb::Snapshot* snapshot, const Expiry& expiry) {
+                       const rocksdb::Snapshot* snapshot, const Expiry& expiry,
+                       rocksdb::PinnableSlice* value) {
   const PhysicalPartition& part = table.partitions()[table.PartitionIndexOf(e.partition_key)];
   std::string key = part.prefix;
   AppendEntityKey(e.partition_key, e.row_key, &key);
   rocksdb::ReadOptions ro;
   ro.snapshot = snapshot;
-  rocksdb::PinnableSlice value;
-  rocksdb::Status s = store.db()->Get(ro, part.cf, key, &value);
+  rocksdb::Status s = store.db()->Get(ro, part.cf, key, value);
   if (s.IsNotFound()) return false;
   if (!s.ok()) return FromRocks(s, "read the change feed");
   ValueHeader h;
-  PARTKV_RETURN_IF_ERROR(DecodeValueHeader(value.ToStringView(), &h));
-  return h.etag_version == e.etag_version && !expiry.ExpiredValue(value.ToStringView());
+  PARTKV_RETURN_IF_ERROR(DecodeValueHeader(value->ToStringView(), &h));
+  return h.etag_version == e.etag_version && !expiry.ExpiredValue(value->ToStringView());
 }
+
+Status MissingVersion(const SharedTable& table, uint64_t seq) {
+  return Status::Corruption("table '" + table.record().name + "': change feed position " +
+                            std::to_string(seq) +
+                            " refers to a version of its entity that is no longer stored");
+}
+
+// Entries by reference of one page, whose entities are read from their rows in `snapshot`, a
+// chunk at a time: one MultiGet per column family.
+class ReferenceReader {
+ public:
+  // Bounds what one chunk adds to a page beyond its byte limit: 64 entities.
+  static constexpr size_t kChunk = 64;
+  ReferenceReader(StoreState& store, const SharedTable& table, const rocksdb::Snapshot* snapshot)
+      : store_(store), table_(table), snapshot_(snapshot) {}
+
+  // Change `index` of the page refers to its row's version: read it at the next Resolve.
+  void Add(size_t index, const FeedEntryView& e) {
+    const PhysicalPartition& part = table_.partitions()[table_.PartitionIndexOf(e.partition_key)];
+    Pending p{index, part.cf, part.prefix, e};
+    AppendEntityKey(e.partition_key, e.row_key, &p.key);
+    pending_.push_back(std::move(p));
+  }
+  size_t size() const { return pending_.size(); }
+
+  // Fills in the entities of the changes added since the last call; adds their bytes to *bytes.
+  Status Resolve(std::vector<Change>* changes, uint64_t* bytes) {
+    std::sort(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
+      return a.cf != b.cf ? a.cf->GetID() < b.cf->GetID() : a.key < b.key;
+    });
+    const size_t n = pending_.size();
+    std::vector<rocksdb::Slice> keys(n);
+    for (size_t i = 0; i < n; ++i) keys[i] = pending_[i].key;
+    std::vector<rocksdb::PinnableSlice> values(n);
+    std::vector<rocksdb::Status> statuses(n);
+    // The runs of one column family, each read by one MultiGet; the runs are shared out among
+    // the store's scan threads (the caller is one), as a table scan's partitions are.
+    std::vector<size_t> runs;  // run r is [runs[r], runs[r + 1])
+    for (size_t i = 0; i < n; ++i) {
+      if (i == 0 || pending_[i].cf != pending_[i - 1].cf) runs.push_back(i);
+    }
+    runs.push_back(n);
+    const size_t run_count = runs.size() - 1;
+    const size_t width = std::min(store_.scan_threads(), run_count);
+    std::vector<Status> results(width);
+    std::vector<uint64_t> task_bytes(width, 0);
+    store_.scan_pool().ParallelFor(width, width, [&](size_t task) {
+      rocksdb::ReadOptions ro;
+      ro.snapshot = snapshot_;
+      for (size_t r = task; r < run_count && results[task].ok(); r += width) {
+        const size_t begin = runs[r], end = runs[r + 1];
+        store_.db()->MultiGet(ro, pending_[begin].cf, end - begin, keys.data() + begin,
+                              values.data() + begin, statuses.data() + begin,
+                              /*sorted_input=*/true);
+        for (size_t i = begin; i < end && results[task].ok(); ++i) {
+          results[task] = Fill(i, values[i], statuses[i], changes);
+          task_bytes[task] += values[i].size();
+        }
+      }
+    });
+    pending_.clear();
+    for (size_t t = 0; t < width; ++t) {
+      PARTKV_RETURN_IF_ERROR(results[t]);
+      *bytes += task_bytes[t];
+    }
+    return Status::OK();
+  }
+
+ private:
+  // Change pending_[i]'s entity, from its row's value read as `status`.
+  Status Fill(size_t i, const rocksdb::PinnableSlice& value, const rocksdb::Status& status,
+              std::vector<Change>* changes) const {
+    Change& change = (*changes)[pending_[i].index];
+    if (status.IsNotFound()) return MissingVersion(table_, change.seq);
+    if (!status.ok()) return FromRocks(status, "read the change feed");
+    ValueHeader h;
+    PARTKV_RETURN_IF_ERROR(DecodeValueHeader(value.ToStringView(), &h));
+    if (h.etag_version != pending_[i].entry.etag_version) {
+      return MissingVersion(table_, change.seq);
+    }
+    FeedEntryView e = pending_[i].entry;
+    e.partition_key = pending_[i].pk;
+    e.row_key = pending_[i].rk;
+    e.value = value.ToStringView();
+    return ChangeOfEntry(change.seq, e, &change);
+  }
+
+  struct Pending {
+    Pending(size_t i, rocksdb::ColumnFamilyHandle* c, const std::string& prefix,
+            const FeedEntryView& e)
+        : index(i), cf(c), key(prefix), entry(e), pk(e.partition_key), rk(e.row_key) {
+      entry.partition_key = {};  // the iterator's bytes: gone by Resolve
+      entry.row_key = {};
+    }
+    size_t index;
+    rocksdb::ColumnFamilyHandle* cf;
+    std::string key;
+    FeedEntryView entry;
+    std::string pk, rk;
+  };
+  StoreState& store_;
+  const SharedTable& table_;
+  const rocksdb::Snapshot* snapshot_;
+  std::vector<Pending> pending_;
+};
 
 }  // namespace
 
@@ -146,7 +251,12 @@ Result<ChangesPage> ReadChanges(StoreState& store, const SharedTable& table,
   // The latest mode passes over superseded entries: bounded per page as a query's scan is.
   const uint64_t budget = 10 * static_cast<uint64_t>(query.page_size);
   uint64_t next = from, bytes = 0, examined = 0;
+  ReferenceReader references(store, table, snapshot.snapshot());
+  rocksdb::PinnableSlice row;
   for (; it->Valid(); it->Next()) {
+    if (references.size() >= ReferenceReader::kChunk) {
+      PARTKV_RETURN_IF_ERROR(references.Resolve(&page.changes, &bytes));
+    }
     if (page.changes.size() >= query.page_size || bytes >= kPageBytes || examined >= budget) break;
     uint64_t seq = 0;
     if (!ParseFeedKey(it->key().ToStringView(), &seq)) {
@@ -160,15 +270,19 @@ Result<ChangesPage> ReadChanges(StoreState& store, const SharedTable& table,
             .WithContext("table '" + table.record().name + "' position " + std::to_string(seq)));
     if (latest) {
       if (e.op == ChangeOp::kDelete || e.op == ChangeOp::kExpire) continue;
+      row.Reset();
       PARTKV_ASSIGN_OR_RETURN(bool current,
-                              IsCurrent(store, table, e, snapshot.snapshot(), expiry));
+                              IsCurrent(store, table, e, snapshot.snapshot(), expiry, &row));
       if (!current) continue;
+      if (e.by_reference()) e.value = row.ToStringView();  // the row holds the entity
     }
     page.changes.emplace_back();
     PARTKV_RETURN_IF_ERROR(ChangeOfEntry(seq, e, &page.changes.back()));
     bytes += it->key().size() + it->value().size();
+    if (e.by_reference()) references.Add(page.changes.size() - 1, e);
   }
   if (!it->status().ok()) return FromRocks(it->status(), "read the change feed");
+  PARTKV_RETURN_IF_ERROR(references.Resolve(&page.changes, &bytes));
   if (!it->Valid()) {
     next = horizon;
     page.caught_up = true;
@@ -190,14 +304,19 @@ Result<ChangeFeedState> FeedState(StoreState& store, const SharedTable& table) {
   state.first_seq = feed.trim();
   state.next_seq = feed.next();
   state.first_token = FeedToken(store, table, state.first_seq);
+  // The entries, and the version index of those that refer to their rows.
   const std::string lower = FeedKey(feed.table_id(), state.first_seq);
   const std::string upper = FeedKey(feed.table_id(), UINT64_MAX);
-  rocksdb::Range range(lower, upper);
+  const std::string index_lower = FeedVersionKey(feed.table_id(), 0);
+  const std::string index_upper = FeedVersionKey(feed.table_id(), UINT64_MAX);
+  const rocksdb::Range ranges[2] = {{lower, upper}, {index_lower, index_upper}};
+  uint64_t sizes[2] = {0, 0};
   rocksdb::SizeApproximationOptions options;
   options.include_memtables = true;
   options.include_files = true;
-  rocksdb::Status s = store.db()->GetApproximateSizes(options, feed.cf(), &range, 1, &state.bytes);
+  rocksdb::Status s = store.db()->GetApproximateSizes(options, feed.cf(), ranges, 2, sizes);
   if (!s.ok()) return FromRocks(s, "size the change feed");
+  state.bytes = sizes[0] + sizes[1];
   return state;
 }
 
@@ -284,6 +403,10 @@ Result<uint64_t> RecordExpiries(StoreState& store, SharedTable& table) {
       const Expiry expiry = table.ExpiryAt(now);
       rocksdb::WriteBatch wb;
       FeedEntries entries;
+      // The rows still expired, with their values: each version goes into its entry by
+      // reference (FeedEntries::Supersede) as the row goes.
+      std::vector<std::string> keys_kept, values;
+      std::vector<uint64_t> etags;
       for (const auto& [key, etag] : expired) {
         rocksdb::PinnableSlice value;
         rocksdb::Status s = store.db()->Get(rocksdb::ReadOptions(), part.cf, key, &value);
@@ -293,18 +416,27 @@ Result<uint64_t> RecordExpiries(StoreState& store, SharedTable& table) {
         PARTKV_RETURN_IF_ERROR(DecodeValueHeader(value.ToStringView(), &h));
         // Written again since, or no longer expired (a longer time to live): not this sweep's.
         if (h.etag_version != etag || !expiry.ExpiredValue(value.ToStringView())) continue;
-        std::string pk, rk;
-        PARTKV_RETURN_IF_ERROR(
-            DecodeEntityKey(std::string_view(key).substr(kPartitionKeyPrefixLength), &pk, &rk));
-        wb.Delete(part.cf, key);
-        entries.Add(ChangeOp::kExpire, now, etag, pk, rk);
+        keys_kept.push_back(key);
+        values.emplace_back(value.ToStringView());
+        etags.push_back(etag);
       }
       expired.clear();
+      std::vector<std::optional<FeedVersion>> versions;
+      PARTKV_RETURN_IF_ERROR(FindVersions(store.db(), table.feed(), etags, &versions));
+      for (size_t i = 0; i < keys_kept.size(); ++i) {
+        std::string pk, rk;
+        PARTKV_RETURN_IF_ERROR(DecodeEntityKey(
+            std::string_view(keys_kept[i]).substr(kPartitionKeyPrefixLength), &pk, &rk));
+        wb.Delete(part.cf, keys_kept[i]);
+        PARTKV_RETURN_IF_ERROR(
+            entries.Supersede(table.feed(), versions[i], etags[i], pk, rk, values[i]));
+        entries.Add(ChangeOp::kExpire, now, etags[i], pk, rk);
+      }
       if (entries.empty()) return Status::OK();
       PARTKV_ASSIGN_OR_RETURN(ChangeFeed::Reservation reservation,
                               entries.Stage(table.feed(), &wb));
       PARTKV_RETURN_IF_ERROR(store.Write(/*sync=*/false, &wb, "record expiries"));
-      recorded += wb.Count() / 2;
+      recorded += entries.size();
       return Status::OK();
     };
     const Expiry expiry = table.ExpiryAt(store.NowTicks());

@@ -20,6 +20,7 @@
 #include "rocksdb/env.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/perf_level.h"
+#include "rocksdb/slice_transform.h"
 #include "rocksdb/table.h"
 #include "rocksdb/write_buffer_manager.h"
 
@@ -141,17 +142,18 @@ std::shared_ptr<rocksdb::TableFactory> NewTableFactory(std::shared_ptr<rocksdb::
 }
 
 // The options of the feed column family, from those of the data column families `data`. Its keys
-// are a table's sequence numbers, written in ascending order: an L0 file of it overlaps no other
-// of the same table, so most of its compactions are trivial moves, and its data is written about
-// once. It is read by range scans only, so it has no bloom filters (of the memtable or the SST
-// files), whose building was a third of a flush of it, and blocks of 64 KiB, which a reader of
-// the feed (who reads each entry once, without filling the cache) finds at a third of the cost
-// per entry of 4 KiB ones. Its files are not compressed: a feed
+// are a table's sequence numbers (and its versions, in the version index), written in ascending
+// order: memtable inserts take a hint per key prefix (table and index), which made an insert into
+// a table with a feed a third cheaper, and an L0 file of it overlaps no other of the same table,
+// so most of its compactions are trivial moves. It is read by range scans only, so it has no bloom
+// filters (of the memtable or the SST files), whose building was a third of a flush of it, and
+// blocks of 64 KiB, which a reader of the feed (who reads each entry once, without filling the
+// cache) finds at a third of the cost per entry of 4 KiB ones. Its files are not compressed: a feed
 // entry is written once and dropped by retention, and compressing them at flush cost inserts
 // with a feed a tenth of their rate. Its memtables are twice the data column families' and it
-// may hold four (bounded, like theirs, by the write-buffer manager's budget): half the bytes of
-// every write to a table with a feed go to this one column family, where the other half spreads
-// over 16, so it flushes most often, and a write waits when its memtables are all full.
+// may hold four (bounded, like theirs, by the write-buffer manager's budget): every table's
+// superseded versions land in this one column family, where their rows spread over 16, so it
+// may flush most often, and a write waits when its memtables are all full.
 rocksdb::ColumnFamilyOptions FeedOptionsOf(const rocksdb::ColumnFamilyOptions& data) {
   rocksdb::ColumnFamilyOptions feed = data;
   const auto* table = data.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
@@ -163,6 +165,8 @@ rocksdb::ColumnFamilyOptions FeedOptionsOf(const rocksdb::ColumnFamilyOptions& d
   feed.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
   feed.memtable_prefix_bloom_size_ratio = 0;
   feed.memtable_whole_key_filtering = false;
+  feed.memtable_insert_with_hint_prefix_extractor.reset(
+      rocksdb::NewFixedPrefixTransform(kPartitionKeyPrefixLength));
   feed.compression = rocksdb::kNoCompression;
   feed.write_buffer_size = std::min<size_t>(data.write_buffer_size * 2, size_t{128} << 20);
   feed.max_write_buffer_number = 4;

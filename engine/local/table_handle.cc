@@ -84,14 +84,17 @@ Status Decide(OpType type, std::string_view pk, std::string_view rk, const Entit
 }
 
 // The change feed entries of one operation decided (`p`) against its row's stored value
-// `current`, which had expired when `expired`: the expiry first, then the change. A sealed row's
-// new value is `sealed_header` and `sealed_body`.
-Status AddFeedEntries(OpType type, std::string_view pk, std::string_view rk,
-                      std::optional<std::string_view> current, bool expired, const Prepared& p,
-                      std::string_view sealed_header, std::string_view sealed_body, int64_t now,
+// `current`, which had expired when `expired`, and whose entry by reference is `found`: the
+// superseded version written into its entry, the expiry, then the change, by reference.
+Status AddFeedEntries(const ChangeFeed& feed, OpType type, std::string_view pk, std::string_view rk,
+                      std::optional<std::string_view> current, bool expired,
+                      const std::optional<FeedVersion>& found, const Prepared& p, int64_t now,
                       FeedEntries* out) {
   ValueHeader cur;
-  if (current) PARTKV_RETURN_IF_ERROR(DecodeValueHeader(*current, &cur));
+  if (current) {
+    PARTKV_RETURN_IF_ERROR(DecodeValueHeader(*current, &cur));
+    PARTKV_RETURN_IF_ERROR(out->Supersede(feed, found, cur.etag_version, pk, rk, *current));
+  }
   if (expired) out->Add(ChangeOp::kExpire, now, cur.etag_version, pk, rk);
   if (p.is_delete) {
     out->Add(ChangeOp::kDelete, now, cur.etag_version, pk, rk);
@@ -102,12 +105,7 @@ Status AddFeedEntries(OpType type, std::string_view pk, std::string_view rk,
     op = type == OpType::kMerge || type == OpType::kInsertOrMerge ? ChangeOp::kMerge
                                                                   : ChangeOp::kReplace;
   }
-  if (p.value.empty()) {
-    out->Add(op, p.header.timestamp_ticks, p.header.etag_version, pk, rk, sealed_header,
-             sealed_body);
-  } else {
-    out->Add(op, p.header.timestamp_ticks, p.header.etag_version, pk, rk, p.value);
-  }
+  out->AddByReference(op, p.header.timestamp_ticks, p.header.etag_version, pk, rk);
   return Status::OK();
 }
 
@@ -240,12 +238,12 @@ CurrentRows ReadCurrentRows(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf,
 
 // Decides each operation against its row's current value and adds its write to *wb. Errors name
 // the operation that failed.
-Result<std::vector<WriteResult>> StageWrites(rocksdb::ColumnFamilyHandle* cf, std::string_view pk,
-                                             const std::vector<CommitOp>& ops,
-                                             const std::vector<rocksdb::Slice>& key_slices,
-                                             const CurrentRows& current, NewValues& new_values,
-                                             const WriteContext& context, FeedEntries* feed,
-                                             rocksdb::WriteBatch* wb) {
+Result<std::vector<WriteResult>> StageWrites(
+    rocksdb::ColumnFamilyHandle* cf, std::string_view pk, const std::vector<CommitOp>& ops,
+    const std::vector<rocksdb::Slice>& key_slices, const CurrentRows& current,
+    NewValues& new_values, const WriteContext& context, const ChangeFeed& change_feed,
+    const std::vector<std::optional<FeedVersion>>& versions, FeedEntries* feed,
+    rocksdb::WriteBatch* wb) {
   std::vector<WriteResult> results(ops.size());
   std::string header;  // a sealed row's value is its header, then its body
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -275,8 +273,8 @@ Result<std::vector<WriteResult>> StageWrites(rocksdb::ColumnFamilyHandle* cf, st
     }
     if (!ws.ok()) return FromRocks(ws, "build batch").WithFailedOp(static_cast<int>(i));
     if (feed != nullptr) {
-      PARTKV_RETURN_IF_ERROR(AddFeedEntries(ops[i].type, pk, ops[i].row_key, cur, expired, p,
-                                            header, ops[i].body, context.now, feed));
+      PARTKV_RETURN_IF_ERROR(AddFeedEntries(change_feed, ops[i].type, pk, ops[i].row_key, cur,
+                                            expired, versions[i], p, context.now, feed));
     }
     results[i] = std::move(p.result);
   }
@@ -306,9 +304,19 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, SharedTable& dat
   rocksdb::WriteBatch wb;
   const WriteContext context = WriteContextOf(store, data);
   FeedEntries feed;
+  std::vector<std::optional<FeedVersion>> versions(ops.size());
+  if (context.feed) {
+    std::vector<std::optional<std::string_view>> rows(ops.size());
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (current.statuses[current.at[i]].ok()) {
+        rows[i] = current.values[current.at[i]].ToStringView();
+      }
+    }
+    PARTKV_RETURN_IF_ERROR(FindRowVersions(store.db(), data.feed(), rows, &versions));
+  }
   PARTKV_ASSIGN_OR_RETURN(std::vector<WriteResult> results,
                           StageWrites(cf, pk, ops, key_slices, current, new_values, context,
-                                      context.feed ? &feed : nullptr, &wb));
+                                      data.feed(), versions, context.feed ? &feed : nullptr, &wb));
   std::optional<ChangeFeed::Reservation> reservation;
   if (!feed.empty()) {
     PARTKV_ASSIGN_OR_RETURN(ChangeFeed::Reservation r, feed.Stage(data.feed(), &wb));
@@ -408,8 +416,11 @@ Result<WriteResult> TableHandle::Write(OpType type, const Entity& given, const I
   std::optional<ChangeFeed::Reservation> reservation;
   if (context.feed) {
     FeedEntries feed;
-    PARTKV_RETURN_IF_ERROR(AddFeedEntries(type, entity.partition_key(), entity.row_key(), cur,
-                                          expired, p, {}, {}, context.now, &feed));
+    std::vector<std::optional<FeedVersion>> found;
+    PARTKV_RETURN_IF_ERROR(FindRowVersions(db, data_->feed(), {cur}, &found));
+    PARTKV_RETURN_IF_ERROR(AddFeedEntries(data_->feed(), type, entity.partition_key(),
+                                          entity.row_key(), cur, expired, found[0], p, context.now,
+                                          &feed));
     PARTKV_ASSIGN_OR_RETURN(ChangeFeed::Reservation r, feed.Stage(data_->feed(), &wb));
     reservation.emplace(std::move(r));
   }

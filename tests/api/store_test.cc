@@ -9,10 +9,12 @@
 #include <functional>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "api/front/front_access.h"
 #include "engine/key_codec.h"
 #include "engine/local/catalog.h"
+#include "engine/local/change_feed.h"
 #include "engine/local/shared_table.h"
 #include "engine/local/store_state.h"
 #include "engine/local/table_handle.h"
@@ -152,21 +154,51 @@ std::pair<std::string, bool> RawFormat(const std::string& path) {
   return out;
 }
 
-// Makes the store as format 3 kept it: the feed entries of every table in the data column family
-// of its partition 0, no feed column family, the format key 3.
+// Makes the store as format 3 kept it: the feed entries of every table, each holding its entity,
+// in the data column family of its partition 0, no version index, no feed column family, the
+// format key 3.
 void MakeFormatThree(const std::string& path) {
   RawEdit(path, [&](rocksdb::DB* db, auto& cfs) {
+    // Every stored entity by (table id, pk, rk): what an entry by reference refers to.
+    std::map<std::tuple<uint32_t, std::string, std::string>, std::string> rows;
+    for (uint32_t k = 0; k < engine::kDefaultDataColumnFamilies; ++k) {
+      std::unique_ptr<rocksdb::Iterator> it(
+          db->NewIterator(rocksdb::ReadOptions(), cfs[engine::DataColumnFamilyName(k)]));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        const std::string_view key = it->key().ToStringView();
+        std::string pk, rk;
+        ASSERT_TRUE(
+            engine::DecodeEntityKey(key.substr(engine::kPartitionKeyPrefixLength), &pk, &rk).ok());
+        const uint32_t id = (static_cast<uint8_t>(key[0]) << 24) |
+                            (static_cast<uint8_t>(key[1]) << 16) |
+                            (static_cast<uint8_t>(key[2]) << 8) | static_cast<uint8_t>(key[3]);
+        rows[{id, pk, rk}] = it->value().ToString();
+      }
+    }
     rocksdb::ColumnFamilyHandle* feed = cfs[engine::kFeedColumnFamily];
     std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), feed));
     rocksdb::WriteBatch wb;
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       const std::string_view key = it->key().ToStringView();
+      uint64_t seq = 0;
+      if (!engine::ParseFeedKey(key, &seq)) continue;  // the version index is format 4's
       const uint32_t id = (static_cast<uint8_t>(key[0]) << 24) |
                           (static_cast<uint8_t>(key[1]) << 16) |
                           (static_cast<uint8_t>(key[2]) << 8) | static_cast<uint8_t>(key[3]);
       const std::string data = engine::DataColumnFamilyName(
           engine::DataColumnFamilyOf(id, 0, engine::kDefaultDataColumnFamilies));
-      ASSERT_TRUE(wb.Put(cfs[data], it->key(), it->value()).ok());
+      engine::FeedEntryView e;
+      ASSERT_TRUE(engine::DecodeFeedEntry(it->value().ToStringView(), &e).ok());
+      std::string entry;
+      std::string value(e.value);
+      if (e.by_reference()) {
+        auto row = rows.find({id, std::string(e.partition_key), std::string(e.row_key)});
+        ASSERT_NE(row, rows.end());
+        value = row->second;
+      }
+      engine::AppendFeedEntry(e.op, e.time_ticks, e.etag_version, e.partition_key, e.row_key, value,
+                              {}, &entry);
+      ASSERT_TRUE(wb.Put(cfs[data], it->key(), entry).ok());
     }
     ASSERT_TRUE(it->status().ok());
     it.reset();
@@ -246,6 +278,8 @@ TEST_F(StoreTest, FormatThreeStoreHasItsFeedsMovedAtOpen) {
     ASSERT_EQ(changes.size(), 301u);
     EXPECT_EQ(changes[0].op, ChangeOp::kInsert);
     EXPECT_EQ(changes[0].entity.row_key(), "r0");
+    ASSERT_NE(changes[5].entity.Get("n"), nullptr);  // moved with its entity
+    EXPECT_EQ(changes[5].entity.Get("n")->as_int32(), 5);
     EXPECT_EQ(changes[300].op, ChangeOp::kDelete);
     EXPECT_EQ(changes[300].entity.row_key(), "r7");
     // Numbering goes on after the moved entries.
@@ -258,14 +292,15 @@ TEST_F(StoreTest, FormatThreeStoreHasItsFeedsMovedAtOpen) {
   store_.reset();
   EXPECT_EQ(RawFormat(dir_.Sub("store")), std::make_pair(std::string("4"), true));
   // Nothing of the feed is left in the data column families (the 300 entities, "new" among them,
-  // are the table's keys there); the 302 entries are in the feed's.
+  // are the table's keys there); the 302 entries are in the feed's, with the version index entry
+  // of "new"'s.
   RawEdit(dir_.Sub("store"), [&](rocksdb::DB* db, auto& cfs) {
     size_t data_keys = 0;
     for (uint32_t k = 0; k < engine::kDefaultDataColumnFamilies; ++k) {
       data_keys += RawCount(db, cfs[engine::DataColumnFamilyName(k)], prefix);
     }
     EXPECT_EQ(data_keys, 300u);
-    EXPECT_EQ(RawCount(db, cfs[engine::kFeedColumnFamily], prefix), 302u);
+    EXPECT_EQ(RawCount(db, cfs[engine::kFeedColumnFamily], prefix), 303u);
   });
 }
 
