@@ -120,11 +120,17 @@ Status DecodeFeedEntry(std::string_view in, FeedEntryView* e) {
 }
 
 Status ChangeOfEntry(uint64_t seq, const FeedEntryView& entry, Change* change) {
+  return ChangeOfEntry(seq, entry, std::string(entry.partition_key), std::string(entry.row_key),
+                       change);
+}
+
+Status ChangeOfEntry(uint64_t seq, const FeedEntryView& entry, std::string pk, std::string rk,
+                     Change* change) {
   change->seq = seq;
   change->op = entry.op;
   change->time = DateTime{entry.time_ticks};
   change->etag = FormatEtag(entry.etag_version);
-  change->entity = Entity{std::string(entry.partition_key), std::string(entry.row_key)};
+  change->entity = Entity{std::move(pk), std::move(rk)};
   if (!entry.value.empty()) {
     ValueHeader h;
     PARTKV_RETURN_IF_ERROR(DecodeValue(entry.value, &h, &change->entity));

@@ -85,6 +85,9 @@ void AppendFeedEntry(ChangeOp op, int64_t time_ticks, uint64_t etag_version, std
 Status DecodeFeedEntry(std::string_view bytes, FeedEntryView* entry);
 // `entry` as a partkv::Change numbered `seq`.
 Status ChangeOfEntry(uint64_t seq, const FeedEntryView& entry, Change* change);
+// The same with the entity's keys given (entry.partition_key and row_key are not read).
+Status ChangeOfEntry(uint64_t seq, const FeedEntryView& entry, std::string pk, std::string rk,
+                     Change* change);
 
 class ChangeFeed {
  public:

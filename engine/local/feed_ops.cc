@@ -115,8 +115,6 @@ Status MissingVersion(const SharedTable& table, uint64_t seq) {
 // chunk at a time: one MultiGet per column family.
 class ReferenceReader {
  public:
-  // Bounds what one chunk adds to a page beyond its byte limit: 64 entities.
-  static constexpr size_t kChunk = 64;
   ReferenceReader(StoreState& store, const SharedTable& table, const rocksdb::Snapshot* snapshot)
       : store_(store), table_(table), snapshot_(snapshot) {}
 
@@ -127,20 +125,20 @@ class ReferenceReader {
     AppendEntityKey(e.partition_key, e.row_key, &p.key);
     pending_.push_back(std::move(p));
   }
-  size_t size() const { return pending_.size(); }
+  // Whether enough are pending to read them now. A chunk is 64 entries at first, then as many as
+  // the entities read so far say fit in a quarter of the page's byte limit (8 to 1,000): so a
+  // chunk adds little to a page beyond its limit, and small entities are read in large chunks.
+  bool Full() const { return pending_.size() >= chunk_; }
 
   // Fills in the entities of the changes added since the last call; adds their bytes to *bytes.
   Status Resolve(std::vector<Change>* changes, uint64_t* bytes) {
+    if (pending_.empty()) return Status::OK();
     std::sort(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
       return a.cf != b.cf ? a.cf->GetID() < b.cf->GetID() : a.key < b.key;
     });
     const size_t n = pending_.size();
-    std::vector<rocksdb::Slice> keys(n);
-    for (size_t i = 0; i < n; ++i) keys[i] = pending_[i].key;
-    std::vector<rocksdb::PinnableSlice> values(n);
-    std::vector<rocksdb::Status> statuses(n);
-    // The runs of one column family, each read by one MultiGet; the runs are shared out among
-    // the store's scan threads (the caller is one), as a table scan's partitions are.
+    // The runs of one column family, each read by one iterator in key order; the runs are shared
+    // out among the store's scan threads (the caller is one), as a table scan's partitions are.
     std::vector<size_t> runs;  // run r is [runs[r], runs[r + 1])
     for (size_t i = 0; i < n; ++i) {
       if (i == 0 || pending_[i].cf != pending_[i - 1].cf) runs.push_back(i);
@@ -151,44 +149,70 @@ class ReferenceReader {
     std::vector<Status> results(width);
     std::vector<uint64_t> task_bytes(width, 0);
     store_.scan_pool().ParallelFor(width, width, [&](size_t task) {
-      rocksdb::ReadOptions ro;
-      ro.snapshot = snapshot_;
       for (size_t r = task; r < run_count && results[task].ok(); r += width) {
-        const size_t begin = runs[r], end = runs[r + 1];
-        store_.db()->MultiGet(ro, pending_[begin].cf, end - begin, keys.data() + begin,
-                              values.data() + begin, statuses.data() + begin,
-                              /*sorted_input=*/true);
-        for (size_t i = begin; i < end && results[task].ok(); ++i) {
-          results[task] = Fill(i, values[i], statuses[i], changes);
-          task_bytes[task] += values[i].size();
-        }
+        results[task] = ReadRun(runs[r], runs[r + 1], changes, &task_bytes[task]);
       }
     });
     pending_.clear();
     for (size_t t = 0; t < width; ++t) {
       PARTKV_RETURN_IF_ERROR(results[t]);
       *bytes += task_bytes[t];
+      read_bytes_ += task_bytes[t];
     }
+    read_count_ += n;
+    const uint64_t average = std::max<uint64_t>(1, read_bytes_ / read_count_);
+    chunk_ = std::clamp<size_t>(kPageBytes / 4 / average, kMinChunk, kMaxChunk);
     return Status::OK();
   }
 
  private:
-  // Change pending_[i]'s entity, from its row's value read as `status`.
-  Status Fill(size_t i, const rocksdb::PinnableSlice& value, const rocksdb::Status& status,
-              std::vector<Change>* changes) const {
-    Change& change = (*changes)[pending_[i].index];
-    if (status.IsNotFound()) return MissingVersion(table_, change.seq);
-    if (!status.ok()) return FromRocks(status, "read the change feed");
+  static constexpr size_t kFirstChunk = 64;
+  static constexpr size_t kMaxChunk = 1000;
+  static constexpr size_t kMinChunk = 8;
+  // Steps an iterator takes forward to the next key before seeking it instead.
+  static constexpr int kMaxSteps = 8;
+
+  // Reads pending_[begin, end) (one column family, in key order) with one iterator: rows referred
+  // to by consecutive entries (a batch, a run of row keys) are near one another.
+  Status ReadRun(size_t begin, size_t end, std::vector<Change>* changes, uint64_t* bytes) {
+    std::string upper = pending_[end - 1].key;
+    upper.push_back('\0');  // just past the last key
+    const rocksdb::Slice lower_slice(pending_[begin].key), upper_slice(upper);
+    rocksdb::ReadOptions ro;
+    ro.snapshot = snapshot_;
+    ro.iterate_lower_bound = &lower_slice;
+    ro.iterate_upper_bound = &upper_slice;
+    std::unique_ptr<rocksdb::Iterator> it(store_.db()->NewIterator(ro, pending_[begin].cf));
+    it->Seek(lower_slice);
+    for (size_t i = begin; i < end; ++i) {
+      const rocksdb::Slice key(pending_[i].key);
+      for (int steps = 0; it->Valid() && it->key().compare(key) < 0; ++steps) {
+        if (steps == kMaxSteps) {
+          it->Seek(key);
+          break;
+        }
+        it->Next();
+      }
+      if (!it->status().ok()) return FromRocks(it->status(), "read the change feed");
+      Change& change = (*changes)[pending_[i].index];
+      if (!it->Valid() || it->key() != key) return MissingVersion(table_, change.seq);
+      PARTKV_RETURN_IF_ERROR(Fill(i, it->value().ToStringView(), &change));
+      *bytes += it->value().size();
+    }
+    return Status::OK();
+  }
+
+  // Change pending_[i]'s entity, from its row's value (taking the pending keys).
+  Status Fill(size_t i, std::string_view value, Change* change) {
     ValueHeader h;
-    PARTKV_RETURN_IF_ERROR(DecodeValueHeader(value.ToStringView(), &h));
+    PARTKV_RETURN_IF_ERROR(DecodeValueHeader(value, &h));
     if (h.etag_version != pending_[i].entry.etag_version) {
-      return MissingVersion(table_, change.seq);
+      return MissingVersion(table_, change->seq);
     }
     FeedEntryView e = pending_[i].entry;
-    e.partition_key = pending_[i].pk;
-    e.row_key = pending_[i].rk;
-    e.value = value.ToStringView();
-    return ChangeOfEntry(change.seq, e, &change);
+    e.value = value;
+    return ChangeOfEntry(change->seq, e, std::move(pending_[i].pk), std::move(pending_[i].rk),
+                         change);
   }
 
   struct Pending {
@@ -208,6 +232,8 @@ class ReferenceReader {
   const SharedTable& table_;
   const rocksdb::Snapshot* snapshot_;
   std::vector<Pending> pending_;
+  size_t chunk_ = kFirstChunk;
+  uint64_t read_bytes_ = 0, read_count_ = 0;
 };
 
 }  // namespace
@@ -254,9 +280,7 @@ Result<ChangesPage> ReadChanges(StoreState& store, const SharedTable& table,
   ReferenceReader references(store, table, snapshot.snapshot());
   rocksdb::PinnableSlice row;
   for (; it->Valid(); it->Next()) {
-    if (references.size() >= ReferenceReader::kChunk) {
-      PARTKV_RETURN_IF_ERROR(references.Resolve(&page.changes, &bytes));
-    }
+    if (references.Full()) PARTKV_RETURN_IF_ERROR(references.Resolve(&page.changes, &bytes));
     if (page.changes.size() >= query.page_size || bytes >= kPageBytes || examined >= budget) break;
     uint64_t seq = 0;
     if (!ParseFeedKey(it->key().ToStringView(), &seq)) {
@@ -277,9 +301,13 @@ Result<ChangesPage> ReadChanges(StoreState& store, const SharedTable& table,
       if (e.by_reference()) e.value = row.ToStringView();  // the row holds the entity
     }
     page.changes.emplace_back();
-    PARTKV_RETURN_IF_ERROR(ChangeOfEntry(seq, e, &page.changes.back()));
+    if (e.by_reference()) {
+      page.changes.back().seq = seq;  // the rest once its row is read
+      references.Add(page.changes.size() - 1, e);
+    } else {
+      PARTKV_RETURN_IF_ERROR(ChangeOfEntry(seq, e, &page.changes.back()));
+    }
     bytes += it->key().size() + it->value().size();
-    if (e.by_reference()) references.Add(page.changes.size() - 1, e);
   }
   if (!it->status().ok()) return FromRocks(it->status(), "read the change feed");
   PARTKV_RETURN_IF_ERROR(references.Resolve(&page.changes, &bytes));
