@@ -29,28 +29,31 @@ bool GetBytes(std::string_view* in, std::string_view* out) {
   return true;
 }
 
+// PartitionKeyPrefix(table_id, index), then `n` as a big-endian u64: a feed key, a version key.
+std::string PrefixedNumber(uint32_t table_id, uint32_t index, uint64_t n) {
+  std::string key = PartitionKeyPrefix(table_id, index);
+  for (int i = 7; i >= 0; --i) key.push_back(static_cast<char>(n >> (8 * i)));
+  return key;
+}
+
 }  // namespace
 
 std::string FeedKey(uint32_t table_id, uint64_t seq) {
-  std::string key = PartitionKeyPrefix(table_id, kFeedPartitionIndex);
-  for (int i = 7; i >= 0; --i) key.push_back(static_cast<char>(seq >> (8 * i)));
-  return key;
+  return PrefixedNumber(table_id, kFeedPartitionIndex, seq);
 }
 
 std::string FeedVersionKey(uint32_t table_id, uint64_t etag_version) {
-  std::string key = PartitionKeyPrefix(table_id, kFeedVersionIndex);
-  for (int i = 7; i >= 0; --i) key.push_back(static_cast<char>(etag_version >> (8 * i)));
-  return key;
+  return PrefixedNumber(table_id, kFeedVersionIndex, etag_version);
 }
 
-bool ParseFeedVersionKey(std::string_view key, uint64_t* etag_version) {
+bool ParseFeedKey(std::string_view key, uint64_t* seq) {
   if (key.size() != kPartitionKeyPrefixLength + 8) return false;
-  if (static_cast<uint8_t>(key[4]) != 0xFF || static_cast<uint8_t>(key[5]) != 0xFE) return false;
+  if (static_cast<uint8_t>(key[4]) != 0xFF || static_cast<uint8_t>(key[5]) != 0xFF) return false;
   uint64_t v = 0;
   for (size_t i = kPartitionKeyPrefixLength; i < key.size(); ++i) {
     v = (v << 8) | static_cast<uint8_t>(key[i]);
   }
-  *etag_version = v;
+  *seq = v;
   return true;
 }
 
@@ -65,17 +68,6 @@ bool DecodeFeedVersion(std::string_view in, FeedVersion* version) {
   if (op < static_cast<uint8_t>(ChangeOp::kInsert) || op > static_cast<uint8_t>(ChangeOp::kMerge))
     return false;
   version->op = static_cast<ChangeOp>(op);
-  return true;
-}
-
-bool ParseFeedKey(std::string_view key, uint64_t* seq) {
-  if (key.size() != kPartitionKeyPrefixLength + 8) return false;
-  if (static_cast<uint8_t>(key[4]) != 0xFF || static_cast<uint8_t>(key[5]) != 0xFF) return false;
-  uint64_t v = 0;
-  for (size_t i = kPartitionKeyPrefixLength; i < key.size(); ++i) {
-    v = (v << 8) | static_cast<uint8_t>(key[i]);
-  }
-  *seq = v;
   return true;
 }
 

@@ -55,7 +55,6 @@ bool ParseFeedKey(std::string_view key, uint64_t* seq);
 // `table_id`: PartitionKeyPrefix(table_id, 0xFFFE), then the version as a big-endian u64. Its
 // value is the sequence number (varint64) and the op (u8) of the entry that refers to it.
 std::string FeedVersionKey(uint32_t table_id, uint64_t etag_version);
-bool ParseFeedVersionKey(std::string_view key, uint64_t* etag_version);
 struct FeedVersion {
   uint64_t seq = 0;
   ChangeOp op = ChangeOp::kInsert;
