@@ -127,7 +127,8 @@ Status ChangeOfEntry(uint64_t seq, const FeedEntryView& entry, std::string pk, s
     ValueHeader h;
     PARTKV_RETURN_IF_ERROR(DecodeValue(entry.value, &h, &change->entity));
     change->entity.set_timestamp(DateTime{h.timestamp_ticks});
-    change->entity.set_etag(FormatEtag(h.etag_version));
+    change->entity.set_etag(h.etag_version == entry.etag_version ? change->etag
+                                                                 : FormatEtag(h.etag_version));
   }
   return Status::OK();
 }

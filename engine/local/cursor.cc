@@ -13,6 +13,11 @@ constexpr size_t kBulkReadahead = 256u << 10;
 
 }  // namespace
 
+void SetCacheUse(CacheUse cache, rocksdb::ReadOptions* ro) {
+  ro->fill_cache = cache == CacheUse::kFill;
+  if (cache == CacheUse::kBypass) ro->readahead_size = kBulkReadahead;
+}
+
 PartitionCursor::PartitionCursor(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
                                  std::string_view prefix, const rocksdb::Snapshot* snap,
                                  std::string_view lower, std::string_view upper, bool descending,
@@ -28,8 +33,7 @@ PartitionCursor::PartitionCursor(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* c
   }
   rocksdb::ReadOptions ro;
   ro.snapshot = snap;
-  ro.fill_cache = cache == CacheUse::kFill;
-  if (cache == CacheUse::kBypass) ro.readahead_size = kBulkReadahead;
+  SetCacheUse(cache, &ro);
   lower_slice_ = rocksdb::Slice(lower_);
   ro.iterate_lower_bound = &lower_slice_;
   if (!upper_.empty()) {  // (empty only for a prefix of 0xFF bytes, which ids never make)

@@ -33,6 +33,9 @@ namespace partkv::engine {
 // inserted, so the hot working set stays) and with readahead, as it reads its files in order.
 enum class CacheUse { kFill, kBypass };
 
+// Sets the block-cache use and readahead of reads with `ro` to `cache`'s.
+void SetCacheUse(CacheUse cache, rocksdb::ReadOptions* ro);
+
 class PartitionCursor {
  public:
   // Reads the keys of column family `cf` that begin with `prefix`, within the encoded-key

@@ -1,11 +1,14 @@
 #include "engine/local/feed_ops.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/key_codec.h"
+#include "engine/local/cursor.h"
+#include "engine/local/query.h"
 #include "engine/local/rocks_status.h"
 #include "engine/local/store_state.h"
 #include "engine/token.h"
@@ -112,16 +115,22 @@ Status MissingVersion(const SharedTable& table, uint64_t seq) {
 }
 
 // Entries by reference of one page, whose entities are read from their rows in `snapshot`, a
-// chunk at a time: one MultiGet per column family.
+// chunk at a time: per physical partition, one iterator that lives as long as the reader and
+// steps through the chunk's keys in order.
 class ReferenceReader {
  public:
-  ReferenceReader(StoreState& store, const SharedTable& table, const rocksdb::Snapshot* snapshot)
-      : store_(store), table_(table), snapshot_(snapshot) {}
+  ReferenceReader(StoreState& store, const SharedTable& table, const rocksdb::Snapshot* snapshot,
+                  CacheUse cache)
+      : store_(store),
+        table_(table),
+        snapshot_(snapshot),
+        cache_(cache),
+        cursors_(table.partitions().size()) {}
 
   // Change `index` of the page refers to its row's version: read it at the next Resolve.
   void Add(size_t index, const FeedEntryView& e) {
-    const PhysicalPartition& part = table_.partitions()[table_.PartitionIndexOf(e.partition_key)];
-    Pending p{index, part.cf, part.prefix, e};
+    const uint32_t part = static_cast<uint32_t>(table_.PartitionIndexOf(e.partition_key));
+    Pending p{index, part, table_.partitions()[part].prefix, e};
     AppendEntityKey(e.partition_key, e.row_key, &p.key);
     pending_.push_back(std::move(p));
   }
@@ -130,38 +139,53 @@ class ReferenceReader {
   // chunk adds little to a page beyond its limit, and small entities are read in large chunks.
   bool Full() const { return pending_.size() >= chunk_; }
 
-  // Fills in the entities of the changes added since the last call; adds their bytes to *bytes.
-  Status Resolve(std::vector<Change>* changes, uint64_t* bytes) {
-    if (pending_.empty()) return Status::OK();
-    std::sort(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
-      return a.cf != b.cf ? a.cf->GetID() < b.cf->GetID() : a.key < b.key;
+  bool HasPending() const { return !pending_.empty(); }
+
+  // Fills in the entities of the changes added since the last call, and adds their bytes to
+  // *bytes. Meanwhile, when given, `collect` runs on one of the threads and may Add the next
+  // chunk (the changes must not be reallocated: the caller reserves the page).
+  Status Resolve(std::vector<Change>* changes, uint64_t* bytes,
+                 const std::function<Status()>* collect = nullptr) {
+    resolving_.swap(pending_);
+    pending_.clear();
+    std::sort(resolving_.begin(), resolving_.end(), [](const Pending& a, const Pending& b) {
+      return a.part != b.part ? a.part < b.part : a.key < b.key;
     });
-    const size_t n = pending_.size();
-    // The runs of one column family, each read by one iterator in key order; the runs are shared
-    // out among the store's scan threads (the caller is one), as a table scan's partitions are.
+    const size_t n = resolving_.size();
+    // The runs of one partition, each read by its cursor in key order, one task each; the tasks
+    // are shared out among the store's scan threads (the caller is one), as a table scan's
+    // partitions are.
     std::vector<size_t> runs;  // run r is [runs[r], runs[r + 1])
     for (size_t i = 0; i < n; ++i) {
-      if (i == 0 || pending_[i].cf != pending_[i - 1].cf) runs.push_back(i);
+      if (i == 0 || resolving_[i].part != resolving_[i - 1].part) runs.push_back(i);
     }
     runs.push_back(n);
     const size_t run_count = runs.size() - 1;
-    const size_t width = std::min(store_.scan_threads(), run_count);
-    std::vector<Status> results(width);
-    std::vector<uint64_t> task_bytes(width, 0);
-    store_.scan_pool().ParallelFor(width, width, [&](size_t task) {
-      for (size_t r = task; r < run_count && results[task].ok(); r += width) {
-        results[task] = ReadRun(runs[r], runs[r + 1], changes, &task_bytes[task]);
+    const size_t first = collect != nullptr ? 1 : 0;  // task 0 collects
+    std::vector<Status> results(run_count);
+    std::vector<uint64_t> run_bytes(run_count, 0);
+    Status collected;
+    const size_t width = first + std::min(store_.scan_threads(), run_count);
+    store_.scan_pool().ParallelFor(first + run_count, width, [&](size_t task) {
+      if (task < first) {
+        collected = (*collect)();
+      } else {
+        const size_t r = task - first;
+        results[r] = ReadRun(runs[r], runs[r + 1], changes, &run_bytes[r]);
       }
     });
-    pending_.clear();
-    for (size_t t = 0; t < width; ++t) {
-      PARTKV_RETURN_IF_ERROR(results[t]);
-      *bytes += task_bytes[t];
-      read_bytes_ += task_bytes[t];
+    resolving_.clear();
+    for (size_t r = 0; r < run_count; ++r) {
+      PARTKV_RETURN_IF_ERROR(results[r]);
+      *bytes += run_bytes[r];
+      read_bytes_ += run_bytes[r];
     }
+    PARTKV_RETURN_IF_ERROR(collected);
     read_count_ += n;
-    const uint64_t average = std::max<uint64_t>(1, read_bytes_ / read_count_);
-    chunk_ = std::clamp<size_t>(kPageBytes / 4 / average, kMinChunk, kMaxChunk);
+    if (read_count_ > 0) {
+      const uint64_t average = std::max<uint64_t>(1, read_bytes_ / read_count_);
+      chunk_ = std::clamp<size_t>(kPageBytes / 4 / average, kMinChunk, kMaxChunk);
+    }
     return Status::OK();
   }
 
@@ -172,29 +196,51 @@ class ReferenceReader {
   // Steps an iterator takes forward to the next key before seeking it instead.
   static constexpr int kMaxSteps = 8;
 
-  // Reads pending_[begin, end) (one column family, in key order) with one iterator: rows referred
-  // to by consecutive entries (a batch, a run of row keys) are near one another.
+  // A physical partition's iterator, bounded by the partition, made when first needed. A
+  // partition's runs are read by one task at a time, so a cursor needs no lock.
+  struct Cursor {
+    std::string lower, upper;
+    rocksdb::Slice lower_slice, upper_slice;
+    std::unique_ptr<rocksdb::Iterator> it;
+  };
+
+  rocksdb::Iterator* CursorOf(uint32_t part) {
+    Cursor& c = cursors_[part];
+    if (c.it == nullptr) {
+      c.lower = table_.partitions()[part].prefix;
+      c.upper = PartitionKeyPrefix(table_.record().id, part + 1);
+      c.lower_slice = c.lower;
+      c.upper_slice = c.upper;
+      rocksdb::ReadOptions ro;
+      ro.snapshot = snapshot_;
+      SetCacheUse(cache_, &ro);
+      ro.iterate_lower_bound = &c.lower_slice;
+      ro.iterate_upper_bound = &c.upper_slice;
+      c.it.reset(store_.db()->NewIterator(ro, table_.partitions()[part].cf));
+    }
+    return c.it.get();
+  }
+
+  // Reads pending_[begin, end) (one partition, in key order) with its cursor: rows referred to by
+  // consecutive entries (a batch, a run of row keys) are near one another, and a cursor moves
+  // forward from where the last chunk left it when it can.
   Status ReadRun(size_t begin, size_t end, std::vector<Change>* changes, uint64_t* bytes) {
-    std::string upper = pending_[end - 1].key;
-    upper.push_back('\0');  // just past the last key
-    const rocksdb::Slice lower_slice(pending_[begin].key), upper_slice(upper);
-    rocksdb::ReadOptions ro;
-    ro.snapshot = snapshot_;
-    ro.iterate_lower_bound = &lower_slice;
-    ro.iterate_upper_bound = &upper_slice;
-    std::unique_ptr<rocksdb::Iterator> it(store_.db()->NewIterator(ro, pending_[begin].cf));
-    it->Seek(lower_slice);
+    rocksdb::Iterator* it = CursorOf(resolving_[begin].part);
     for (size_t i = begin; i < end; ++i) {
-      const rocksdb::Slice key(pending_[i].key);
-      for (int steps = 0; it->Valid() && it->key().compare(key) < 0; ++steps) {
-        if (steps == kMaxSteps) {
-          it->Seek(key);
-          break;
+      const rocksdb::Slice key(resolving_[i].key);
+      if (!it->Valid() || it->key().compare(key) > 0) {
+        it->Seek(key);
+      } else {
+        for (int steps = 0; it->Valid() && it->key().compare(key) < 0; ++steps) {
+          if (steps == kMaxSteps) {
+            it->Seek(key);
+            break;
+          }
+          it->Next();
         }
-        it->Next();
       }
       if (!it->status().ok()) return FromRocks(it->status(), "read the change feed");
-      Change& change = (*changes)[pending_[i].index];
+      Change& change = (*changes)[resolving_[i].index];
       if (!it->Valid() || it->key() != key) return MissingVersion(table_, change.seq);
       PARTKV_RETURN_IF_ERROR(Fill(i, it->value().ToStringView(), &change));
       *bytes += it->value().size();
@@ -202,28 +248,25 @@ class ReferenceReader {
     return Status::OK();
   }
 
-  // Change pending_[i]'s entity, from its row's value (taking the pending keys).
+  // Change resolving_[i]'s entity, from its row's value (taking the pending keys).
   Status Fill(size_t i, std::string_view value, Change* change) {
+    Pending& p = resolving_[i];
     ValueHeader h;
     PARTKV_RETURN_IF_ERROR(DecodeValueHeader(value, &h));
-    if (h.etag_version != pending_[i].entry.etag_version) {
-      return MissingVersion(table_, change->seq);
-    }
-    FeedEntryView e = pending_[i].entry;
+    if (h.etag_version != p.entry.etag_version) return MissingVersion(table_, change->seq);
+    FeedEntryView e = p.entry;
     e.value = value;
-    return ChangeOfEntry(change->seq, e, std::move(pending_[i].pk), std::move(pending_[i].rk),
-                         change);
+    return ChangeOfEntry(change->seq, e, std::move(p.pk), std::move(p.rk), change);
   }
 
   struct Pending {
-    Pending(size_t i, rocksdb::ColumnFamilyHandle* c, const std::string& prefix,
-            const FeedEntryView& e)
-        : index(i), cf(c), key(prefix), entry(e), pk(e.partition_key), rk(e.row_key) {
+    Pending(size_t i, uint32_t p, const std::string& prefix, const FeedEntryView& e)
+        : index(i), part(p), key(prefix), entry(e), pk(e.partition_key), rk(e.row_key) {
       entry.partition_key = {};  // the iterator's bytes: gone by Resolve
       entry.row_key = {};
     }
     size_t index;
-    rocksdb::ColumnFamilyHandle* cf;
+    uint32_t part;  // the physical partition
     std::string key;
     FeedEntryView entry;
     std::string pk, rk;
@@ -231,9 +274,48 @@ class ReferenceReader {
   StoreState& store_;
   const SharedTable& table_;
   const rocksdb::Snapshot* snapshot_;
-  std::vector<Pending> pending_;
+  const CacheUse cache_;
+  std::vector<Cursor> cursors_;     // by physical partition
+  std::vector<Pending> pending_;    // added since the last Resolve
+  std::vector<Pending> resolving_;  // being read by Resolve
   size_t chunk_ = kFirstChunk;
   uint64_t read_bytes_ = 0, read_count_ = 0;
+};
+
+// A read of the feed from `from` on reads its rows past the block cache when it is a bulk read
+// (engine/local/query.h): when it has at least kMinBulkEntries entries to read, and the table's
+// rows, in the share the entries to read are of the entries kept, would fill half the cache.
+CacheUse CacheUseOf(StoreState& store, const SharedTable& table, const ChangeFeed& feed,
+                    uint64_t from) {
+  constexpr uint64_t kMinBulkEntries = 4096;
+  const uint64_t horizon = feed.horizon(), trim = feed.trim();
+  if (from >= horizon || horizon - from < kMinBulkEntries || horizon <= trim) {
+    return CacheUse::kFill;
+  }
+  const double share =
+      static_cast<double>(horizon - from) / static_cast<double>(horizon - std::min(trim, from));
+  return BulkRead(store, table, "", "", share) ? CacheUse::kBypass : CacheUse::kFill;
+}
+
+// A read of a feed, page after page: its snapshot, its feed iterator and its readers of rows. A
+// page that is not the last leaves it in the store's resume cache under the page's token; when
+// the token comes back and nothing was written since, the next page goes on from it as it stands.
+struct FeedRead {
+  FeedRead(StoreState& store, const SharedTable& table, const ChangeFeed& feed, uint64_t from,
+           uint64_t horizon_in)
+      : snapshot(store.db()),
+        horizon(horizon_in),
+        references(store, table, snapshot.snapshot(), CacheUseOf(store, table, feed, from)) {
+    it = FeedIterator(store, feed, from, horizon, snapshot.snapshot(), &lower, &upper, &lower_slice,
+                      &upper_slice);
+  }
+  // Destroyed bottom up: the iterators before the snapshot they read.
+  rocksdb::ManagedSnapshot snapshot;
+  const uint64_t horizon;  // the feed's, taken before the snapshot: the iterator's upper bound
+  ReferenceReader references;
+  std::string lower, upper;
+  rocksdb::Slice lower_slice, upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it;
 };
 
 }  // namespace
@@ -267,50 +349,72 @@ Result<ChangesPage> ReadChanges(StoreState& store, const SharedTable& table,
     return Status::InvalidArgument("change feed continuation token of table '" +
                                    table.record().name + "' is ahead of the feed");
   }
-  rocksdb::ManagedSnapshot snapshot(store.db());
-  std::string lower, upper;
-  rocksdb::Slice lower_slice, upper_slice;
-  auto it = FeedIterator(store, feed, from, horizon, snapshot.snapshot(), &lower, &upper,
-                         &lower_slice, &upper_slice);
+  // Kept reads are found by token and mode: readers of both modes at one position each go on
+  // from their own.
+  const auto kept_key = [&query](std::string_view token) {
+    return std::string(token) + (query.mode == ChangeFeedMode::kLatest ? "/latest" : "/all");
+  };
+  std::shared_ptr<FeedRead> read;
+  if (!query.continuation.empty()) {
+    read = store.resume_cache().Take<FeedRead>(&table, kept_key(query.continuation),
+                                               store.db()->GetLatestSequenceNumber());
+    if (read != nullptr && read->horizon != horizon) read.reset();
+  }
+  if (read == nullptr) read = std::make_shared<FeedRead>(store, table, feed, from, horizon);
+  rocksdb::Iterator* const it = read->it.get();
+  const rocksdb::Snapshot* const snapshot = read->snapshot.snapshot();
+  ReferenceReader& references = read->references;
   const bool latest = query.mode == ChangeFeedMode::kLatest;
   const Expiry expiry = table.ExpiryAt(store.NowTicks());
   // The latest mode passes over superseded entries: bounded per page as a query's scan is.
   const uint64_t budget = 10 * static_cast<uint64_t>(query.page_size);
   uint64_t next = from, bytes = 0, examined = 0;
-  ReferenceReader references(store, table, snapshot.snapshot());
   rocksdb::PinnableSlice row;
-  for (; it->Valid(); it->Next()) {
-    if (references.Full()) PARTKV_RETURN_IF_ERROR(references.Resolve(&page.changes, &bytes));
-    if (page.changes.size() >= query.page_size || bytes >= kPageBytes || examined >= budget) break;
-    uint64_t seq = 0;
-    if (!ParseFeedKey(it->key().ToStringView(), &seq)) {
-      return Status::Corruption("table '" + table.record().name + "': malformed change feed key");
+  page.changes.reserve(query.page_size);  // references fill in changes while more are added
+  bool page_full = false;
+  // Adds the entries that follow to the page until a chunk of references is pending, the page is
+  // full or the feed ends.
+  const std::function<Status()> collect = [&]() -> Status {
+    for (; it->Valid(); it->Next()) {
+      if (page.changes.size() >= query.page_size || bytes >= kPageBytes || examined >= budget) {
+        page_full = true;
+        return Status::OK();
+      }
+      if (references.Full()) return Status::OK();
+      uint64_t seq = 0;
+      if (!ParseFeedKey(it->key().ToStringView(), &seq)) {
+        return Status::Corruption("table '" + table.record().name + "': malformed change feed key");
+      }
+      ++examined;
+      next = seq + 1;
+      FeedEntryView e;
+      PARTKV_RETURN_IF_ERROR(
+          DecodeFeedEntry(it->value().ToStringView(), &e)
+              .WithContext("table '" + table.record().name + "' position " + std::to_string(seq)));
+      if (latest) {
+        if (e.op == ChangeOp::kDelete || e.op == ChangeOp::kExpire) continue;
+        row.Reset();
+        PARTKV_ASSIGN_OR_RETURN(bool current, IsCurrent(store, table, e, snapshot, expiry, &row));
+        if (!current) continue;
+        if (e.by_reference()) e.value = row.ToStringView();  // the row holds the entity
+      }
+      page.changes.emplace_back();
+      if (e.by_reference()) {
+        page.changes.back().seq = seq;  // the rest once its row is read
+        references.Add(page.changes.size() - 1, e);
+      } else {
+        PARTKV_RETURN_IF_ERROR(ChangeOfEntry(seq, e, &page.changes.back()));
+      }
+      bytes += it->key().size() + it->value().size();
     }
-    ++examined;
-    next = seq + 1;
-    FeedEntryView e;
-    PARTKV_RETURN_IF_ERROR(
-        DecodeFeedEntry(it->value().ToStringView(), &e)
-            .WithContext("table '" + table.record().name + "' position " + std::to_string(seq)));
-    if (latest) {
-      if (e.op == ChangeOp::kDelete || e.op == ChangeOp::kExpire) continue;
-      row.Reset();
-      PARTKV_ASSIGN_OR_RETURN(bool current,
-                              IsCurrent(store, table, e, snapshot.snapshot(), expiry, &row));
-      if (!current) continue;
-      if (e.by_reference()) e.value = row.ToStringView();  // the row holds the entity
-    }
-    page.changes.emplace_back();
-    if (e.by_reference()) {
-      page.changes.back().seq = seq;  // the rest once its row is read
-      references.Add(page.changes.size() - 1, e);
-    } else {
-      PARTKV_RETURN_IF_ERROR(ChangeOfEntry(seq, e, &page.changes.back()));
-    }
-    bytes += it->key().size() + it->value().size();
+    return FromRocks(it->status(), "read the change feed");
+  };
+  // Each chunk of references is read while the next is collected.
+  PARTKV_RETURN_IF_ERROR(collect());
+  while (references.HasPending()) {
+    const bool more = !page_full && it->Valid();
+    PARTKV_RETURN_IF_ERROR(references.Resolve(&page.changes, &bytes, more ? &collect : nullptr));
   }
-  if (!it->status().ok()) return FromRocks(it->status(), "read the change feed");
-  PARTKV_RETURN_IF_ERROR(references.Resolve(&page.changes, &bytes));
   if (!it->Valid()) {
     next = horizon;
     page.caught_up = true;
@@ -319,6 +423,10 @@ Result<ChangesPage> ReadChanges(StoreState& store, const SharedTable& table,
   // entries it returned or passed over: the page is good only if its start is still kept.
   if (from < feed.trim()) return TrimmedAt(store, table, from, feed.trim());
   page.continuation = FeedToken(store, table, next);
+  if (!page.caught_up) {
+    const uint64_t sequence = snapshot->GetSequenceNumber();
+    store.resume_cache().Put(&table, kept_key(page.continuation), sequence, std::move(read));
+  }
   return page;
 }
 

@@ -405,16 +405,11 @@ Status AddShards(const SharedTable& table, const std::vector<std::string>& parti
   return Status::OK();
 }
 
-// Whether a merged read is a bulk scan, which reads past the block cache (and with readahead)
-// so that it does not evict the hot working set: when the stored size of its key range, over
-// every physical partition, is over half the store's memory budget (the block cache's capacity,
-// half of it taken by memtables at most; blocks are compressed on disk, so such a range would
-// fill what is left). A smaller range is cached: scanned again, it is read from memory.
-// RocksDB's estimate from its files' indexes; what is still in memtables is not counted (it is
-// in memory either way).
-bool BulkScan(StoreState& store, const SharedTable& table, const std::string& lower,
-              const std::string& upper) {
-  const uint64_t threshold = store.memory_budget() / 2;
+}  // namespace
+
+bool BulkRead(StoreState& store, const SharedTable& table, const std::string& lower,
+              const std::string& upper, double share) {
+  const double threshold = static_cast<double>(store.memory_budget()) / 2;
   uint64_t total = 0;
   std::string begin, end;
   for (const PhysicalPartition& part : table.partitions()) {
@@ -426,12 +421,10 @@ bool BulkScan(StoreState& store, const SharedTable& table, const std::string& lo
     options.include_files = true;
     options.include_memtables = false;
     if (store.db()->GetApproximateSizes(options, part.cf, &range, 1, &size).ok()) total += size;
-    if (total > threshold) return true;
+    if (static_cast<double>(total) * share > threshold) return true;
   }
   return false;
 }
-
-}  // namespace
 
 Status RunQuery(StoreState& store, const SharedTable& table, const Query& q, Page* out) {
   PerfCountersOff quiet;
@@ -490,7 +483,7 @@ Status RunQuery(StoreState& store, const SharedTable& table, const Query& q, Pag
   if (plan.rk.lower || plan.rk.upper) rows = plan.rk;
   if (!RangeEmpty(lower, upper)) {
     const CacheUse cache =
-        BulkScan(store, table, lower, upper) ? CacheUse::kBypass : CacheUse::kFill;
+        BulkRead(store, table, lower, upper) ? CacheUse::kBypass : CacheUse::kFill;
     for (size_t i = 0; i < table.partitions().size(); ++i) {
       const PhysicalPartition& part = table.partitions()[i];
       auto cursor = std::make_unique<PartitionCursor>(db, part.cf, part.prefix, read->snap.snap,

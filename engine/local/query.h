@@ -17,6 +17,16 @@
 
 namespace partkv::engine {
 
+// Whether a read of rows [lower, upper) of every physical partition of `table` (an empty upper: to
+// the partition's end), or of `share` of them, is a bulk read, which reads past the block cache
+// (and with readahead) so that it does not evict the hot working set: when their stored size is
+// over half the store's memory budget (the block cache's capacity, half of it taken by memtables
+// at most; blocks are compressed on disk, so such a range would fill what is left). A smaller
+// read is cached: read again, it is read from memory. RocksDB's estimate from its files'
+// indexes; what is still in memtables is not counted (it is in memory either way).
+bool BulkRead(StoreState& store, const SharedTable& table, const std::string& lower,
+              const std::string& upper, double share = 1.0);
+
 // One page of `query` into *out, reusing its entities' storage (Table::QueryEntities).
 Status RunQuery(StoreState& store, const SharedTable& table, const Query& query, Page* out);
 
