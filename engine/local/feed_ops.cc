@@ -137,9 +137,13 @@ class ReferenceReader {
   // Whether enough are pending to read them now. A chunk is 64 entries at first, then as many as
   // the entities read so far say fit in a quarter of the page's byte limit (8 to 1,000): so a
   // chunk adds little to a page beyond its limit, and small entities are read in large chunks.
-  bool Full() const { return pending_.size() >= chunk_; }
+  // It is at most half a page (set_page_size), so that a page is read in two chunks or more and
+  // one is collected while the other is read.
+  bool Full() const { return pending_.size() >= std::min(chunk_, half_page_); }
+  void set_page_size(size_t page_size) { half_page_ = std::max<size_t>(1, (page_size + 1) / 2); }
 
   bool HasPending() const { return !pending_.empty(); }
+  void DropPending() { pending_.clear(); }
 
   // Fills in the entities of the changes added since the last call, and adds their bytes to
   // *bytes. Meanwhile, when given, `collect` runs on one of the threads and may Add the next
@@ -148,18 +152,27 @@ class ReferenceReader {
                  const std::function<Status()>* collect = nullptr) {
     resolving_.swap(pending_);
     pending_.clear();
-    std::sort(resolving_.begin(), resolving_.end(), [](const Pending& a, const Pending& b) {
-      return a.part != b.part ? a.part < b.part : a.key < b.key;
-    });
     const size_t n = resolving_.size();
     // The runs of one partition, each read by its cursor in key order, one task each; the tasks
     // are shared out among the store's scan threads (the caller is one), as a table scan's
-    // partitions are.
-    std::vector<size_t> runs;  // run r is [runs[r], runs[r + 1])
-    for (size_t i = 0; i < n; ++i) {
-      if (i == 0 || resolving_[i].part != resolving_[i - 1].part) runs.push_back(i);
+    // partitions are. order_ holds the references by partition (counted out), each partition's in
+    // key order (already so for the rows of a batch or a run of row keys; else sorted).
+    std::vector<size_t> runs(cursors_.size() + 1, 0);  // partition p is [runs[p], runs[p + 1])
+    for (const Pending& p : resolving_) ++runs[p.part + 1];
+    for (size_t p = 0; p < cursors_.size(); ++p) runs[p + 1] += runs[p];
+    order_.resize(n);
+    {
+      std::vector<size_t> next(runs.begin(), runs.end() - 1);
+      for (size_t i = 0; i < n; ++i) order_[next[resolving_[i].part]++] = static_cast<uint32_t>(i);
     }
-    runs.push_back(n);
+    const auto by_key = [this](uint32_t a, uint32_t b) {
+      return resolving_[a].key < resolving_[b].key;
+    };
+    runs.erase(std::unique(runs.begin(), runs.end()), runs.end());  // the empty partitions go
+    for (size_t r = 0; r + 1 < runs.size(); ++r) {
+      const auto begin = order_.begin() + runs[r], end = order_.begin() + runs[r + 1];
+      if (!std::is_sorted(begin, end, by_key)) std::sort(begin, end, by_key);
+    }
     const size_t run_count = runs.size() - 1;
     const size_t first = collect != nullptr ? 1 : 0;  // task 0 collects
     std::vector<Status> results(run_count);
@@ -221,12 +234,13 @@ class ReferenceReader {
     return c.it.get();
   }
 
-  // Reads pending_[begin, end) (one partition, in key order) with its cursor: rows referred to by
-  // consecutive entries (a batch, a run of row keys) are near one another, and a cursor moves
-  // forward from where the last chunk left it when it can.
+  // Reads resolving_[order_[begin, end)] (one partition, in key order) with its cursor: rows
+  // referred to by consecutive entries (a batch, a run of row keys) are near one another, and a
+  // cursor moves forward from where the last chunk left it when it can.
   Status ReadRun(size_t begin, size_t end, std::vector<Change>* changes, uint64_t* bytes) {
-    rocksdb::Iterator* it = CursorOf(resolving_[begin].part);
-    for (size_t i = begin; i < end; ++i) {
+    rocksdb::Iterator* it = CursorOf(resolving_[order_[begin]].part);
+    for (size_t k = begin; k < end; ++k) {
+      const size_t i = order_[k];
       const rocksdb::Slice key(resolving_[i].key);
       if (!it->Valid() || it->key().compare(key) > 0) {
         it->Seek(key);
@@ -278,7 +292,9 @@ class ReferenceReader {
   std::vector<Cursor> cursors_;     // by physical partition
   std::vector<Pending> pending_;    // added since the last Resolve
   std::vector<Pending> resolving_;  // being read by Resolve
+  std::vector<uint32_t> order_;     // resolving_ by partition and key
   size_t chunk_ = kFirstChunk;
+  size_t half_page_ = kMaxChunk;
   uint64_t read_bytes_ = 0, read_count_ = 0;
 };
 
@@ -316,6 +332,21 @@ struct FeedRead {
   std::string lower, upper;
   rocksdb::Slice lower_slice, upper_slice;
   std::unique_ptr<rocksdb::Iterator> it;
+  // The first entries of the next page, read ahead in `all` mode while the end of the last page
+  // was being read: their changes (references with their position only, pending in
+  // `references`), from position ahead_from to ahead_next, and their bytes.
+  std::vector<Change> ahead;
+  uint64_t ahead_from = 0, ahead_next = 0, ahead_bytes = 0;
+};
+
+// Where ReadChanges puts the entries it collects: the page, or the next page's entries read ahead.
+struct FeedSink {
+  std::vector<Change>* changes;
+  size_t max_changes;
+  uint64_t max_bytes;
+  uint64_t next;  // the position after the last entry examined
+  uint64_t bytes = 0, examined = 0;
+  bool full = false;  // stopped at a limit, not at a chunk or the feed's end
 };
 
 }  // namespace
@@ -368,16 +399,29 @@ Result<ChangesPage> ReadChanges(StoreState& store, const SharedTable& table,
   const Expiry expiry = table.ExpiryAt(store.NowTicks());
   // The latest mode passes over superseded entries: bounded per page as a query's scan is.
   const uint64_t budget = 10 * static_cast<uint64_t>(query.page_size);
-  uint64_t next = from, bytes = 0, examined = 0;
-  rocksdb::PinnableSlice row;
+  FeedSink sink{&page.changes, query.page_size, kPageBytes, from};
+  if (!read->ahead.empty()) {
+    if (read->ahead_from == from && read->ahead.size() <= query.page_size) {
+      page.changes = std::move(read->ahead);
+      sink.next = read->ahead_next;
+      sink.bytes = read->ahead_bytes;
+      sink.examined = page.changes.size();
+    } else {  // (a smaller page size than the last page's): read them again
+      references.DropPending();
+      it->Seek(FeedKey(feed.table_id(), from));
+    }
+    read->ahead.clear();
+  }
   page.changes.reserve(query.page_size);  // references fill in changes while more are added
-  bool page_full = false;
-  // Adds the entries that follow to the page until a chunk of references is pending, the page is
-  // full or the feed ends.
-  const std::function<Status()> collect = [&]() -> Status {
+  references.set_page_size(query.page_size);
+  rocksdb::PinnableSlice row;
+  // Adds the entries that follow to `to` until a chunk of references is pending, `to` is full or
+  // the feed ends.
+  const auto collect_into = [&](FeedSink& to) -> Status {
     for (; it->Valid(); it->Next()) {
-      if (page.changes.size() >= query.page_size || bytes >= kPageBytes || examined >= budget) {
-        page_full = true;
+      if (to.changes->size() >= to.max_changes || to.bytes >= to.max_bytes ||
+          to.examined >= budget) {
+        to.full = true;
         return Status::OK();
       }
       if (references.Full()) return Status::OK();
@@ -385,12 +429,12 @@ Result<ChangesPage> ReadChanges(StoreState& store, const SharedTable& table,
       if (!ParseFeedKey(it->key().ToStringView(), &seq)) {
         return Status::Corruption("table '" + table.record().name + "': malformed change feed key");
       }
-      ++examined;
-      next = seq + 1;
+      ++to.examined;
+      to.next = seq + 1;
       FeedEntryView e;
-      PARTKV_RETURN_IF_ERROR(
-          DecodeFeedEntry(it->value().ToStringView(), &e)
-              .WithContext("table '" + table.record().name + "' position " + std::to_string(seq)));
+      if (Status s = DecodeFeedEntry(it->value().ToStringView(), &e); !s.ok()) {
+        return s.WithContext("table '" + table.record().name + "' position " + std::to_string(seq));
+      }
       if (latest) {
         if (e.op == ChangeOp::kDelete || e.op == ChangeOp::kExpire) continue;
         row.Reset();
@@ -398,32 +442,47 @@ Result<ChangesPage> ReadChanges(StoreState& store, const SharedTable& table,
         if (!current) continue;
         if (e.by_reference()) e.value = row.ToStringView();  // the row holds the entity
       }
-      page.changes.emplace_back();
+      to.changes->emplace_back();
       if (e.by_reference()) {
-        page.changes.back().seq = seq;  // the rest once its row is read
-        references.Add(page.changes.size() - 1, e);
+        to.changes->back().seq = seq;  // the rest once its row is read
+        references.Add(to.changes->size() - 1, e);
       } else {
-        PARTKV_RETURN_IF_ERROR(ChangeOfEntry(seq, e, &page.changes.back()));
+        PARTKV_RETURN_IF_ERROR(ChangeOfEntry(seq, e, &to.changes->back()));
       }
-      bytes += it->key().size() + it->value().size();
+      to.bytes += it->key().size() + it->value().size();
     }
     return FromRocks(it->status(), "read the change feed");
   };
+  // In `all` mode the next page's first chunk is read ahead while the page's last is resolved
+  // (in `latest` mode, whose pages may pass over any number of entries, it is not).
+  FeedSink ahead{&read->ahead, query.page_size, kPageBytes / 4, 0};
+  const std::function<Status()> collect = [&] { return collect_into(sink); };
+  const std::function<Status()> collect_ahead = [&] { return collect_into(ahead); };
   // Each chunk of references is read while the next is collected.
   PARTKV_RETURN_IF_ERROR(collect());
-  while (references.HasPending()) {
-    const bool more = !page_full && it->Valid();
-    PARTKV_RETURN_IF_ERROR(references.Resolve(&page.changes, &bytes, more ? &collect : nullptr));
+  for (bool reading_ahead = false; references.HasPending() && !reading_ahead;) {
+    const std::function<Status()>* also = nullptr;
+    if (!sink.full && it->Valid()) {
+      also = &collect;
+    } else if (!latest && it->Valid()) {
+      ahead.next = sink.next;
+      also = &collect_ahead;
+      reading_ahead = true;
+    }
+    PARTKV_RETURN_IF_ERROR(references.Resolve(&page.changes, &sink.bytes, also));
   }
-  if (!it->Valid()) {
-    next = horizon;
+  if (read->ahead.empty() && !it->Valid()) {
+    sink.next = horizon;
     page.caught_up = true;
   }
   // Retention may have moved on while the page was read, and compactions may have left out
   // entries it returned or passed over: the page is good only if its start is still kept.
   if (from < feed.trim()) return TrimmedAt(store, table, from, feed.trim());
-  page.continuation = FeedToken(store, table, next);
+  page.continuation = FeedToken(store, table, sink.next);
   if (!page.caught_up) {
+    read->ahead_from = sink.next;
+    read->ahead_next = ahead.next;
+    read->ahead_bytes = ahead.bytes;
     const uint64_t sequence = snapshot->GetSequenceNumber();
     store.resume_cache().Put(&table, kept_key(page.continuation), sequence, std::move(read));
   }

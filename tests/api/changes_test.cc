@@ -248,6 +248,84 @@ TEST_F(ChangesTest, PagesFromAKeptReadAreThoseOfAFreshRead) {
   EXPECT_EQ(Describe({first->changes.front()}), "insert:p0/r0=0");
 }
 
+// A page read in `all` mode reads the first entries of the next page ahead; the next page may ask
+// for fewer than were read ahead, or another mode, or come after a write: every sequence of page
+// sizes gives the feed a single page gives.
+TEST_F(ChangesTest, PagesOfAnySizeAfterAReadAheadGiveTheWholeFeed) {
+  for (int i = 0; i < 90; ++i) {
+    ASSERT_OK(table_->Insert(Make("p" + std::to_string(i % 4), "r" + std::to_string(i), i)));
+    if (i % 7 == 3) {
+      ASSERT_OK(
+          table_->Delete("p" + std::to_string(i % 4), "r" + std::to_string(i), IfMatch::Any()));
+    }
+    if (i % 5 == 1 && i % 7 != 3) {
+      ASSERT_OK(table_->Replace(Make("p" + std::to_string(i % 4), "r" + std::to_string(i), -i),
+                                IfMatch::Any()));
+    }
+  }
+  const std::string whole = Describe(ReadAll(ChangeFeedMode::kAll));
+  ASSERT_FALSE(whole.empty());
+  for (const std::vector<uint32_t>& sizes :
+       {std::vector<uint32_t>{10, 3, 1, 7, 20, 2, 1000}, std::vector<uint32_t>{40, 9, 40, 4},
+        std::vector<uint32_t>{2, 2, 64, 1, 1, 5}, std::vector<uint32_t>{10, 5, 6, 3}}) {
+    std::vector<Change> got;
+    ChangesQuery q;
+    q.mode = ChangeFeedMode::kAll;
+    for (size_t k = 0;; ++k) {
+      q.page_size = sizes[k % sizes.size()];
+      auto page = table_->ReadChanges(q);
+      ASSERT_OK(page);
+      ASSERT_LE(page->changes.size(), q.page_size);
+      for (auto& c : page->changes) got.push_back(std::move(c));
+      q.continuation = page->continuation;
+      if (page->caught_up) break;
+      ASSERT_LT(k, 1000u);
+    }
+    EXPECT_EQ(Describe(got), whole) << "page sizes " << sizes[0] << ", " << sizes[1] << "...";
+  }
+  // A feed of inserts only: a page of 10 reads 5 ahead, exactly the next page of 5, whose token
+  // must still say where it ends.
+  TableOptions options;
+  options.change_feed.enabled = true;
+  ASSERT_OK(store_->CreateTable("Inserts", options));
+  auto inserts = store_->OpenTable("Inserts");
+  ASSERT_OK(inserts);
+  for (int i = 0; i < 33; ++i) ASSERT_OK(inserts->Insert(Make("p", "r" + std::to_string(i), i)));
+  ASSERT_OK(store_->CreateTable("Other", TableOptions{}));
+  auto other = store_->OpenTable("Other");
+  ASSERT_OK(other);
+  {
+    std::vector<Change> got;
+    ChangesQuery q;
+    q.mode = ChangeFeedMode::kAll;
+    for (size_t k = 0;; ++k) {
+      q.page_size = k % 2 == 0 ? 10 : 5;
+      auto page = inserts->ReadChanges(q);
+      ASSERT_OK(page);
+      for (auto& c : page->changes) got.push_back(std::move(c));
+      q.continuation = page->continuation;
+      if (page->caught_up) break;
+      ASSERT_LT(k, 100u);
+      // A write elsewhere after each page of 5: the next page is read afresh from the token.
+      if (k % 2 == 1) ASSERT_OK(other->Insert(Make("elsewhere", std::to_string(k), 0)));
+    }
+    ASSERT_EQ(got.size(), 33u);
+    for (int i = 0; i < 33; ++i) EXPECT_EQ(got[i].entity.row_key(), "r" + std::to_string(i));
+  }
+  // Half a feed read, a write, then the rest: the write comes last and nothing is lost.
+  ChangesQuery q;
+  q.mode = ChangeFeedMode::kAll;
+  q.page_size = 50;
+  auto half = table_->ReadChanges(q);
+  ASSERT_OK(half);
+  ASSERT_FALSE(half->caught_up);
+  std::vector<Change> got = std::move(half->changes);
+  ASSERT_OK(table_->Insert(Make("p0", "last", 1)));
+  std::string token = half->continuation;
+  for (auto& c : ReadAll(ChangeFeedMode::kAll, &token, 50)) got.push_back(std::move(c));
+  EXPECT_EQ(Describe(got), whole + " insert:p0/last=1");
+}
+
 TEST_F(ChangesTest, StartNowSkipsThePastAndBadTokensAreRefused) {
   ASSERT_OK(table_->Insert(Make("p", "old", 0)));
   ChangesQuery q;
