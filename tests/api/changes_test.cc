@@ -54,6 +54,15 @@ class ChangesTest : public ::testing::Test {
     return e;
   }
 
+  // One page of `page` changes from `token` (or the start).
+  Result<ChangesPage> ReadPage(ChangeFeedMode mode, uint32_t page, const std::string& token = "") {
+    ChangesQuery q;
+    q.mode = mode;
+    q.page_size = page;
+    q.continuation = token;
+    return table_->ReadChanges(q);
+  }
+
   // Every change from `token` (or the start) to the end, in pages of `page`.
   std::vector<Change> ReadAll(ChangeFeedMode mode, std::string* token = nullptr,
                               uint32_t page = 1000) {
@@ -178,15 +187,11 @@ TEST_F(ChangesTest, BulkWritesAreRecorded) {
 
 TEST_F(ChangesTest, PagesAndTokensResumeExactlyAndSurviveReopen) {
   for (int i = 0; i < 25; ++i) ASSERT_OK(table_->Insert(Make("p", "r" + std::to_string(i), i)));
-  std::string token;
-  ChangesQuery q;
-  q.mode = ChangeFeedMode::kAll;
-  q.page_size = 10;
-  auto page = table_->ReadChanges(q);
+  auto page = ReadPage(ChangeFeedMode::kAll, 10);
   ASSERT_OK(page);
   ASSERT_EQ(page->changes.size(), 10u);
   EXPECT_FALSE(page->caught_up);
-  token = page->continuation;
+  std::string token = page->continuation;
   const uint64_t last_seq = page->changes.back().seq;
 
   Open();  // the token and the numbering outlive the process's handles
@@ -212,22 +217,16 @@ TEST_F(ChangesTest, PagesFromAKeptReadAreThoseOfAFreshRead) {
   }
   // Supersedes the first version of r0.
   ASSERT_OK(table_->Replace(Make("p0", "r0", 100), IfMatch::Any()));
-  ChangesQuery q;
-  q.mode = ChangeFeedMode::kAll;
-  q.page_size = 10;
-  auto first = table_->ReadChanges(q);
+  auto first = ReadPage(ChangeFeedMode::kAll, 10);
   ASSERT_OK(first);
   ASSERT_EQ(first->changes.size(), 10u);
   const std::string token = first->continuation;
 
   // Both modes from one token, each page twice: the same changes every time.
-  ChangesQuery all = q, latest = q;
-  all.continuation = latest.continuation = token;
-  latest.mode = ChangeFeedMode::kLatest;
-  auto a1 = table_->ReadChanges(all);
-  auto l1 = table_->ReadChanges(latest);
-  auto a2 = table_->ReadChanges(all);
-  auto l2 = table_->ReadChanges(latest);
+  auto a1 = ReadPage(ChangeFeedMode::kAll, 10, token);
+  auto l1 = ReadPage(ChangeFeedMode::kLatest, 10, token);
+  auto a2 = ReadPage(ChangeFeedMode::kAll, 10, token);
+  auto l2 = ReadPage(ChangeFeedMode::kLatest, 10, token);
   ASSERT_OK(a1);
   ASSERT_OK(l1);
   ASSERT_OK(a2);
@@ -313,10 +312,7 @@ TEST_F(ChangesTest, PagesOfAnySizeAfterAReadAheadGiveTheWholeFeed) {
     for (int i = 0; i < 33; ++i) EXPECT_EQ(got[i].entity.row_key(), "r" + std::to_string(i));
   }
   // Half a feed read, a write, then the rest: the write comes last and nothing is lost.
-  ChangesQuery q;
-  q.mode = ChangeFeedMode::kAll;
-  q.page_size = 50;
-  auto half = table_->ReadChanges(q);
+  auto half = ReadPage(ChangeFeedMode::kAll, 50);
   ASSERT_OK(half);
   ASSERT_FALSE(half->caught_up);
   std::vector<Change> got = std::move(half->changes);
