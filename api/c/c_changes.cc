@@ -192,6 +192,12 @@ void partkv_changes_query_set_page_size(partkv_changes_query_t* query, uint32_t 
   if (query != nullptr) query->query.page_size = page_size;
 }
 
+const char* partkv_write_origin_name(partkv_write_origin_t origin) {
+  const int value = EnumValue(origin);
+  if (value < PARTKV_ORIGIN_APPLICATION || value > PARTKV_ORIGIN_SYNC) return "";
+  return WriteOriginName(static_cast<WriteOrigin>(value));
+}
+
 partkv_changes_page_t* partkv_changes_page_create(void) { return new partkv_changes_page_t; }
 void partkv_changes_page_destroy(partkv_changes_page_t* page) { delete page; }
 size_t partkv_changes_page_count(const partkv_changes_page_t* page) {
@@ -206,6 +212,10 @@ int partkv_changes_page_get(const partkv_changes_page_t* page, size_t index, par
   out->etag = Lend(change.etag, &out->etag_length);
   out->entity = WrapEntity(&change.entity);
   return 1;
+}
+partkv_write_origin_t partkv_changes_page_origin(const partkv_changes_page_t* page, size_t index) {
+  if (page == nullptr || index >= page->page.changes.size()) return PARTKV_ORIGIN_APPLICATION;
+  return static_cast<partkv_write_origin_t>(static_cast<int>(page->page.changes[index].origin));
 }
 const char* partkv_changes_page_continuation(const partkv_changes_page_t* page, size_t* length) {
   static const std::string kEmpty;

@@ -35,6 +35,16 @@ const char* ChangeOpName(ChangeOp op) {
   return "unknown";
 }
 
+const char* WriteOriginName(WriteOrigin origin) {
+  switch (origin) {
+    case WriteOrigin::kApplication:
+      return "application";
+    case WriteOrigin::kSync:
+      return "sync";
+  }
+  return "unknown";
+}
+
 Result<ChangesPage> Table::ReadChanges(const ChangesQuery& query) const {
   engine::TableHandle* local = FrontAccess::LocalOf(*this);
   if (local == nullptr) return NoFeed("Table::ReadChanges");

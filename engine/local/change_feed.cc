@@ -13,6 +13,8 @@ namespace partkv::engine {
 namespace {
 
 constexpr uint8_t kFeedEntryV1 = 1;
+constexpr uint8_t kFeedEntryV2 = 2;  // with the change's origin
+constexpr uint8_t kMaxOrigin = static_cast<uint8_t>(WriteOrigin::kSync);
 
 bool ReadVarint(std::string_view* in, uint64_t* v) {
   size_t pos = 0;
@@ -59,22 +61,31 @@ bool ParseFeedKey(std::string_view key, uint64_t* seq) {
 
 void AppendFeedVersion(const FeedVersion& version, std::string* out) {
   PutVarint(version.seq, out);
-  out->push_back(static_cast<char>(version.op));
+  out->push_back(static_cast<char>(static_cast<uint8_t>(version.op) |
+                                   (static_cast<uint8_t>(version.origin) << 4)));
 }
 
 bool DecodeFeedVersion(std::string_view in, FeedVersion* version) {
   if (!ReadVarint(&in, &version->seq) || in.size() != 1) return false;
-  const auto op = static_cast<uint8_t>(in[0]);
+  const auto op = static_cast<uint8_t>(in[0] & 0x0F);
+  const auto origin = static_cast<uint8_t>(static_cast<uint8_t>(in[0]) >> 4);
   if (op < static_cast<uint8_t>(ChangeOp::kInsert) || op > static_cast<uint8_t>(ChangeOp::kMerge))
     return false;
+  if (origin > kMaxOrigin) return false;
   version->op = static_cast<ChangeOp>(op);
+  version->origin = static_cast<WriteOrigin>(origin);
   return true;
 }
 
-void AppendFeedEntry(ChangeOp op, int64_t time_ticks, uint64_t etag_version, std::string_view pk,
-                     std::string_view rk, std::string_view value_header,
+void AppendFeedEntry(WriteOrigin origin, ChangeOp op, int64_t time_ticks, uint64_t etag_version,
+                     std::string_view pk, std::string_view rk, std::string_view value_header,
                      std::string_view value_body, std::string* out) {
-  out->push_back(static_cast<char>(kFeedEntryV1));
+  if (origin == WriteOrigin::kApplication) {
+    out->push_back(static_cast<char>(kFeedEntryV1));
+  } else {
+    out->push_back(static_cast<char>(kFeedEntryV2));
+    out->push_back(static_cast<char>(origin));
+  }
   out->push_back(static_cast<char>(op));
   auto time = static_cast<uint64_t>(time_ticks);
   for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(time >> (8 * i)));
@@ -91,8 +102,19 @@ Status DecodeFeedEntry(std::string_view in, FeedEntryView* e) {
   auto bad = [](const char* what) {
     return Status::Corruption(std::string("change feed entry: ") + what);
   };
+  if (in.empty()) return bad("truncated");
+  const auto version = static_cast<uint8_t>(in[0]);
+  e->origin = WriteOrigin::kApplication;
+  if (version == kFeedEntryV2) {
+    if (in.size() < 2) return bad("truncated");
+    const auto origin = static_cast<uint8_t>(in[1]);
+    if (origin > kMaxOrigin) return bad("unknown origin");
+    e->origin = static_cast<WriteOrigin>(origin);
+    in.remove_prefix(1);  // the rest is laid out as version 1's
+  } else if (version != kFeedEntryV1) {
+    return bad("unknown version");
+  }
   if (in.size() < 10) return bad("truncated");
-  if (static_cast<uint8_t>(in[0]) != kFeedEntryV1) return bad("unknown version");
   const auto op = static_cast<uint8_t>(in[1]);
   if (op < static_cast<uint8_t>(ChangeOp::kInsert) || op > static_cast<uint8_t>(ChangeOp::kExpire))
     return bad("unknown operation");
@@ -120,6 +142,7 @@ Status ChangeOfEntry(uint64_t seq, const FeedEntryView& entry, std::string pk, s
                      Change* change) {
   change->seq = seq;
   change->op = entry.op;
+  change->origin = entry.origin;
   change->time = DateTime{entry.time_ticks};
   change->etag = FormatEtag(entry.etag_version);
   change->entity = Entity{std::move(pk), std::move(rk)};
@@ -209,18 +232,21 @@ void ChangeFeed::Release(uint64_t first) {
 void FeedEntries::Add(ChangeOp op, int64_t time_ticks, uint64_t etag_version, std::string_view pk,
                       std::string_view rk, std::string_view value_header,
                       std::string_view value_body) {
-  AppendFeedEntry(op, time_ticks, etag_version, pk, rk, value_header, value_body, &bytes_);
+  const WriteOrigin origin = op == ChangeOp::kExpire ? WriteOrigin::kApplication : origin_;
+  AppendFeedEntry(origin, op, time_ticks, etag_version, pk, rk, value_header, value_body, &bytes_);
   ends_.push_back(bytes_.size());
   by_reference_.push_back(0);
   ops_.push_back(op);
+  origins_.push_back(origin);
 }
 
 void FeedEntries::AddByReference(ChangeOp op, int64_t time_ticks, uint64_t etag_version,
                                  std::string_view pk, std::string_view rk) {
-  AppendFeedEntry(op, time_ticks, etag_version, pk, rk, {}, {}, &bytes_);
+  AppendFeedEntry(origin_, op, time_ticks, etag_version, pk, rk, {}, {}, &bytes_);
   ends_.push_back(bytes_.size());
   by_reference_.push_back(etag_version);
   ops_.push_back(op);
+  origins_.push_back(origin_);
 }
 
 Status FeedEntries::Supersede(const ChangeFeed& feed, const std::optional<FeedVersion>& found,
@@ -230,8 +256,8 @@ Status FeedEntries::Supersede(const ChangeFeed& feed, const std::optional<FeedVe
   if (value.empty()) return Status::Corruption("change feed: a row without a value");
   Rewrite r{found->seq, etag_version, rewrite_bytes_.size(), 0};
   // An entry by reference records an insert, replace or merge, whose time is its version.
-  AppendFeedEntry(found->op, static_cast<int64_t>(etag_version), etag_version, pk, rk, value, {},
-                  &rewrite_bytes_);
+  AppendFeedEntry(found->origin, found->op, static_cast<int64_t>(etag_version), etag_version, pk,
+                  rk, value, {}, &rewrite_bytes_);
   r.end = rewrite_bytes_.size();
   // Below the trim the entry is no longer read (and goes at the next compaction): only the index
   // entry is removed.
@@ -259,7 +285,7 @@ Result<ChangeFeed::Reservation> FeedEntries::Stage(ChangeFeed& feed,
                                 rocksdb::Slice(bytes_.data() + begin, ends_[i] - begin));
     if (s.ok() && by_reference_[i] != 0) {
       version.clear();
-      AppendFeedVersion(FeedVersion{seq, ops_[i]}, &version);
+      AppendFeedVersion(FeedVersion{seq, ops_[i], origins_[i]}, &version);
       s = wb->Put(feed.cf(), FeedVersionKey(feed.table_id(), by_reference_[i]), version);
     }
     if (!s.ok()) return FromRocks(s, "change feed entry");

@@ -53,22 +53,27 @@ bool ParseFeedKey(std::string_view key, uint64_t* seq);
 
 // The key of the version index entry of the version `etag_version` of a row of table
 // `table_id`: PartitionKeyPrefix(table_id, 0xFFFE), then the version as a big-endian u64. Its
-// value is the sequence number (varint64) and the op (u8) of the entry that refers to it.
+// value is the sequence number (varint64) of the entry that refers to it, then a byte holding
+// the entry's op (low 4 bits) and origin (high 4 bits; 0 = application).
 std::string FeedVersionKey(uint32_t table_id, uint64_t etag_version);
 struct FeedVersion {
   uint64_t seq = 0;
   ChangeOp op = ChangeOp::kInsert;
+  WriteOrigin origin = WriteOrigin::kApplication;
 };
 void AppendFeedVersion(const FeedVersion& version, std::string* out);
 bool DecodeFeedVersion(std::string_view bytes, FeedVersion* version);
 
-// One entry as stored:
+// One entry as stored, in one of two versions:
 //   version:u8(=1) op:u8 time:fixed64 etag:varint64 pk_len:varint32 pk rk_len:varint32 rk value
+//   version:u8(=2) origin:u8 op:u8 ... (the rest as version 1)
+// Version 1 is written for the application's changes (origin kApplication), version 2 for others.
 // where `value` is empty for a delete or an expiry, and for an insert, replace or merge either
 // the entity's stored value (engine/value_codec.h) or empty: the entry then refers to the row's
 // version `etag` (by reference, see FeedEntries).
 struct FeedEntryView {
   ChangeOp op = ChangeOp::kInsert;
+  WriteOrigin origin = WriteOrigin::kApplication;
   int64_t time_ticks = 0;
   uint64_t etag_version = 0;
   std::string_view partition_key;
@@ -78,8 +83,8 @@ struct FeedEntryView {
     return value.empty() && op != ChangeOp::kDelete && op != ChangeOp::kExpire;
   }
 };
-void AppendFeedEntry(ChangeOp op, int64_t time_ticks, uint64_t etag_version, std::string_view pk,
-                     std::string_view rk, std::string_view value_header,
+void AppendFeedEntry(WriteOrigin origin, ChangeOp op, int64_t time_ticks, uint64_t etag_version,
+                     std::string_view pk, std::string_view rk, std::string_view value_header,
                      std::string_view value_body, std::string* out);
 Status DecodeFeedEntry(std::string_view bytes, FeedEntryView* entry);
 // `entry` as a partkv::Change numbered `seq`.
@@ -171,6 +176,9 @@ class ChangeFeed {
 // thus writes its entity once, not twice; docs/design.md "Change feeds and time to live".)
 class FeedEntries {
  public:
+  // The entries of a write made by `origin` (an expiry is always recorded as the application's).
+  explicit FeedEntries(WriteOrigin origin = WriteOrigin::kApplication) : origin_(origin) {}
+
   // A removal (delete or expiry), or a change whose entity is given (a version superseded within
   // the same write).
   void Add(ChangeOp op, int64_t time_ticks, uint64_t etag_version, std::string_view pk,
@@ -193,11 +201,13 @@ class FeedEntries {
   Result<ChangeFeed::Reservation> Stage(ChangeFeed& feed, rocksdb::WriteBatch* wb) const;
 
  private:
+  const WriteOrigin origin_;
   std::string bytes_;
   std::vector<size_t> ends_;
   // Per new entry: the version it refers to, or 0 when it holds its entity (or is a removal).
   std::vector<uint64_t> by_reference_;
   std::vector<ChangeOp> ops_;
+  std::vector<WriteOrigin> origins_;
   struct Rewrite {
     uint64_t seq;
     uint64_t etag_version;

@@ -303,7 +303,7 @@ Result<std::vector<WriteResult>> CommitBatch(StoreState& store, SharedTable& dat
   const CurrentRows current = ReadCurrentRows(*store.db(), cf, keys, key_slices);
   rocksdb::WriteBatch wb;
   const WriteContext context = WriteContextOf(store, data);
-  FeedEntries feed;
+  FeedEntries feed(options.origin);
   std::vector<std::optional<FeedVersion>> versions(ops.size());
   if (context.feed) {
     std::vector<std::optional<std::string_view>> rows(ops.size());
@@ -415,7 +415,7 @@ Result<WriteResult> TableHandle::Write(OpType type, const Entity& given, const I
   if (!ws.ok()) return FromRocks(ws, "write entity");
   std::optional<ChangeFeed::Reservation> reservation;
   if (context.feed) {
-    FeedEntries feed;
+    FeedEntries feed(options.origin);
     std::vector<std::optional<FeedVersion>> found;
     PARTKV_RETURN_IF_ERROR(FindRowVersions(db, data_->feed(), {cur}, &found));
     PARTKV_RETURN_IF_ERROR(AddFeedEntries(data_->feed(), type, entity.partition_key(),

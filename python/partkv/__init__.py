@@ -17,8 +17,9 @@ made::
 Beyond the SDK: key strategies (``create_table(..., partition_key_scheme=...)``,
 :meth:`TableClient.compute_keys`, :meth:`TableClient.get_entity_by_attributes`,
 :meth:`TableClient.query_shards`), :meth:`TableClient.statistics`, :meth:`TableClient.census`,
-:meth:`TableClient.bulk_writer`, and :func:`copy_table` / :func:`verify_copy` (copying a table
-between any two stores, resumably, and comparing the two).
+:meth:`TableClient.bulk_writer`, :func:`copy_table` / :func:`verify_copy` (copying a table
+between any two stores, resumably, and comparing the two), and :func:`sync_table` (a local table
+with a change feed kept in step with a remote one, both ways).
 
 The package binds libpartkv's C API (partkv/c.h) with cffi in ABI mode; see ``partkv._lib`` for
 how the library and the header are found (PARTKV_LIBRARY, PARTKV_C_HEADER).
@@ -38,6 +39,9 @@ from ._models import (
     PartitionCensus,
     PartitionStatistics,
     SweepReport,
+    SyncConflict,
+    SyncProgress,
+    SyncReport,
     TableAccessPolicy,
     TableCensus,
     TableChange,
@@ -55,6 +59,7 @@ from ._client import TableClient
 from ._service import TableServiceClient
 from ._bulk import BulkWriter
 from ._copy import copy_table, verify_copy
+from ._sync import sync_table
 from . import exceptions
 from ._changes import ChangeFeedPaged
 from .exceptions import (
@@ -135,6 +140,10 @@ __all__ = [
     "CopyProgress",
     "CopyReport",
     "VerifyReport",
+    "sync_table",
+    "SyncConflict",
+    "SyncProgress",
+    "SyncReport",
     "exceptions",
     "AzureError",
     "HttpResponseError",

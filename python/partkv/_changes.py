@@ -18,6 +18,8 @@ __all__ = ["ChangeFeedPaged"]
 _STARTS = {"beginning": 0, "now": 1}
 _MODES = {"latest": 0, "all": 1}
 _OPS = {1: "insert", 2: "replace", 3: "merge", 4: "delete", 5: "expire"}
+# partkv_write_origin_t
+_ORIGINS = {0: "application", 1: "sync"}
 
 _MAX_INT64 = 2 ** 63 - 1
 
@@ -134,11 +136,13 @@ class _ChangePages:
             if not lib.partkv_changes_page_get(page, i, change):
                 break
             op = int(change.op)
+            origin = int(lib.partkv_changes_page_origin(page, i))
             items.append(TableChange(
                 int(change.seq), _OPS.get(op, "unknown(%d)" % op),
                 _codec.ticks_to_datetime(change.time_ticks),
                 ffi.unpack(change.etag, change.etag_length).decode(),
-                _codec.entity_from_ptr(change.entity)))
+                _codec.entity_from_ptr(change.entity),
+                _ORIGINS.get(origin, "unknown(%d)" % origin)))
         length = self._length
         text = lib.partkv_changes_page_continuation(page, length)
         next_token = ffi.unpack(text, length[0]).decode()

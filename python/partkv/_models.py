@@ -25,6 +25,9 @@ __all__ = [
     "CopyProgress",
     "CopyReport",
     "VerifyReport",
+    "SyncProgress",
+    "SyncConflict",
+    "SyncReport",
 ]
 
 _UTC = timezone.utc
@@ -469,20 +472,25 @@ class TableChange:
     :ivar str etag: the version written; for "delete" and "expire", the version removed.
     :ivar entity: the entity after the change (a :class:`TableEntity` with ``metadata``); for
         "delete" and "expire" its keys only.
+    :ivar str origin: who made the change: "application", or "sync" for the writes of
+        :func:`partkv.sync_table` applying a remote table's changes (which a sync does not send
+        back). An expiry is always "application"'s.
     """
 
-    __slots__ = ("seq", "op", "time", "etag", "entity")
+    __slots__ = ("seq", "op", "time", "etag", "entity", "origin")
 
-    def __init__(self, seq, op, time, etag, entity):
+    def __init__(self, seq, op, time, etag, entity, origin="application"):
         self.seq = seq
         self.op = op
         self.time = time
         self.etag = etag
         self.entity = entity
+        self.origin = origin
 
     def __repr__(self):
-        return "TableChange(seq=%d, op=%r, PartitionKey=%r, RowKey=%r)" % (
-            self.seq, self.op, self.entity.get("PartitionKey"), self.entity.get("RowKey"))
+        return "TableChange(seq=%d, op=%r, PartitionKey=%r, RowKey=%r, origin=%r)" % (
+            self.seq, self.op, self.entity.get("PartitionKey"), self.entity.get("RowKey"),
+            self.origin)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -507,3 +515,71 @@ class SweepReport:
 
     feed_entries_trimmed: int  # retention moved the feed's start by this many positions
     expiries_recorded: int  # expired entities removed with an "expire" feed entry
+
+
+@dataclasses.dataclass(frozen=True)
+class SyncProgress:
+    """What a sync has done so far, as :func:`partkv.sync_table` passes it to ``on_progress``
+    (partkv::SyncProgress): its ``phase`` ("push", "pull" or "reconcile"), the entities
+    ``pushed`` (written and deleted on the remote) and ``pulled`` (written and deleted locally),
+    and the ``conflicts`` resolved."""
+
+    phase: str
+    pushed: int
+    pulled: int
+    conflicts: int
+
+
+@dataclasses.dataclass(frozen=True)
+class SyncConflict:
+    """One conflict of a sync, once resolved, as :func:`partkv.sync_table` passes it to
+    ``on_conflict`` (partkv::SyncConflict).
+
+    ``local`` and ``remote`` are each side's version when the conflict was found (a
+    :class:`TableEntity` with ``metadata``), None for a side that had deleted the entity;
+    ``local_won`` says which version won, ``set_aside`` that the losing local version was kept in
+    the conflicts table (policy "report").
+    """
+
+    partition_key: str
+    row_key: str
+    local: Optional[TableEntity]
+    remote: Optional[TableEntity]
+    local_won: bool
+    set_aside: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class SyncReport:
+    """What a sync did (:func:`partkv.sync_table`; partkv::SyncReport).
+
+    Push: ``pushed`` entities written (inserted, replaced) and ``pushed_deletes`` deleted on the
+    remote; ``push_skipped`` local changes not sent (a sync's own writes, or superseded within a
+    page). ``adopted`` writes whose result was already in place (a re-send after a lost answer
+    or a crash). Pull: ``pulled`` entities written and ``pulled_deletes`` deleted locally;
+    ``pull_unchanged`` remote entities read again and not written; ``remote_keys_listed`` by
+    reconcile. ``conflicts``, how many each side won (``local_won``, ``remote_won``) and the
+    local versions ``set_aside``; ``remote_requests`` sent to the remote (retries not counted);
+    ``seeded`` when the push sent the whole table (a pair's first sync, or a position retention
+    trimmed).
+    """
+
+    pushed: int
+    pushed_deletes: int
+    push_skipped: int
+    adopted: int
+    pulled: int
+    pulled_deletes: int
+    pull_unchanged: int
+    remote_keys_listed: int
+    conflicts: int
+    local_won: int
+    remote_won: int
+    set_aside: int
+    remote_requests: int
+    seeded: bool
+    elapsed_micros: int
+
+    def as_dict(self):
+        """The report as a plain dict."""
+        return dataclasses.asdict(self)

@@ -65,6 +65,7 @@ def test_all_and_latest_modes(feed):
     assert abs(first.time - datetime.datetime.now(datetime.timezone.utc)) < datetime.timedelta(
         minutes=10)
     assert first.etag and first.entity.metadata["etag"] == first.etag
+    assert {c.origin for c in changes} == {"application"}  # "sync" only for a sync's writes
     assert changes[-1].entity.keys() >= {"PartitionKey", "RowKey"} and "n" not in changes[-1].entity
     assert describe(feed.query_changes()) == "replace:p/a=3"  # latest is the default
     assert describe(feed.query_changes(mode="latest")) == "replace:p/a=3"

@@ -68,6 +68,21 @@ def test_python_md_copy_runs(tmp_path):
     assert not (tmp_path / "readings.copy").exists()  # a finished copy deletes its checkpoint
 
 
+def test_python_md_sync_runs(tmp_path):
+    program = blocks("python.md", "python")[4]
+    assert "partkv.sync_table" in program
+    done = run_python(program, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "1 0 0\ninsert 0001 application\n", done.stdout
+    # Again: the upsert merges into the entity, the sync pushes it; nothing came from the remote.
+    done = run_python(program, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "1 0 0\ninsert 0001 application\nmerge 0001 application\n", done.stdout
+    import partkv
+    with partkv.TableServiceClient(str(tmp_path / "orders-remote")) as remote:
+        assert remote.get_table_client("Orders").get_entity("c-42", "0001")["Item"] == "keyboard"
+
+
 def test_c_api_md_program_builds_and_runs(tmp_path):
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:

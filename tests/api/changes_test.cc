@@ -1,6 +1,7 @@
 // The change feed (partkv/changes.h, docs/changes.md): every kind of change in both modes, order
-// per key and across a batch, paging and tokens (also across a reopen), retention and the Trimmed
-// position, the feed turned on and off, a table dropped with its feed, and readers beside writers.
+// per key and across a batch, the origin of each change, paging and tokens (also across a reopen),
+// retention and the Trimmed position, the feed turned on and off, a table dropped with its feed,
+// and readers beside writers.
 
 #include <atomic>
 #include <map>
@@ -96,6 +97,16 @@ class ChangesTest : public ::testing::Test {
     return out;
   }
 
+  // Describe's, each change followed by its origin: "insert:p/a=1:sync".
+  static std::string DescribeOrigins(const std::vector<Change>& changes) {
+    std::string out;
+    for (const Change& c : changes) {
+      if (!out.empty()) out += " ";
+      out += Describe({c}) + ":" + WriteOriginName(c.origin);
+    }
+    return out;
+  }
+
   void Advance(int64_t seconds) { now_ += seconds * 10'000'000; }
 
   ::partkv::testing::TempDir dir_;
@@ -183,6 +194,54 @@ TEST_F(ChangesTest, BulkWritesAreRecorded) {
   std::multiset<std::string> seen;
   for (size_t i = 1; i < all.size(); ++i) seen.insert(Describe({all[i]}));
   EXPECT_EQ(seen, (std::multiset<std::string>{"insert:p/a=1", "replace:p/b=2", "insert:q/c=3"}));
+}
+
+TEST_F(ChangesTest, EachChangeRecordsTheOriginOfItsWrite) {
+  const WriteOptions from_sync{.origin = WriteOrigin::kSync};
+  ASSERT_OK(table_->Insert(Make("p", "a", 1), from_sync));
+  ASSERT_OK(table_->Insert(Make("p", "b", 1)));
+  Batch sync_batch;
+  sync_batch.Insert(Make("p", "c", 1));
+  sync_batch.InsertOrReplace(Make("p", "b", 2));  // supersedes the application's b=1
+  ASSERT_OK(table_->Submit(sync_batch, from_sync));
+  Batch app_batch;
+  app_batch.Insert(Make("p", "d", 1));
+  app_batch.Delete("p", "c", IfMatch::Any());  // supersedes the sync's c=1
+  ASSERT_OK(table_->Submit(app_batch));
+  ASSERT_OK(table_->Delete("p", "d", IfMatch::Any(), from_sync));  // supersedes the app's d=1
+  const std::string before =
+      "insert:p/a=1:sync insert:p/b=1:application insert:p/c=1:sync replace:p/b=2:sync "
+      "insert:p/d=1:application delete:p/c:application delete:p/d:sync";
+  EXPECT_EQ(DescribeOrigins(ReadAll(ChangeFeedMode::kAll)), before);
+  EXPECT_EQ(DescribeOrigins(ReadAll(ChangeFeedMode::kLatest)),
+            "insert:p/a=1:sync replace:p/b=2:sync");
+
+  // The application replaces the sync's a=1: the sync's entry, rewritten with the value it
+  // referred to (a=1, no longer the row's), still says sync; the replace says application.
+  ASSERT_OK(table_->Replace(Make("p", "a", 2), IfMatch::Any()));
+  const std::string after = before + " replace:p/a=2:application";
+  EXPECT_EQ(DescribeOrigins(ReadAll(ChangeFeedMode::kAll)), after);
+  EXPECT_EQ(DescribeOrigins(ReadAll(ChangeFeedMode::kLatest)),
+            "replace:p/b=2:sync replace:p/a=2:application");
+  // Across a reopen too.
+  Open();
+  OpenItems();
+  std::string token;
+  EXPECT_EQ(DescribeOrigins(ReadAll(ChangeFeedMode::kAll, &token)), after);
+
+  // An expiry is the application's, also when a sync's write over the expired entity records it
+  // (and supersedes the application's replace of a, which keeps its origin), or a sweep does
+  // (superseding the sync's replace of b, which keeps its own).
+  ASSERT_OK(store_->SetTableOptions("Items", TableSettings{std::nullopt, 10}));
+  Advance(11);
+  ASSERT_OK(table_->Insert(Make("p", "a", 3), from_sync));
+  auto swept = table_->Sweep();
+  ASSERT_OK(swept);
+  EXPECT_EQ(swept->expiries_recorded, 1u);
+  EXPECT_EQ(DescribeOrigins(ReadAll(ChangeFeedMode::kAll, &token)),
+            "expire:p/a:application insert:p/a=3:sync expire:p/b:application");
+  EXPECT_EQ(DescribeOrigins(ReadAll(ChangeFeedMode::kAll)),
+            after + " expire:p/a:application insert:p/a=3:sync expire:p/b:application");
 }
 
 TEST_F(ChangesTest, PagesAndTokensResumeExactlyAndSurviveReopen) {

@@ -196,8 +196,8 @@ void MakeFormatThree(const std::string& path) {
         ASSERT_NE(row, rows.end());
         value = row->second;
       }
-      engine::AppendFeedEntry(e.op, e.time_ticks, e.etag_version, e.partition_key, e.row_key, value,
-                              {}, &entry);
+      engine::AppendFeedEntry(e.origin, e.op, e.time_ticks, e.etag_version, e.partition_key,
+                              e.row_key, value, {}, &entry);
       ASSERT_TRUE(wb.Put(cfs[data], it->key(), entry).ok());
     }
     ASSERT_TRUE(it->status().ok());

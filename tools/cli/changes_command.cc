@@ -65,11 +65,18 @@ std::string Json(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// One change as one JSON object; the entity in the form `get` and `export` print.
+// One change as one JSON object; the entity in the form `get` and `export` print. "origin" is
+// there only for a change a sync wrote (an application's change is printed as before origins).
 std::string ChangeJson(const Change& change) {
-  std::string out = "{\"seq\":" + std::to_string(change.seq) + ",\"op\":\"" +
-                    ChangeOpName(change.op) + "\",\"time\":\"" + change.time.ToString() +
-                    "\",\"etag\":" + Json(change.etag) + ",\"entity\":";
+  std::string out =
+      "{\"seq\":" + std::to_string(change.seq) + ",\"op\":\"" + ChangeOpName(change.op) + "\"";
+  if (change.origin != WriteOrigin::kApplication) {
+    out += ",\"origin\":\"";
+    out += WriteOriginName(change.origin);
+    out += '"';
+  }
+  out +=
+      ",\"time\":\"" + change.time.ToString() + "\",\"etag\":" + Json(change.etag) + ",\"entity\":";
   out += EntityToJson(change.entity);
   out += '}';
   return out;

@@ -17,6 +17,7 @@
 namespace partkv::cli {
 void AddServeCommand(CLI::App& app, Context& ctx);    // serve_command.cc
 void AddChangesCommand(CLI::App& app, Context& ctx);  // changes_command.cc
+void AddSyncCommand(CLI::App& app, Context& ctx);     // sync_command.cc
 }  // namespace partkv::cli
 
 namespace {
@@ -99,6 +100,7 @@ int Run(int argc, char** argv) {
   partkv::cli::AddStatsCommands(app, ctx);
   partkv::cli::AddCopyCommand(app, ctx);
   partkv::cli::AddChangesCommand(app, ctx);
+  partkv::cli::AddSyncCommand(app, ctx);
   partkv::cli::AddServeCommand(app, ctx);
 
   if (std::string unknown = UnknownCommand(app, argc, argv); !unknown.empty()) {

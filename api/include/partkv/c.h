@@ -3,9 +3,10 @@
  *
  * C99, no C++ types; every symbol is named partkv_<object>_<verb>. Some parts of the API are
  * declared in headers of their own that this one includes at its end (partkv/c_copy.h: copying
- * tables; partkv/c_changes.h: the change feed and time to live), so a program includes partkv/c.h
- * alone. docs/c-api.md is the guide, with a complete program; the C++ headers named at each section
- * are the reference for what an operation does (the C API adds no behaviour of its own).
+ * tables; partkv/c_changes.h: the change feed and time to live; partkv/c_sync.h: syncing a table
+ * with a remote one), so a program includes partkv/c.h alone. docs/c-api.md is the guide, with
+ * a complete program; the C++ headers named at each section are the reference for what an
+ * operation does (the C API adds no behaviour of its own).
  *
  * Handles. Every object is an opaque handle, made by a `_create` (or `_open`, `_parse`, or an
  * out parameter) and released by the matching `_destroy` (or `_close`). Passing NULL to a
@@ -709,5 +710,6 @@ partkv_status_t* partkv_bulk_writer_error(const partkv_bulk_writer_t* writer);
 /* The parts of the C API kept in headers of their own, declared after everything above. */
 #include "partkv/c_changes.h" /* the change feed and time to live (partkv/changes.h) */
 #include "partkv/c_copy.h"    /* copying a table, verifying a copy (partkv/copy.h) */
+#include "partkv/c_sync.h"    /* syncing a local table with a remote one (partkv/sync.h) */
 
 #endif /* PARTKV_C_H_ */

@@ -143,7 +143,7 @@ void partkv_changes_query_set_mode(partkv_changes_query_t* query, partkv_changes
 /* 1..1000 (checked by the read). */
 void partkv_changes_query_set_page_size(partkv_changes_query_t* query, uint32_t page_size);
 
-/* One change of a page (partkv::Change). */
+/* One change of a page (partkv::Change; who made it: partkv_changes_page_origin, below). */
 typedef struct partkv_change_t {
   uint64_t seq; /* the feed's sequence number: increasing, never reused by the table */
   partkv_change_op_t op;
@@ -157,12 +157,28 @@ typedef struct partkv_change_t {
   const partkv_entity_t* entity;
 } partkv_change_t;
 
+/* Who made a change (partkv::WriteOrigin; never renumbered): the application, or a sync
+ * applying a remote table's changes (partkv/c_sync.h), whose own writes a sync does not send
+ * back. */
+typedef enum partkv_write_origin_t {
+  PARTKV_ORIGIN_APPLICATION = 0, /* also every expiry */
+  PARTKV_ORIGIN_SYNC = 1
+} partkv_write_origin_t;
+
+/* "application", "sync"; "" outside the set. Static text. */
+const char* partkv_write_origin_name(partkv_write_origin_t origin);
+
 /* A page of changes; reused across reads, it keeps its storage. */
 partkv_changes_page_t* partkv_changes_page_create(void);
 void partkv_changes_page_destroy(partkv_changes_page_t* page);
 size_t partkv_changes_page_count(const partkv_changes_page_t* page);
 /* The index-th change into *out: 1; 0 (out untouched) out of range or for a NULL argument. */
 int partkv_changes_page_get(const partkv_changes_page_t* page, size_t index, partkv_change_t* out);
+/* Who made the index-th change (partkv::Change::origin); PARTKV_ORIGIN_APPLICATION out of range
+ * or for NULL. An accessor rather than a field of partkv_change_t, which is part of the ABI
+ * (partkv/c.h "ABI"): a field added there would be written past the end of the struct a program
+ * built against this header's earlier form gives partkv_changes_page_get. */
+partkv_write_origin_t partkv_changes_page_origin(const partkv_changes_page_t* page, size_t index);
 /* Where the next page starts: never "" after a successful read (a feed has no end). Borrowed
  * until the page is next read into. */
 const char* partkv_changes_page_continuation(const partkv_changes_page_t* page, size_t* length);

@@ -60,6 +60,15 @@ enum class ChangeOp : uint8_t {
 // "insert", "replace", "merge", "delete", "expire".
 const char* ChangeOpName(ChangeOp op);
 
+// Who made a change (WriteOptions::origin, Change::origin): the application, or a sync applying a
+// remote table's changes (partkv/sync.h), whose own writes a sync does not send back.
+enum class WriteOrigin : uint8_t {
+  kApplication = 0,
+  kSync = 1,
+};
+// "application", "sync".
+const char* WriteOriginName(WriteOrigin origin);
+
 // One entry of a change feed.
 struct Change {
   uint64_t seq = 0;  // the feed's sequence number: increasing, never reused by the table
@@ -69,6 +78,8 @@ struct Change {
   // The entity after the change (keys, properties, Timestamp and ETag); for kDelete and kExpire
   // its keys only.
   Entity entity;
+  // Who wrote it (an expiry is always kApplication's).
+  WriteOrigin origin = WriteOrigin::kApplication;
 };
 
 enum class ChangeFeedMode : uint8_t {

@@ -147,6 +147,9 @@ struct WriteOptions {
   // When true the write is fsync'ed to the write-ahead log before it is acknowledged, so it
   // survives power loss; when false it survives a crash of the process, not of the machine.
   bool sync = false;
+  // Recorded in the table's change feed with the write's changes (Change::origin): kSync marks the
+  // writes of a sync (partkv/sync.h), which it does not send back to the remote table.
+  WriteOrigin origin = WriteOrigin::kApplication;
 };
 
 }  // namespace partkv

@@ -25,6 +25,7 @@
 #include "partkv/status.h"
 #include "partkv/store.h"
 #include "partkv/stored_entity.h"
+#include "partkv/sync.h"
 #include "partkv/table.h"
 #include "partkv/table_info.h"
 #include "partkv/value.h"

@@ -66,6 +66,11 @@ PK_TEST(ChangeFeedStateAwaitSweep)
 PK_TEST(ChangeFeedTrimmed)
 PK_TEST(ChangeFeedSettings)
 PK_TEST(ChangeFeedBadInput)
+/* test_sync.c */
+PK_TEST(SyncPushThenPull)
+PK_TEST(SyncConflictReport)
+PK_TEST(SyncConflictPolicies)
+PK_TEST(SyncBadOptions)
 /* test_null.c */
 PK_TEST(NullHandles)
 /* test_bytes.c */

@@ -2,7 +2,7 @@
 // the JSON Lines of both modes, --from with the token printed after "next:", --from-now, the
 // --json page form, --follow run as a child process and stopped by a signal or a closed stdout,
 // the exit statuses (2 for bad values and a table without a feed, 9 for a trimmed position),
-// `table sweep`, and the feed and expiry figures of `stats`.
+// the origin of a change a sync wrote, `table sweep`, and the feed and expiry figures of `stats`.
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
+#include "partkv/partkv.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/tools/cli/cli_runner.h"
 #include "tools/cli/exit_codes.h"
 
@@ -358,6 +360,46 @@ TEST_F(CliChangesTest, LatestAndAllModesPrintEachChangeAsAJsonLine) {
   // --from-start says the same as the default; small pages change nothing.
   RunResult paged = MustRun({"changes", "Orders", "--from-start", "--page-size", "1"});
   EXPECT_EQ(paged.out, latest.out);
+}
+
+// The tool has no way to write as a sync: the changes are written through the library, with
+// WriteOptions::origin, as a sync writes them, and the store closed before the tool reads it.
+TEST_F(CliChangesTest, AChangeASyncWroteSaysSoAndAnApplicationsAsBefore) {
+  MustRun({"insert", "Orders", R"({"PartitionKey":"a","RowKey":"1","n":1})"});
+  {
+    auto store = Store::Open(cli_.store());
+    ASSERT_OK(store);
+    auto table = store->OpenTable("Orders");
+    ASSERT_OK(table);
+    const WriteOptions from_sync{.origin = WriteOrigin::kSync};
+    Entity e("a", "1");
+    e.Set("n", Value::Int32(2));
+    ASSERT_OK(table->Replace(e, IfMatch::Any(), from_sync));
+    ASSERT_OK(table->Delete("a", "1", IfMatch::Any(), from_sync));
+  }
+  MustRun({"insert", "Orders", R"({"PartitionKey":"b","RowKey":"1","n":3})"});
+  RunResult all = MustRun({"changes", "Orders", "--mode", "all"});
+  std::vector<std::string> lines = all.OutLines();
+  EXPECT_EQ(
+      Contents(lines),
+      (std::vector<std::string>{
+          R"({"seq":1,"op":"insert","entity":{"PartitionKey":"a","RowKey":"1","n":1}})",
+          R"({"seq":2,"op":"replace","origin":"sync","entity":{"PartitionKey":"a","RowKey":"1","n":2}})",
+          R"({"seq":3,"op":"delete","origin":"sync","entity":{"PartitionKey":"a","RowKey":"1"}})",
+          R"({"seq":4,"op":"insert","entity":{"PartitionKey":"b","RowKey":"1","n":3}})",
+      }));
+  // The application's lines are the same as before origins: no "origin" member at all.
+  ASSERT_EQ(lines.size(), 4u) << all.out;
+  EXPECT_EQ(lines[0].find("origin"), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[3].find("origin"), std::string::npos) << lines[3];
+  // The same in a --json page.
+  RunResult page = MustRun({"changes", "Orders", "--mode", "all", "--json"});
+  json changes = json::parse(page.out)["changes"];
+  ASSERT_EQ(changes.size(), 4u) << page.out;
+  EXPECT_EQ(changes[1]["origin"], "sync");
+  EXPECT_EQ(changes[2]["origin"], "sync");
+  EXPECT_FALSE(changes[0].contains("origin")) << page.out;
+  EXPECT_FALSE(changes[3].contains("origin")) << page.out;
 }
 
 TEST_F(CliChangesTest, FromTheNextTokenAndFromNowReadOnlyNewChanges) {
