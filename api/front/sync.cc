@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <future>
 #include <map>
@@ -50,7 +51,7 @@ constexpr size_t kMaxBatchBytes = 2u << 20;
 // The longest SyncOptions::overlap: a year.
 constexpr std::chrono::seconds kMaxOverlap{365 * 24 * 3600};
 // A push window (Sync::Push): the changes read from the feed before they are sent.
-constexpr size_t kPushWindowChanges = 50000;
+constexpr size_t kPushWindowChanges = 100000;
 constexpr size_t kPushWindowBytes = 64u << 20;
 
 std::string Hex(const void* data, size_t n) {
@@ -416,43 +417,49 @@ class Sync {
         batches.back().push_back(std::move(op));
       }
     }
+    // Up to `window` batches in flight; results taken in the order sent, each as it comes.
     const size_t window = std::clamp<size_t>(options_.max_batches_in_flight, 1, 64);
+    std::deque<std::future<Result<std::vector<WriteResult>>>> sent;
+    size_t next = 0, done = 0;
     Status first_error;
-    for (size_t begin = 0; begin < batches.size(); begin += window) {
-      const size_t end = std::min(batches.size(), begin + window);
-      std::vector<std::future<Result<std::vector<WriteResult>>>> sent;
-      for (size_t b = begin; b < end; ++b) {
+    while (done < batches.size()) {
+      while (first_error.ok() && next < batches.size() && sent.size() < window) {
         Batch batch;
-        for (const PlannedOp& op : batches[b]) AddOp(batch, op);
+        for (const PlannedOp& op : batches[next]) AddOp(batch, op);
         ++report_.remote_requests;
         sent.push_back(std::async(std::launch::async, [this, batch = std::move(batch)] {
           return remote_.Submit(batch);
         }));
+        ++next;
       }
-      for (size_t b = begin; b < end; ++b) {
-        Result<std::vector<WriteResult>> r = sent[b - begin].get();
-        if (!first_error.ok()) continue;
-        if (r.ok()) {
-          for (size_t i = 0; i < batches[b].size(); ++i) Acknowledged(batches[b][i], (*r)[i]);
-        } else if (IsConflictStatus(r.status()) || r.status().IsInvalidArgument()) {
-          // One operation failed, so none was written: each goes alone, and the one that fails
-          // alone is a conflict (or a bad entity, named).
-          for (PlannedOp& op : batches[b]) {
-            Status s = PushOne(op);
-            if (!s.ok()) {
-              first_error = s;
-              break;
-            }
+      if (sent.empty()) break;  // stopped: nothing more was sent
+      Result<std::vector<WriteResult>> r = sent.front().get();
+      sent.pop_front();
+      std::vector<PlannedOp>& ops = batches[done++];
+      if (!first_error.ok()) continue;  // the answers still in flight are only awaited
+      if (r.ok()) {
+        for (size_t i = 0; i < ops.size(); ++i) Acknowledged(ops[i], (*r)[i]);
+      } else if (IsConflictStatus(r.status()) || r.status().IsInvalidArgument()) {
+        // One operation failed, so none was written: each goes alone, and the one that fails
+        // alone is a conflict (or a bad entity, named).
+        for (PlannedOp& op : ops) {
+          Status s = PushOne(op);
+          if (!s.ok()) {
+            first_error = s;
+            break;
           }
-        } else {
-          first_error = r.status();
         }
+      } else {
+        first_error = r.status();
       }
-      Status flushed = FlushShadows();
-      if (first_error.ok()) first_error = flushed;
-      if (!first_error.ok()) return first_error;
+      if (pending_shadows_.size() >= Batch::kMaxOperations) {
+        Status flushed = FlushShadows();
+        if (first_error.ok()) first_error = flushed;
+      }
     }
-    return Status::OK();
+    Status flushed = FlushShadows();
+    if (first_error.ok()) first_error = flushed;
+    return first_error;
   }
 
   void Acknowledged(const PlannedOp& op, const WriteResult& result) {

@@ -11,11 +11,11 @@
 # --partitions  PartitionKeys, the rows spread round-robin over them (default 1000)
 # --rounds      rounds (default 3); the copy runs first in odd rounds, the sync first in even ones
 #
-# Each round: a local table R<k> with a change feed is created and synced once while empty (the
+# Each round: a local table Rows<k> with a change feed is created and synced once while empty (the
 # pair's first push, which sends nothing and sets its feed position); the rows are imported into
 # it (`partkv import`: N changes in the feed); then, timed as processes (wall seconds):
-#   copy   `partkv copy --from LOCAL --to SERVE R<k> --as C<k>` (mode insert, default streams)
-#   sync   `partkv --store LOCAL sync R<k> --remote SERVE --remote-table S<k> --push`
+#   copy   `partkv copy --from LOCAL --to SERVE Rows<k> --as Copy<k>` (mode insert, default streams)
+#   sync   `partkv --store LOCAL sync Rows<k> --remote SERVE --remote-table Sync<k> --push`
 # both into tables of their own on the one server. Ratio sync / copy (rows per second), target
 # >= 0.5. Every sync's --json must say N pushed and no conflict; a second sync of the pair must
 # push and pull nothing, and its remote_requests is reported (target <= 2 per table).
@@ -93,16 +93,16 @@ field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.ar
 printf '%-6s %10s %10s %10s %8s %9s\n' round copy_s sync_s ratio idle_req conflicts
 ratios=()
 for k in $(seq "$rounds"); do
-  "$partkv_bin" --store "$local_store" table create "R$k" --change-feed >/dev/null
-  "$partkv_bin" --store "$conn" table create "S$k" >/dev/null 2>"$tmp/create.err" ||
+  "$partkv_bin" --store "$local_store" table create "Rows$k" --change-feed >/dev/null
+  "$partkv_bin" --store "$conn" table create "Sync$k" >/dev/null 2>"$tmp/create.err" ||
     die "remote table create: $(last_line "$tmp/create.err")"
-  "$partkv_bin" --store "$local_store" sync "R$k" --remote "$conn" --remote-table "S$k" --push \
+  "$partkv_bin" --store "$local_store" sync "Rows$k" --remote "$conn" --remote-table "Sync$k" --push \
     --json >/dev/null 2>"$tmp/first.err" || die "first sync: $(last_line "$tmp/first.err")"
-  "$partkv_bin" --store "$local_store" import "R$k" "$tmp/rows.jsonl" >/dev/null 2>"$tmp/import.err" ||
+  "$partkv_bin" --store "$local_store" import "Rows$k" "$tmp/rows.jsonl" >/dev/null 2>"$tmp/import.err" ||
     die "import: $(last_line "$tmp/import.err")"
-  copy() { seconds "$partkv_bin" copy --from "$local_store" --to "$conn" "R$k" --as "C$k"; }
+  copy() { seconds "$partkv_bin" copy --from "$local_store" --to "$conn" "Rows$k" --as "Copy$k"; }
   sync() {
-    seconds "$partkv_bin" --store "$local_store" sync "R$k" --remote "$conn" --remote-table "S$k" \
+    seconds "$partkv_bin" --store "$local_store" sync "Rows$k" --remote "$conn" --remote-table "Sync$k" \
       --push --json
   }
   if (( k % 2 == 1 )); then
@@ -116,7 +116,7 @@ for k in $(seq "$rounds"); do
   fi
   [[ $(field pushed) == "$rows" ]] || die "round $k: the sync pushed $(field pushed), not $rows"
   conflicts=$(field conflicts)
-  seconds "$partkv_bin" --store "$local_store" sync "R$k" --remote "$conn" --remote-table "S$k" \
+  seconds "$partkv_bin" --store "$local_store" sync "Rows$k" --remote "$conn" --remote-table "Sync$k" \
     --json >/dev/null
   idle=$(field remote_requests)
   [[ $(field pushed) == 0 && $(field pulled) == 0 ]] || die "round $k: the idle sync wrote"
