@@ -253,6 +253,10 @@ class Sync {
   // holds many changes of each PartitionKey, so the batches are full although the feed is in the
   // order of time, not of keys. The checkpoint moves after each window.
   Status Push() {
+    push_started_ =
+        DateTime::FromUnixMicros(std::chrono::duration_cast<std::chrono::microseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count());
     if (checkpoint_.Get(kPushTokenProp) == nullptr) PARTKV_RETURN_IF_ERROR(Seed());
     std::string token = StringProp(checkpoint_, kPushTokenProp);
     bool caught_up = false;
@@ -758,7 +762,33 @@ class Sync {
       PARTKV_RETURN_IF_ERROR(RemoteGone(pk, rk));
     }
     PARTKV_RETURN_IF_ERROR(FlushShadows());
+    if (push_started_) PARTKV_RETURN_IF_ERROR(Orphans(remote_keys));
     return Status::OK();
+  }
+
+  // Local entities the remote does not have and the pair has no shadow of, written before this
+  // sync's push began: every change the application made by then was pushed (or resolved), so
+  // such an entity was written by an earlier sync's pull that was killed before it saved its
+  // shadow, and the remote has deleted it since. Each is a conflict against a remote delete.
+  Status Orphans(const std::unordered_set<KeyHash, KeyHashHasher>& remote_keys) {
+    Query q;
+    q.select = {"PartitionKey", "RowKey"};
+    std::vector<std::pair<std::string, std::string>> orphans;
+    do {
+      PARTKV_ASSIGN_OR_RETURN(Page page, local_.QueryEntities(q));
+      for (const Entity& e : page.entities) {
+        if (!(e.timestamp() < *push_started_)) continue;
+        if (remote_keys.contains(HashKeys(e.partition_key(), e.row_key()))) continue;
+        PARTKV_ASSIGN_OR_RETURN(std::optional<Shadow> shadow,
+                                LoadShadow(e.partition_key(), e.row_key()));
+        if (!shadow) orphans.emplace_back(e.partition_key(), e.row_key());
+      }
+      q.continuation = page.continuation;
+    } while (!q.continuation.empty());
+    for (const auto& [pk, rk] : orphans) {
+      PARTKV_RETURN_IF_ERROR(Resolve(pk, rk, std::nullopt));
+    }
+    return FlushShadows();
   }
 
   Status RemoteGone(const std::string& pk, const std::string& rk) {
@@ -803,6 +833,9 @@ class Sync {
   Entity checkpoint_;
   std::vector<std::pair<std::string, std::optional<Entity>>> pending_shadows_;
   uint64_t set_aside_seq_ = 0;
+  // When this sync's push began (the local clock, as the local table's Timestamps); none when it
+  // did not push.
+  std::optional<DateTime> push_started_;
   SyncReport report_;
 };
 

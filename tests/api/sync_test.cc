@@ -259,6 +259,37 @@ TEST_F(SyncTest, WritesFoundInPlaceAfterLostStateAreAdoptedNotConflicts) {
   EXPECT_EQ(Contents(table("remote")), Contents(a));
 }
 
+// A pull killed after its local write and before it saved the entity's shadow leaves a local
+// entity the pair has no record of; once the remote deletes it, a sync with reconcile finds it
+// (written before the push began, on neither the remote nor in the state) and resolves it as a
+// conflict against the remote delete, so the sides converge and the local version is kept.
+TEST_F(SyncTest, AnEntityWhosePullLostItsShadowIsReconciled) {
+  Table remote = table("remote");
+  ASSERT_OK(remote.Insert(Make("p", "orphan", 1)));
+  ASSERT_OK(remote.Insert(Make("p", "kept", 2)));
+  Synced("a");
+  ASSERT_OK(table("a").Get("p", "orphan"));
+  // The shadows go, the checkpoint stays: what a kill between the two writes leaves.
+  auto state = store("a").OpenTable("PartkvSync");
+  ASSERT_OK(state);
+  auto rows = Contents(*state);
+  int removed = 0;
+  for (const auto& [keys, text] : rows) {
+    if (keys.second == "checkpoint") continue;
+    ASSERT_OK(state->Delete(keys.first, keys.second, IfMatch::Any()));
+    ++removed;
+  }
+  ASSERT_EQ(removed, 2);
+  ASSERT_OK(remote.Delete("p", "orphan", IfMatch::Any()));
+  SyncOptions options;
+  options.reconcile = true;
+  SyncReport r = Synced("a", options);
+  EXPECT_EQ(r.conflicts, 1u);
+  EXPECT_EQ(r.set_aside, 1u);
+  EXPECT_THAT(table("a").Get("p", "orphan").status(), StatusIs(Status::Code::kNotFound));
+  EXPECT_EQ(Contents(table("a")), Contents(remote));
+}
+
 TEST_F(SyncTest, BadOptionsAndTablesAreRefusedBeforeAnythingIsSent) {
   SyncOptions options;
   options.max_batches_in_flight = 0;
