@@ -75,17 +75,17 @@ struct KeyHashHasher {
   size_t operator()(const KeyHash& h) const { return h.lo ^ (h.hi * 0x9E3779B97F4A7C15ull); }
 };
 
+// XXH3-128 of pk, a NUL, pk's length (8 bytes, little-endian) and rk: the length makes the pair
+// unambiguous. One pass over one buffer, kept per thread (a streaming state would cost an
+// allocation per call, and this runs several times per entity synced).
 KeyHash HashKeys(std::string_view pk, std::string_view rk) {
-  XXH3_state_t* state = XXH3_createState();
-  XXH3_128bits_reset(state);
-  XXH3_128bits_update(state, pk.data(), pk.size());
-  const char zero = 0;  // no key holds a NUL... the length makes the pair unambiguous anyway
-  XXH3_128bits_update(state, &zero, 1);
+  thread_local std::string buffer;
+  buffer.assign(pk);
+  buffer.push_back('\0');
   const uint64_t n = pk.size();
-  XXH3_128bits_update(state, &n, sizeof n);
-  XXH3_128bits_update(state, rk.data(), rk.size());
-  const XXH128_hash_t h = XXH3_128bits_digest(state);
-  XXH3_freeState(state);
+  for (int i = 0; i < 8; ++i) buffer.push_back(static_cast<char>(n >> (8 * i)));
+  buffer.append(rk);
+  const XXH128_hash_t h = XXH3_128bits(buffer.data(), buffer.size());
   return KeyHash{h.low64, h.high64};
 }
 
