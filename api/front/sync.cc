@@ -747,7 +747,6 @@ class Sync {
     // Entities synced once that the remote no longer has: deleted there.
     Query shadows;
     shadows.partition_key = shadow_pk_;
-    std::vector<std::pair<std::string, Shadow>> gone;  // pk '\0'... kept as pairs below
     std::vector<std::pair<std::string, std::string>> gone_keys;
     do {
       PARTKV_ASSIGN_OR_RETURN(Page page, state_.QueryEntities(shadows));
